@@ -1,0 +1,95 @@
+// attention.h - scaled dot-product self-attention in plain C11.
+//
+// Attention(Q, K, V) = softmax(Q·Kᵀ · scale) · V, in four passes:
+//   1. similarity  S = Q·Kᵀ
+//   2. scaling     S · scale            (scale defaults to 1/√d_k)
+//   3. softmax     each row of S becomes weights that sum to 1
+//   4. weighted sum of the rows of V
+//
+// Legend used in every shape comment below (row-major float32, PyTorch order):
+//   n = queries, m = keys, d_k = key width, d_v = value width, d_model = token width.
+//   "(n, m)" is a buffer of n*m floats, row i at offset i*m.
+//
+// Conventions (after ggml / llm.c):
+//   - every buffer is owned by the caller; no function here calls malloc or keeps state;
+//   - outputs come first, then inputs, then sizes;
+//   - no function aborts on bad input: each returns an attn_status, and
+//     attn_status_string() turns it into an English message;
+//   - on any status other than ATTN_OK the outputs hold unspecified values.
+//
+// Semantics:
+//   - mask (n, m), optional (NULL = none): nonzero means "query i MAY attend to key j"
+//     (the polarity of PyTorch's scaled_dot_product_attention; nn.MultiheadAttention's
+//     boolean attn_mask is the opposite: pass !attn_mask).
+//   - ATTN_CAUSAL: query i sees keys j <= i, aligned top-left like PyTorch's is_causal
+//     (also when n != m). Combined with a mask, a key must pass both.
+//   - A row whose keys are all masked gets weights 0 and output 0 (PyTorch gives NaN).
+//   - Softmax subtracts the row's true maximum, so huge logits (|x| ~ 1e4) give no Inf/NaN.
+//   - Inputs holding NaN or ±Inf give ATTN_ERR_NON_FINITE; finite inputs whose scores or
+//     products overflow float32 give ATTN_ERR_OVERFLOW. No NaN ever reaches an output.
+#ifndef ATTN_ATTENTION_H
+#define ATTN_ATTENTION_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum attn_status {
+    ATTN_OK = 0,
+    ATTN_ERR_NULL = 1,        // a required pointer is NULL
+    ATTN_ERR_SIZE = 2,        // a dimension is < 1
+    ATTN_ERR_SCALE = 3,       // scale is NaN, infinite or negative
+    ATTN_ERR_NON_FINITE = 4,  // an input holds NaN or ±Inf
+    ATTN_ERR_OVERFLOW = 5,    // finite inputs, but a product or score overflows float32
+    ATTN_ERR_TOO_LARGE = 6,   // a buffer size does not fit in size_t
+    ATTN_ERR_FLAGS = 7,       // unknown bits in flags
+} attn_status;
+
+// flags
+#define ATTN_CAUSAL 1u
+
+// A static English sentence for a status; never NULL.
+const char *attn_status_string(attn_status status);
+
+// 1/√d_k, the default scale (0 for d_k < 1).
+float attn_default_scale(int d_k);
+
+// Scaled dot-product attention.
+// q (n, d_k), k (m, d_k), v (m, d_v), mask (n, m) or NULL -> out (n, d_v), weights (n, m) or NULL
+// workspace: at least attn_workspace_size(m) bytes, aligned to 4, used when weights is NULL
+// (may be NULL when weights is not NULL).
+attn_status attn_forward(float *out, float *weights, float *workspace,
+                         const float *q, const float *k, const float *v, const uint8_t *mask,
+                         int n, int m, int d_k, int d_v, float scale, unsigned flags);
+
+// The same, written as plainly as possible: the reference the fast path is tested against.
+attn_status attn_forward_naive(float *out, float *weights, float *workspace,
+                               const float *q, const float *k, const float *v, const uint8_t *mask,
+                               int n, int m, int d_k, int d_v, float scale, unsigned flags);
+
+// Bytes of workspace attn_forward needs when weights is NULL (one row of scores).
+size_t attn_workspace_size(int m);
+
+// Self-attention with projections, every intermediate exposed (the episode, step by step).
+// x (n, d_model), wq (d_model, d_k), wk (d_model, d_k), wv (d_model, d_v), mask (n, n) or NULL
+//   -> q = x·wq (n, d_k), k = x·wk (n, d_k), v = x·wv (n, d_v),
+//      scores = q·kᵀ (n, n), scaled = scores·scale (n, n, before masking),
+//      weights (n, n), out (n, d_v)
+// Note: the weight of a PyTorch nn.Linear(d_model, d_k) is (d_k, d_model); pass its transpose.
+attn_status attn_self_forward(float *q, float *k, float *v, float *scores, float *scaled,
+                              float *weights, float *out,
+                              const float *x, const float *wq, const float *wk, const float *wv,
+                              const uint8_t *mask, int n, int d_model, int d_k, int d_v,
+                              float scale, unsigned flags);
+
+// out (n, p) = a (n, c) · b (c, p). Returns ATTN_ERR_OVERFLOW if a result is not finite.
+attn_status attn_matmul(float *out, const float *a, const float *b, int n, int c, int p);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif // ATTN_ATTENTION_H

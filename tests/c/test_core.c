@@ -1,0 +1,219 @@
+// test_core.c - native tests of the C core (run under ASan + UBSan by `make -C c_src test`).
+//
+// PyTorch agreement is checked by tests/native.test.js through tests/c/harness.c with the
+// committed golden data; this file checks what C alone can: the fast path against the naive
+// reference on odd sizes, the invariants, and every bad input's status.
+#include "attention.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+// one tolerance for the whole project, |a - e| <= ATOL + RTOL * |e| (tests/tolerance.js; keep in step)
+#define ATOL 1e-6
+#define RTOL 1e-5
+
+static int failures = 0, checks = 0;
+
+#define CHECK(cond, ...) do { checks++; if (!(cond)) { failures++; \
+    fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); fprintf(stderr, __VA_ARGS__); \
+    fputc('\n', stderr); } } while (0)
+
+static unsigned long long rng = 0x9E3779B97F4A7C15ull;
+static unsigned long long next_u64(void) {  // xorshift64*
+    rng ^= rng >> 12; rng ^= rng << 25; rng ^= rng >> 27;
+    return rng * 2685821657736338717ull;
+}
+static float uniform(float lo, float hi) {
+    return lo + (hi - lo) * (float)((double)(next_u64() >> 40) / (double)(1ull << 24));
+}
+static int randint(int lo, int hi) { return lo + (int)(next_u64() % (unsigned long long)(hi - lo + 1)); }
+
+static float *randmat(size_t count, float lo, float hi) {
+    float *p = malloc(count * sizeof *p + 1);
+    for (size_t i = 0; i < count; i++) p[i] = uniform(lo, hi);
+    return p;
+}
+
+// float64 reference of the same semantics, from the float32 inputs
+static void reference(double *out, double *w, const float *q, const float *k, const float *v,
+                      const uint8_t *mask, int n, int m, int dk, int dv, float scale, unsigned flags) {
+    for (int i = 0; i < n; i++) {
+        double mx = -INFINITY, sum = 0;
+        for (int j = 0; j < m; j++) {
+            int ok = !((flags & ATTN_CAUSAL) && j > i) && (!mask || mask[(size_t)i * m + j]);
+            double s = 0;
+            for (int c = 0; c < dk; c++) s += (double)q[(size_t)i * dk + c] * k[(size_t)j * dk + c];
+            w[(size_t)i * m + j] = ok ? s * scale : -INFINITY;
+            if (ok && s * scale > mx) mx = s * scale;
+        }
+        for (int j = 0; j < m; j++) {
+            double e = mx == -INFINITY ? 0 : exp(w[(size_t)i * m + j] - mx);
+            w[(size_t)i * m + j] = e;
+            sum += e;
+        }
+        for (int c = 0; c < dv; c++) out[(size_t)i * dv + c] = 0;
+        for (int j = 0; j < m; j++) {
+            if (sum > 0) w[(size_t)i * m + j] /= sum;
+            for (int c = 0; c < dv; c++) out[(size_t)i * dv + c] += w[(size_t)i * m + j] * v[(size_t)j * dv + c];
+        }
+    }
+}
+
+static long compare64(const float *a, const double *e, size_t count, double *maxdiff) {
+    long first = -1;
+    *maxdiff = 0;
+    for (size_t i = 0; i < count; i++) {
+        double d = fabs((double)a[i] - e[i]);
+        if (d > *maxdiff) *maxdiff = d;
+        if (first < 0 && !(d <= ATOL + RTOL * fabs(e[i]))) first = (long)i;
+    }
+    return first;
+}
+
+static void test_fast_matches_naive(void) {
+    for (int t = 0; t < 400; t++) {
+        int n = randint(1, 37), m = randint(1, 37), dk = randint(1, 19), dv = randint(1, 19);
+        if (t % 50 == 0) { n = randint(60, 130); m = randint(60, 130); dk = 64; dv = 64; }
+        unsigned flags = (t % 3 == 0) ? ATTN_CAUSAL : 0;
+        float scale = (t % 5 == 0) ? uniform(0.0f, 2.0f) : attn_default_scale(dk);
+        float mag = (t % 7 == 0 && dk <= 16) ? 2.0f : 1.0f;  // larger logits are ill-conditioned: see test_huge_logits
+        float *q = randmat((size_t)n * dk, -mag, mag), *k = randmat((size_t)m * dk, -mag, mag);
+        float *v = randmat((size_t)m * dv, -1, 1);
+        uint8_t *mask = NULL;
+        if (t % 4 == 1) {
+            mask = malloc((size_t)n * m);
+            for (size_t i = 0; i < (size_t)n * m; i++) mask[i] = (next_u64() % 3) != 0;
+        }
+        float *o1 = malloc((size_t)n * dv * 4), *w1 = malloc((size_t)n * m * 4);
+        float *o2 = malloc((size_t)n * dv * 4), *w2 = malloc((size_t)n * m * 4);
+        float *o3 = malloc((size_t)n * dv * 4), *ws = malloc(attn_workspace_size(m));
+        attn_status s1 = attn_forward_naive(o1, w1, NULL, q, k, v, mask, n, m, dk, dv, scale, flags);
+        attn_status s2 = attn_forward(o2, w2, NULL, q, k, v, mask, n, m, dk, dv, scale, flags);
+        attn_status s3 = attn_forward(o3, NULL, ws, q, k, v, mask, n, m, dk, dv, scale, flags);
+        CHECK(s1 == ATTN_OK && s2 == ATTN_OK && s3 == ATTN_OK, "case %d: status %d %d %d", t, s1, s2, s3);
+        // both paths against float64, with the project's one tolerance
+        double *ew = malloc((size_t)n * m * 8), *eo = malloc((size_t)n * dv * 8);
+        reference(eo, ew, q, k, v, mask, n, m, dk, dv, scale, flags);
+        const float *paths_w[2] = {w1, w2}, *paths_o[2] = {o1, o2};
+        for (int p = 0; p < 2; p++) {
+            double dw, dout;
+            long fw = compare64(paths_w[p], ew, (size_t)n * m, &dw), fo = compare64(paths_o[p], eo, (size_t)n * dv, &dout);
+            CHECK(fw < 0, "case %d %s (n=%d m=%d dk=%d dv=%d): weights differ at %ld, max diff %g", t, p ? "fast" : "naive", n, m, dk, dv, fw, dw);
+            CHECK(fo < 0, "case %d %s (n=%d m=%d dk=%d dv=%d): output differs at %ld, max diff %g", t, p ? "fast" : "naive", n, m, dk, dv, fo, dout);
+        }
+        free(ew); free(eo);
+        CHECK(memcmp(o2, o3, (size_t)n * dv * 4) == 0, "case %d: output with workspace differs from output with weights", t);
+        // invariants: rows sum to 1 (or are all zero when fully masked), masked weights exactly 0
+        for (int i = 0; i < n; i++) {
+            double sum = 0; int any = 0;
+            for (int j = 0; j < m; j++) {
+                int ok = !((flags & ATTN_CAUSAL) && j > i) && (!mask || mask[(size_t)i * m + j]);
+                any |= ok;
+                float w = w2[(size_t)i * m + j];
+                if (!ok) CHECK(w == 0.0f, "case %d: masked weight [%d][%d] = %g", t, i, j, w);
+                CHECK(w >= 0.0f && w <= 1.0f, "case %d: weight [%d][%d] = %g outside [0, 1]", t, i, j, w);
+                sum += w;
+            }
+            if (any) CHECK(fabs(sum - 1.0) <= 1e-5, "case %d: row %d sums to %.9g", t, i, sum);
+            else CHECK(sum == 0.0, "case %d: fully masked row %d sums to %g", t, i, sum);
+        }
+        free(q); free(k); free(v); free(mask); free(o1); free(w1); free(o2); free(w2); free(o3); free(ws);
+    }
+}
+
+static void test_huge_logits(void) {
+    // logits ~ 1e4: no Inf, no NaN, the largest key takes (almost) everything
+    float q[2] = {100.0f, 0.0f}, k[6] = {100.0f, 0.0f, 90.0f, 0.0f, -100.0f, 0.0f};
+    float v[6] = {1, 2, 3, 4, 5, 6}, out[2], w[3];
+    attn_status s = attn_forward(out, w, NULL, q, k, v, NULL, 1, 3, 2, 2, 1.0f, 0);
+    CHECK(s == ATTN_OK, "huge logits: status %d", s);
+    CHECK(w[0] == 1.0f && w[1] == 0.0f && w[2] == 0.0f, "huge logits: weights %g %g %g", w[0], w[1], w[2]);
+    CHECK(out[0] == 1.0f && out[1] == 2.0f, "huge logits: output %g %g", out[0], out[1]);
+    // close together at 1e4: an offset does not change the softmax
+    float q2[1] = {1.0f}, k2[3] = {10000.0f, 10001.0f, 10002.0f}, v2[3] = {0, 1, 2}, o2[1], w2[3];
+    s = attn_forward(o2, w2, NULL, q2, k2, v2, NULL, 1, 3, 1, 1, 1.0f, 0);
+    double e0 = 1.0 / (1 + exp(1) + exp(2));
+    CHECK(s == ATTN_OK && fabs(w2[0] - e0) < 1e-6 && isfinite(o2[0]), "offset logits: %g vs %g", w2[0], e0);
+}
+
+static void test_fully_masked_row(void) {
+    float q[4] = {1, 2, 3, 4}, k[4] = {1, 0, 0, 1}, v[4] = {5, 6, 7, 8}, out[4], w[4];
+    uint8_t mask[4] = {0, 0, 1, 0};
+    attn_status s = attn_forward(out, w, NULL, q, k, v, mask, 2, 2, 2, 2, 1.0f, 0);
+    CHECK(s == ATTN_OK, "fully masked: status %d", s);
+    CHECK(w[0] == 0 && w[1] == 0 && out[0] == 0 && out[1] == 0, "fully masked row 0 is not zeros");
+    CHECK(w[2] == 1 && w[3] == 0 && out[2] == 5 && out[3] == 6, "row 1 attends only to key 0");
+    // causal with n > m: query 0 sees key 0 only; top-left alignment
+    float q3[3] = {1, 1, 1}, k3[2] = {1, 2}, v3[2] = {10, 20}, o3[3], w3[6];
+    s = attn_forward(o3, w3, NULL, q3, k3, v3, NULL, 3, 2, 1, 1, 1.0f, ATTN_CAUSAL);
+    CHECK(s == ATTN_OK && w3[0] == 1 && w3[1] == 0 && o3[0] == 10, "causal top-left: row 0 = %g %g", w3[0], w3[1]);
+}
+
+static void test_bad_inputs(void) {
+    float q[4] = {1, 2, 3, 4}, k[4] = {1, 0, 0, 1}, v[4] = {5, 6, 7, 8}, out[4], w[4], ws[2];
+    CHECK(attn_forward(NULL, w, NULL, q, k, v, NULL, 2, 2, 2, 2, 1, 0) == ATTN_ERR_NULL, "NULL out");
+    CHECK(attn_forward(out, NULL, NULL, q, k, v, NULL, 2, 2, 2, 2, 1, 0) == ATTN_ERR_NULL, "no weights, no workspace");
+    CHECK(attn_forward(out, NULL, ws, q, k, v, NULL, 2, 2, 2, 2, 1, 0) == ATTN_OK, "workspace only");
+    CHECK(attn_forward(out, w, NULL, q, k, v, NULL, 0, 2, 2, 2, 1, 0) == ATTN_ERR_SIZE, "n = 0");
+    CHECK(attn_forward(out, w, NULL, q, k, v, NULL, 2, -1, 2, 2, 1, 0) == ATTN_ERR_SIZE, "m < 0");
+    CHECK(attn_forward(out, w, NULL, q, k, v, NULL, 2, 2, 2, 2, NAN, 0) == ATTN_ERR_SCALE, "NaN scale");
+    CHECK(attn_forward(out, w, NULL, q, k, v, NULL, 2, 2, 2, 2, -1, 0) == ATTN_ERR_SCALE, "negative scale");
+    CHECK(attn_forward(out, w, NULL, q, k, v, NULL, 2, 2, 2, 2, INFINITY, 0) == ATTN_ERR_SCALE, "inf scale");
+    CHECK(attn_forward(out, w, NULL, q, k, v, NULL, 2, 2, 2, 2, 1, 2u) == ATTN_ERR_FLAGS, "flags");
+    if (sizeof(size_t) == 4)  // only a 32-bit size_t overflows here (wasm32; tested through JS too)
+        CHECK(attn_forward(out, w, NULL, q, k, v, NULL, 0x7fffffff, 0x7fffffff, 0x7fffffff, 2, 1, 0) == ATTN_ERR_TOO_LARGE, "too large");
+    float bad[4] = {1, NAN, 3, 4}, inf[4] = {1, 2, INFINITY, 4};
+    CHECK(attn_forward(out, w, NULL, bad, k, v, NULL, 2, 2, 2, 2, 1, 0) == ATTN_ERR_NON_FINITE, "NaN in q");
+    CHECK(attn_forward(out, w, NULL, q, inf, v, NULL, 2, 2, 2, 2, 1, 0) == ATTN_ERR_NON_FINITE, "Inf in k");
+    CHECK(attn_forward_naive(out, w, NULL, q, k, bad, NULL, 2, 2, 2, 2, 1, 0) == ATTN_ERR_NON_FINITE, "NaN in v (naive)");
+    float big[4] = {3e38f, 3e38f, 3e38f, 3e38f};
+    CHECK(attn_forward(out, w, NULL, big, big, v, NULL, 2, 2, 2, 2, 1, 0) == ATTN_ERR_OVERFLOW, "overflowing scores");
+    CHECK(attn_forward_naive(out, w, NULL, big, big, v, NULL, 2, 2, 2, 2, 1, 0) == ATTN_ERR_OVERFLOW, "overflowing scores (naive)");
+    CHECK(attn_matmul(out, big, big, 2, 2, 2) == ATTN_ERR_OVERFLOW, "overflowing matmul");
+    CHECK(attn_matmul(out, q, k, 2, 0, 2) == ATTN_ERR_SIZE, "matmul size");
+    for (int s = 0; s <= 8; s++) CHECK(attn_status_string((attn_status)s) != NULL, "status string %d", s);
+    CHECK(strcmp(attn_status_string(ATTN_OK), "ok") == 0, "ok string");
+}
+
+static void test_self_forward(void) {
+    // the self path equals projections followed by attn_forward, bit for bit
+    for (int t = 0; t < 50; t++) {
+        int n = randint(1, 17), dm = randint(1, 12), dk = randint(1, 9), dv = randint(1, 9);
+        unsigned flags = t % 2 ? ATTN_CAUSAL : 0;
+        float *x = randmat((size_t)n * dm, -2, 2), *wq = randmat((size_t)dm * dk, -1, 1);
+        float *wk = randmat((size_t)dm * dk, -1, 1), *wv = randmat((size_t)dm * dv, -1, 1);
+        float *q = malloc((size_t)n * dk * 4), *k = malloc((size_t)n * dk * 4), *v = malloc((size_t)n * dv * 4);
+        float *sc = malloc((size_t)n * n * 4), *sd = malloc((size_t)n * n * 4), *w = malloc((size_t)n * n * 4);
+        float *o = malloc((size_t)n * dv * 4), *o2 = malloc((size_t)n * dv * 4), *w2 = malloc((size_t)n * n * 4);
+        float scale = attn_default_scale(dk);
+        attn_status s = attn_self_forward(q, k, v, sc, sd, w, o, x, wq, wk, wv, NULL, n, dm, dk, dv, scale, flags);
+        CHECK(s == ATTN_OK, "self case %d: status %d", t, s);
+        s = attn_forward(o2, w2, NULL, q, k, v, NULL, n, n, dk, dv, scale, flags);
+        CHECK(s == ATTN_OK && memcmp(w, w2, (size_t)n * n * 4) == 0 && memcmp(o, o2, (size_t)n * dv * 4) == 0,
+              "self case %d: differs from attn_forward on its own Q, K, V", t);
+        for (int i = 0; i < n * n; i++) CHECK(sd[i] == sc[i] * scale, "scaled[%d] != scores * scale", i);
+        // Q really is X·W_Q (double reference)
+        double maxd = 0;
+        for (int i = 0; i < n; i++) for (int c = 0; c < dk; c++) {
+            double e = 0;
+            for (int j = 0; j < dm; j++) e += (double)x[i * dm + j] * wq[j * dk + c];
+            double d = fabs(e - q[i * dk + c]);
+            if (d > maxd) maxd = d;
+        }
+        CHECK(maxd < 1e-5, "self case %d: Q differs from X·W_Q by %g", t, maxd);
+        free(x); free(wq); free(wk); free(wv); free(q); free(k); free(v); free(sc); free(sd); free(w);
+        free(o); free(o2); free(w2);
+    }
+}
+
+int main(void) {
+    test_fast_matches_naive();
+    test_huge_logits();
+    test_fully_masked_row();
+    test_bad_inputs();
+    test_self_forward();
+    printf("# C core (ASan+UBSan): %d checks\n%d passed, %d failed\n", checks, checks - failures, failures);
+    return failures ? 1 : 0;
+}

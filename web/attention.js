@@ -1,0 +1,387 @@
+// attention.js - the JavaScript face of the C core (c_src/attention.c, built by build.sh).
+//
+//   import { createAttention, AttentionError } from 'attnmap';
+//   const attn = await createAttention();
+//   const { weights } = attn.attention({ q, k, v });
+//
+// The wrapper owns wasm memory: every call allocates one block, writes the inputs, calls
+// C, copies the results out with slice() and frees the block in `finally`. Nothing returned
+// is a view into wasm memory. Every bad input becomes an AttentionError before C sees it.
+import wasmBase64 from './attention-wasm.js';
+
+/** Error codes, stable across versions. */
+export const ErrorCode = Object.freeze({
+  INVALID_ARGUMENT: 'INVALID_ARGUMENT',
+  SHAPE_MISMATCH: 'SHAPE_MISMATCH',
+  NON_FINITE: 'NON_FINITE',
+  TOO_LARGE: 'TOO_LARGE',
+  OUT_OF_MEMORY: 'OUT_OF_MEMORY',
+});
+
+export class AttentionError extends Error {
+  constructor(code, message) {
+    super(message);
+    this.name = 'AttentionError';
+    this.code = code;
+  }
+}
+
+const fail = (code, message) => { throw new AttentionError(code, message); };
+
+// C statuses (attention.h) -> error codes
+const ATTN_OK = 0, ATTN_ERR_NON_FINITE = 4, ATTN_ERR_OVERFLOW = 5, ATTN_ERR_TOO_LARGE = 6;
+const ATTN_CAUSAL = 1;
+const FLT_MAX = 3.4028234663852886e38;
+const MAX_DIM = 0x7fffffff;          // C int
+const MAX_BYTES = 0xffff0000;        // wasm32 addresses (4 GiB) less a little for the heap itself
+
+// ----------------------------------------------------------------------------
+// loading
+
+function decodeBase64(s) {
+  if (typeof Buffer === 'function') return new Uint8Array(Buffer.from(s, 'base64'));
+  const bin = atob(s), out = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+  return out;
+}
+
+async function toModule(source) {
+  if (source === undefined || source === null) return WebAssembly.compile(decodeBase64(wasmBase64));
+  if (source instanceof WebAssembly.Module) return source;
+  source = await source;
+  if (typeof Response === 'function' && source instanceof Response) {
+    return WebAssembly.compile(await source.arrayBuffer());
+  }
+  if (source instanceof ArrayBuffer || ArrayBuffer.isView(source)) return WebAssembly.compile(source);
+  return fail(ErrorCode.INVALID_ARGUMENT,
+    `createAttention: options.wasm must be a WebAssembly.Module, an ArrayBuffer, a typed array or a Response; received ${describe(source)}`);
+}
+
+let defaultInstance = null;
+
+/**
+ * Load the WebAssembly core and return the attention API. Without options, the wasm
+ * embedded in the package is compiled and instantiated once and shared by every caller.
+ * options.wasm: a WebAssembly.Module, the .wasm bytes, or a Response, for hosts that fetch it.
+ */
+export function createAttention(options = {}) {
+  if (options === null || typeof options !== 'object') {
+    return Promise.reject(new AttentionError(ErrorCode.INVALID_ARGUMENT,
+      `createAttention: options must be an object; received ${describe(options)}`));
+  }
+  if (options.wasm === undefined) {
+    defaultInstance ??= instantiate(undefined).catch((e) => { defaultInstance = null; throw e; });
+    return defaultInstance;
+  }
+  return instantiate(options.wasm);
+}
+
+async function instantiate(source) {
+  const module = await toModule(source);
+  const instance = await WebAssembly.instantiate(module, {
+    env: { emscripten_notify_memory_growth() {} },
+  });
+  instance.exports._initialize();
+  return makeApi(instance.exports);
+}
+
+// ----------------------------------------------------------------------------
+// argument checking
+
+function describe(x) {
+  if (x === null) return 'null';
+  if (Array.isArray(x)) return `an array of length ${x.length}`;
+  if (ArrayBuffer.isView(x)) return `a ${x.constructor.name} of length ${x.length}`;
+  if (typeof x === 'object') return `an object with keys [${Object.keys(x).join(', ')}]`;
+  if (typeof x === 'string') return `the string ${JSON.stringify(x.length > 40 ? x.slice(0, 40) + '…' : x)}`;
+  return `${typeof x} ${String(x)}`;
+}
+
+const shapeStr = (r, c) => `(${r}, ${c})`;
+
+// A matrix argument, checked but not yet copied: { name, rows, cols, kind, src }.
+function matrixArg(value, name) {
+  if (value === undefined) fail(ErrorCode.INVALID_ARGUMENT, `${name} is missing: expected a matrix (number[][] or { data, shape })`);
+  if (Array.isArray(value)) {
+    const rows = value.length;
+    if (rows === 0) fail(ErrorCode.INVALID_ARGUMENT, `${name} is empty: expected at least one row`);
+    const first = value[0];
+    if (!isRow(first)) {
+      fail(ErrorCode.INVALID_ARGUMENT, `${name} must be an array of rows (number[][]); ${name}[0] is ${describe(first)}`);
+    }
+    const cols = first.length;
+    if (cols === 0) fail(ErrorCode.INVALID_ARGUMENT, `${name} is empty: ${name}[0] has no columns`);
+    for (let i = 1; i < rows; i++) {
+      const row = value[i];
+      if (!isRow(row)) {
+        fail(ErrorCode.INVALID_ARGUMENT, `${name}[${i}] must be an array of numbers; received ${describe(row)}`);
+      }
+      if (row.length !== cols) {
+        fail(ErrorCode.INVALID_ARGUMENT, `${name} is ragged: ${name}[0] has ${cols} columns but ${name}[${i}] has ${row.length}`);
+      }
+    }
+    checkDims(rows, cols, name);
+    return { name, rows, cols, nested: true, src: value };
+  }
+  if (value !== null && typeof value === 'object' && 'shape' in value && 'data' in value) {
+    const { shape, data } = value;
+    if (!Array.isArray(shape) || shape.length !== 2 || !shape.every((d) => Number.isInteger(d) && d >= 0)) {
+      fail(ErrorCode.INVALID_ARGUMENT, `${name}.shape must be [rows, cols] of non-negative integers; received ${JSON.stringify(shape)}`);
+    }
+    const [rows, cols] = shape;
+    if (rows === 0 || cols === 0) fail(ErrorCode.INVALID_ARGUMENT, `${name} is empty: shape ${shapeStr(rows, cols)}`);
+    if (!(data instanceof Float32Array || data instanceof Float64Array || Array.isArray(data))) {
+      fail(ErrorCode.INVALID_ARGUMENT, `${name}.data must be a Float32Array, a Float64Array or a number[]; received ${describe(data)}`);
+    }
+    checkDims(rows, cols, name);
+    if (data.length !== rows * cols) {
+      fail(ErrorCode.SHAPE_MISMATCH, `${name}.data has ${data.length} values but shape ${shapeStr(rows, cols)} needs ${rows * cols}`);
+    }
+    return { name, rows, cols, nested: false, src: data };
+  }
+  return fail(ErrorCode.INVALID_ARGUMENT, `${name} must be a matrix: number[][] or { data: Float32Array | number[], shape: [rows, cols] }; received ${describe(value)}`);
+}
+
+// a row of a number[][]: an array, or a typed array of numbers (not a DataView)
+const isRow = (r) => Array.isArray(r) || (ArrayBuffer.isView(r) && !(r instanceof DataView) && typeof r[0] !== 'bigint');
+
+function checkDims(rows, cols, name) {
+  if (rows > MAX_DIM || cols > MAX_DIM) fail(ErrorCode.TOO_LARGE, `${name} of shape ${shapeStr(rows, cols)} is too large`);
+}
+
+function maskArg(value, n, m) {
+  if (value === undefined || value === null) return null;
+  if (Array.isArray(value)) {
+    if (value.length !== n) {
+      fail(ErrorCode.SHAPE_MISMATCH, `mask must have shape ${shapeStr(n, m)} (queries, keys); received ${value.length} rows`);
+    }
+    for (let i = 0; i < n; i++) {
+      const row = value[i];
+      if (!Array.isArray(row)) fail(ErrorCode.INVALID_ARGUMENT, `mask[${i}] must be an array of booleans; received ${describe(row)}`);
+      if (row.length !== m) {
+        fail(ErrorCode.SHAPE_MISMATCH, `mask must have shape ${shapeStr(n, m)} (queries, keys); mask[${i}] has ${row.length} columns`);
+      }
+    }
+    return { nested: true, src: value };
+  }
+  if (value !== null && typeof value === 'object' && 'shape' in value && 'data' in value) {
+    const { shape, data } = value;
+    if (!Array.isArray(shape) || shape.length !== 2 || shape[0] !== n || shape[1] !== m) {
+      fail(ErrorCode.SHAPE_MISMATCH, `mask must have shape ${shapeStr(n, m)} (queries, keys); received shape ${JSON.stringify(shape)}`);
+    }
+    if (!(data instanceof Uint8Array)) fail(ErrorCode.INVALID_ARGUMENT, `mask.data must be a Uint8Array (nonzero = may attend); received ${describe(data)}`);
+    if (data.length !== n * m) fail(ErrorCode.SHAPE_MISMATCH, `mask.data has ${data.length} values but shape ${shapeStr(n, m)} needs ${n * m}`);
+    return { nested: false, src: data };
+  }
+  return fail(ErrorCode.INVALID_ARGUMENT, `mask must be boolean[][] or { data: Uint8Array, shape: [${n}, ${m}] }; received ${describe(value)}`);
+}
+
+const OPTION_KEYS = { attention: ['causal', 'scale', 'mask', 'weights'], selfAttention: ['causal', 'scale', 'mask'] };
+
+function optionsArg(options, fn) {
+  if (options === undefined || options === null) return { causal: false, scale: undefined, mask: undefined, weights: true };
+  if (typeof options !== 'object' || Array.isArray(options)) {
+    fail(ErrorCode.INVALID_ARGUMENT, `${fn}: options must be an object; received ${describe(options)}`);
+  }
+  for (const key of Object.keys(options)) {
+    if (!OPTION_KEYS[fn].includes(key)) {
+      fail(ErrorCode.INVALID_ARGUMENT, `${fn}: unknown option "${key}"; expected one of ${OPTION_KEYS[fn].join(', ')}`);
+    }
+  }
+  const { causal = false, scale, mask, weights = true } = options;
+  if (typeof causal !== 'boolean') fail(ErrorCode.INVALID_ARGUMENT, `causal must be true or false; received ${describe(causal)}`);
+  if (typeof weights !== 'boolean') fail(ErrorCode.INVALID_ARGUMENT, `weights must be true or false; received ${describe(weights)}`);
+  if (scale !== undefined && scale !== null &&
+      (typeof scale !== 'number' || !Number.isFinite(scale) || scale < 0 || scale > FLT_MAX)) {
+    fail(ErrorCode.INVALID_ARGUMENT, `scale must be a finite number >= 0 (default 1/√d_k); received ${describe(scale)}`);
+  }
+  return { causal, scale: scale ?? undefined, mask, weights };
+}
+
+function inputsArg(inputs, fn, names) {
+  if (inputs === null || typeof inputs !== 'object' || Array.isArray(inputs)) {
+    fail(ErrorCode.INVALID_ARGUMENT, `${fn}: the first argument must be an object { ${names.join(', ')} }; received ${describe(inputs)}`);
+  }
+  return names.map((name) => matrixArg(inputs[name], name));
+}
+
+// ----------------------------------------------------------------------------
+// the API object
+
+function makeApi(exports) {
+  const { memory, malloc, free } = exports;
+  let f32 = new Float32Array(memory.buffer);
+  let u8 = new Uint8Array(memory.buffer);
+  // growth detaches old views: refresh after anything that can grow memory (malloc)
+  const views = () => {
+    if (f32.buffer !== memory.buffer) { f32 = new Float32Array(memory.buffer); u8 = new Uint8Array(memory.buffer); }
+  };
+
+  // Lay out buffers of the given float counts in one allocation, 16-byte aligned.
+  // Returns [base, offsets (bytes)] or throws TOO_LARGE / OUT_OF_MEMORY.
+  function allocate(counts, extraBytes, what) {
+    const offsets = [];
+    let total = 0;
+    for (const c of counts) { offsets.push(total); total += Math.ceil((c * 4) / 16) * 16; }
+    const extraAt = total;
+    total += Math.ceil(extraBytes / 16) * 16;
+    if (total > MAX_BYTES) {
+      fail(ErrorCode.TOO_LARGE, `${what} needs ${formatBytes(total)} of WebAssembly memory; wasm32 can address at most 4 GiB` +
+        (what.includes('weights') ? ' (pass { weights: false } to skip the n×m weights)' : ''));
+    }
+    const base = malloc(total);
+    if (base === 0) fail(ErrorCode.OUT_OF_MEMORY, `${what} needs ${formatBytes(total)} of WebAssembly memory and the allocation failed`);
+    views();
+    return { base, offsets: offsets.map((o) => base + o), extra: base + extraAt };
+  }
+
+  // Copy a checked matrix argument into wasm memory at byte offset `at`.
+  function writeMatrix(arg, at) {
+    const { name, rows, cols, nested, src } = arg;
+    let p = at >>> 2;
+    if (!nested) {
+      for (let i = 0; i < src.length; i++) {
+        const x = src[i];
+        if (typeof x !== 'number' || !(Math.abs(x) <= FLT_MAX)) badValue(name, x, Math.floor(i / cols), i % cols);
+      }
+      f32.set(src, p);
+      return;
+    }
+    for (let i = 0; i < rows; i++) {
+      const row = src[i];
+      for (let j = 0; j < cols; j++) {
+        const x = row[j];
+        if (typeof x !== 'number' || !(Math.abs(x) <= FLT_MAX)) badValue(name, x, i, j);
+        f32[p++] = x;
+      }
+    }
+  }
+
+  function writeMask(mask, at, n, m) {
+    if (!mask.nested) { u8.set(mask.src, at); return; }
+    let p = at;
+    for (let i = 0; i < n; i++) {
+      const row = mask.src[i];
+      for (let j = 0; j < m; j++) {
+        const b = row[j];
+        if (typeof b !== 'boolean') fail(ErrorCode.INVALID_ARGUMENT, `mask[${i}][${j}] must be true or false (true = may attend); received ${describe(b)}`);
+        u8[p++] = b ? 1 : 0;
+      }
+    }
+  }
+
+  const readMatrix = (at, rows, cols) => ({ data: f32.slice(at >>> 2, (at >>> 2) + rows * cols), shape: [rows, cols] });
+
+  function check(status, fn) {
+    if (status === ATTN_OK) return;
+    if (status === ATTN_ERR_NON_FINITE) fail(ErrorCode.NON_FINITE, `${fn}: an input holds NaN or Infinity`);
+    if (status === ATTN_ERR_OVERFLOW) {
+      fail(ErrorCode.NON_FINITE, `${fn}: the result overflows float32 (the inputs are finite but too large in magnitude)`);
+    }
+    if (status === ATTN_ERR_TOO_LARGE) fail(ErrorCode.TOO_LARGE, `${fn}: the sizes are too large`);
+    // the JS checks above should make every other status impossible
+    fail(ErrorCode.INVALID_ARGUMENT, `${fn}: ${cString(exports.attn_status_string(status))}`);
+  }
+
+  function cString(ptr) {
+    views();
+    let end = ptr;
+    while (u8[end] !== 0) end++;
+    return new TextDecoder().decode(u8.subarray(ptr, end));
+  }
+
+  function scaleFor(scale, dk) { return scale === undefined ? exports.attn_default_scale(dk) : scale; }
+
+  /** Scaled dot-product attention: q (n, d_k), k (m, d_k), v (m, d_v). */
+  function attention(inputs, options) {
+    const [q, k, v] = inputsArg(inputs, 'attention', ['q', 'k', 'v']);
+    const opts = optionsArg(options, 'attention');
+    const n = q.rows, m = k.rows, dk = q.cols, dv = v.cols;
+    if (k.cols !== dk) {
+      fail(ErrorCode.SHAPE_MISMATCH, `k must have shape (m, d_k) = (m, ${dk}) to match q ${shapeStr(n, dk)}; received k ${shapeStr(k.rows, k.cols)}`);
+    }
+    if (v.rows !== m) {
+      fail(ErrorCode.SHAPE_MISMATCH, `v must have one row per key: shape (${m}, d_v) to match k ${shapeStr(m, dk)}; received v ${shapeStr(v.rows, v.cols)}`);
+    }
+    const mask = maskArg(opts.mask, n, m);
+    const { base, offsets: [pq, pk, pv, pout, pw], extra } = allocate(
+      [n * dk, m * dk, m * dv, n * dv, opts.weights ? n * m : m],
+      mask ? n * m : 0, opts.weights ? `attention weights of shape ${shapeStr(n, m)}` : 'attention');
+    try {
+      writeMatrix(q, pq); writeMatrix(k, pk); writeMatrix(v, pv);
+      if (mask) writeMask(mask, extra, n, m);
+      const flags = opts.causal ? ATTN_CAUSAL : 0;
+      const status = exports.attn_forward(pout, opts.weights ? pw : 0, opts.weights ? 0 : pw, pq, pk, pv,
+        mask ? extra : 0, n, m, dk, dv, scaleFor(opts.scale, dk), flags);
+      check(status, 'attention');
+      const result = { output: readMatrix(pout, n, dv) };
+      if (opts.weights) result.weights = readMatrix(pw, n, m);
+      return result;
+    } finally {
+      free(base);
+    }
+  }
+
+  /** The episode step by step: x (n, d_model), wq/wk (d_model, d_k), wv (d_model, d_v). */
+  function selfAttention(inputs, options) {
+    const [x, wq, wk, wv] = inputsArg(inputs, 'selfAttention', ['x', 'wq', 'wk', 'wv']);
+    const opts = optionsArg(options, 'selfAttention');
+    const n = x.rows, dm = x.cols, dk = wq.cols, dv = wv.cols;
+    for (const w of [wq, wk, wv]) {
+      if (w.rows !== dm) {
+        fail(ErrorCode.SHAPE_MISMATCH, `${w.name} must have shape (d_model, ${w.name === 'wv' ? 'd_v' : 'd_k'}) with d_model = ${dm} (the columns of x ${shapeStr(n, dm)}); received ${w.name} ${shapeStr(w.rows, w.cols)}` +
+          (w.cols === dm ? ` (a PyTorch nn.Linear weight is (out, in): pass its transpose)` : ''));
+      }
+    }
+    if (wk.cols !== dk) {
+      fail(ErrorCode.SHAPE_MISMATCH, `wk must have shape (${dm}, ${dk}) like wq, so that Q·Kᵀ is defined; received wk ${shapeStr(wk.rows, wk.cols)}`);
+    }
+    const mask = maskArg(opts.mask, n, n);
+    const { base, offsets: [px, pwq, pwk, pwv, pq, pk, pv, ps, pc, pw, pout], extra } = allocate(
+      [n * dm, dm * dk, dm * dk, dm * dv, n * dk, n * dk, n * dv, n * n, n * n, n * n, n * dv],
+      mask ? n * n : 0, `self-attention weights of shape ${shapeStr(n, n)}`);
+    try {
+      writeMatrix(x, px); writeMatrix(wq, pwq); writeMatrix(wk, pwk); writeMatrix(wv, pwv);
+      if (mask) writeMask(mask, extra, n, n);
+      const status = exports.attn_self_forward(pq, pk, pv, ps, pc, pw, pout, px, pwq, pwk, pwv,
+        mask ? extra : 0, n, dm, dk, dv, scaleFor(opts.scale, dk), opts.causal ? ATTN_CAUSAL : 0);
+      check(status, 'selfAttention');
+      return {
+        q: readMatrix(pq, n, dk), k: readMatrix(pk, n, dk), v: readMatrix(pv, n, dv),
+        scores: readMatrix(ps, n, n), scaled: readMatrix(pc, n, n),
+        weights: readMatrix(pw, n, n), output: readMatrix(pout, n, dv),
+      };
+    } finally {
+      free(base);
+    }
+  }
+
+  return Object.freeze({
+    attention,
+    selfAttention,
+    /** Bytes of WebAssembly memory in use by this instance (grows, never shrinks). */
+    get memoryBytes() { return memory.buffer.byteLength; },
+  });
+}
+
+function badValue(name, x, i, j) {
+  const where = `${name}[${i}][${j}]`;
+  if (typeof x !== 'number') fail(ErrorCode.INVALID_ARGUMENT, `${where} must be a number; received ${describe(x)}`);
+  if (Number.isNaN(x) || !Number.isFinite(x)) fail(ErrorCode.NON_FINITE, `${where} is ${x}: inputs must be finite numbers`);
+  fail(ErrorCode.NON_FINITE, `${where} = ${x} is outside the float32 range (±3.4e38)`);
+}
+
+function formatBytes(b) {
+  const units = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
+  let u = 0;
+  while (b >= 1024 && u < units.length - 1) { b /= 1024; u++; }
+  return `${u === 0 ? b : b.toFixed(1)} ${units[u]}`;
+}
+
+/** A returned matrix as plain nested arrays: { data, shape } -> number[][]. */
+export function toRows(matrix) {
+  const { data, shape: [rows, cols] } = matrix;
+  const out = [];
+  for (let i = 0; i < rows; i++) out.push(Array.from(data.subarray(i * cols, (i + 1) * cols)));
+  return out;
+}

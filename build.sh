@@ -9,15 +9,16 @@
 # not run on Node 20); web/attention.js is the small loader. web/attention-wasm.js holds the
 # same bytes in base64 so that pages opened from disk (file://) and bundlers need no fetch.
 set -euo pipefail
-cd "$(dirname "$0")"
-out="${1:-web}"
-mkdir -p "$out"
 
 if ! command -v emcc >/dev/null 2>&1; then
   echo "build.sh: emcc not found. Install Emscripten: sudo apt-get install -y emscripten" >&2
   echo "          (the committed web/attention.wasm is used when you do not rebuild)" >&2
   exit 1
 fi
+
+out="$(realpath -m "${1:-web}" 2>/dev/null || echo "${1:-web}")"
+cd "$(dirname "$0")"
+mkdir -p "$out"
 
 exports=_malloc,_free,_attn_forward,_attn_forward_naive,_attn_self_forward,_attn_matmul,_attn_status_string,_attn_workspace_size,_attn_default_scale
 

@@ -1,0 +1,44 @@
+// helpers.js - shared by the Node tests (not a test file itself).
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import assert from 'node:assert/strict';
+
+export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+// The one tolerance of the project, for every comparison with a reference:
+//   |actual - expected| <= ATOL + RTOL * |expected|
+// (tests/c/test_core.c uses the same two numbers.)
+export const ATOL = 1e-6;
+export const RTOL = 1e-5;
+
+export const golden = () => JSON.parse(fs.readFileSync(path.join(root, 'tests/golden/attention.json'), 'utf8'));
+
+/** Compare a flat array to nested or flat expected values; fails naming the largest difference and the first bad index. */
+export function assertClose(actual, expected, label, { atol = ATOL, rtol = RTOL } = {}) {
+  const e = Array.isArray(expected) && Array.isArray(expected[0]) ? expected.flat() : Array.from(expected);
+  const a = Array.from(actual.data ?? actual);
+  assert.equal(a.length, e.length, `${label}: ${a.length} values, expected ${e.length}`);
+  let worst = 0, worstAt = -1, first = -1;
+  for (let i = 0; i < e.length; i++) {
+    const d = Math.abs(a[i] - e[i]);
+    if (!(d <= worst)) { worst = d; worstAt = i; }
+    if (first < 0 && !(d <= atol + rtol * Math.abs(e[i]))) first = i;
+  }
+  if (first >= 0) {
+    assert.fail(`${label}: first failure at index ${first}: got ${a[first]}, expected ${e[first]}; ` +
+      `largest difference ${worst} at index ${worstAt} (tolerance ${atol} + ${rtol}·|e|)`);
+  }
+  return worst;
+}
+
+/** The golden case's options for the JS API. */
+export function caseOptions(c) {
+  const o = { causal: c.causal };
+  if (c.scale !== null && c.scale !== undefined) o.scale = c.scale;
+  if (c.mask) o.mask = c.mask;
+  return o;
+}
+
+/** Bits of a Float32Array as hex, for exact comparisons across runtimes. */
+export const bitsHex = (f32) => Buffer.from(f32.buffer, f32.byteOffset, f32.byteLength).toString('hex');

@@ -1,0 +1,226 @@
+#!/usr/bin/env node
+// attnmap - compute attention weights with the WebAssembly core and write them as an SVG heatmap.
+//
+//   attnmap svg --tokens "猫 吃 鱼" --q '[[...]]' --k '[[...]]' > heatmap.svg
+//
+// Exit status: 0 success, 2 usage error or bad input, 1 anything else. Errors are one line on
+// stderr, "attnmap: <message>", never a stack trace (set ATTNMAP_DEBUG=1 to see one).
+import { parseArgs } from 'node:util';
+import { renderHeatmap } from '../web/heatmap.js';
+
+const USAGE = `Usage: attnmap svg --q JSON --k JSON [options] > heatmap.svg
+
+Computes the attention weights softmax(q·kᵀ · scale) with the WebAssembly core and writes
+them to stdout as a standalone SVG heatmap: rows are queries (who is looking), columns are
+keys (who is looked at).
+
+Options:
+  --tokens TOKENS      labels: space-separated words ("猫 吃 鱼") or a JSON array of
+                       strings ('["猫","吃","鱼"]'), one per query row; they also label
+                       the keys unless --key-tokens is given (default: 0, 1, 2, ...)
+  --key-tokens TOKENS  labels for the keys, when there are not as many keys as queries
+  --q JSON             queries, shape (n, d_k), a JSON array of rows: '[[1,0.2],[0.3,0.8]]'
+  --k JSON             keys, shape (m, d_k)
+  --v JSON             values, shape (m, d_v); default: the keys (--v = --k). The weights
+                       do not depend on v; it is checked and passed to the core
+  --causal             query i may only look at keys j <= i; masked cells are hatched
+  --scale NUMBER       multiply q·kᵀ by this before the softmax (default 1/√d_k)
+  --lang zh|en         language of the captions (default zh)
+  --decimals N         decimals printed in each cell, 0 to 10 (default 2)
+  --title TEXT         title above the heatmap
+  -h, --help           show this help
+
+Example (EP05 section 5, 猫吃鱼, d_k = 4):
+  attnmap svg --tokens "猫 吃 鱼" \\
+    --q '[[1.0,0.2,0.1,0.0],[0.3,0.8,0.2,0.1],[0.1,0.1,0.9,0.3]]' \\
+    --k '[[0.9,0.1,0.0,0.2],[0.2,0.7,0.3,0.0],[0.0,0.2,1.0,0.1]]' > heatmap.svg
+
+Exit status: 0 on success, 2 for a usage error or bad input, 1 for anything else.
+`;
+
+/** An error that is the user's to fix: printed as one line, exit status 2. */
+class UsageError extends Error {}
+const usage = (message) => { throw new UsageError(message); };
+
+const OPTIONS = {
+  tokens: { type: 'string' },
+  'key-tokens': { type: 'string' },
+  q: { type: 'string' },
+  k: { type: 'string' },
+  v: { type: 'string' },
+  causal: { type: 'boolean' },
+  scale: { type: 'string' },
+  lang: { type: 'string' },
+  decimals: { type: 'string' },
+  title: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+};
+
+function parse(argv) {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (e) {
+    usage(`${e.message.replace(/\s+/g, ' ').trim()} (see attnmap --help)`);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return { help: true };
+  if (positionals.length === 0) usage('missing command: expected "attnmap svg --q JSON --k JSON" (see attnmap --help)');
+  if (positionals[0] !== 'svg') usage(`unknown command ${JSON.stringify(positionals[0])}: expected "svg" (see attnmap --help)`);
+  if (positionals.length > 1) {
+    usage(`unexpected argument ${JSON.stringify(positionals[1])}: values go after an option, e.g. --q '[[1,0]]' (see attnmap --help)`);
+  }
+  return values;
+}
+
+/** A JSON matrix argument: a non-empty array of equally long arrays of finite numbers. */
+function matrixArg(text, flag) {
+  const example = 'a JSON array of rows such as [[1,0.2],[0.3,0.8]]';
+  if (text === undefined) usage(`${flag} is required: ${example}`);
+  let m;
+  try {
+    m = JSON.parse(text);
+  } catch (e) {
+    usage(`${flag} is not valid JSON (${e.message}): expected ${example}`);
+  }
+  if (!Array.isArray(m) || m.length === 0) usage(`${flag} must be ${example}; received ${describe(m)}`);
+  if (!m.every(Array.isArray)) {
+    const i = m.findIndex((r) => !Array.isArray(r));
+    usage(`${flag} must be ${example}; ${flag}[${i}] is ${describe(m[i])}` +
+      (typeof m[i] === 'number' ? ` (for one row write [[${m.join(',')}]])` : ''));
+  }
+  const width = m[0].length;
+  if (width === 0) usage(`${flag}[0] is empty: each row needs at least one number`);
+  m.forEach((row, i) => {
+    if (row.length !== width) usage(`${flag} is ragged: ${flag}[0] has ${width} numbers but ${flag}[${i}] has ${row.length}`);
+    row.forEach((x, j) => {
+      if (typeof x !== 'number') usage(`${flag}[${i}][${j}] must be a number; received ${describe(x)}`);
+      if (!Number.isFinite(x)) usage(`${flag}[${i}][${j}] is ${x} (too large for a number): values must be finite`);
+    });
+  });
+  return m;
+}
+
+function tokensArg(text, flag) {
+  if (text === undefined) return undefined;
+  if (text.trim().startsWith('[')) {
+    let t;
+    try {
+      t = JSON.parse(text);
+    } catch (e) {
+      usage(`${flag} looks like JSON but is not valid (${e.message}): expected ["猫","吃","鱼"] or space-separated words`);
+    }
+    if (!Array.isArray(t) || !t.every((s) => typeof s === 'string')) {
+      usage(`${flag} must be a JSON array of strings such as ["猫","吃","鱼"]; received ${describe(t)}`);
+    }
+    return t;
+  }
+  const t = text.trim().split(/\s+/).filter(Boolean);
+  return t;
+}
+
+function describe(x) {
+  if (x === null) return 'null';
+  if (Array.isArray(x)) return `an array of length ${x.length}`;
+  if (typeof x === 'object') return 'an object';
+  if (typeof x === 'string') return `the string ${JSON.stringify(x.length > 40 ? x.slice(0, 40) + '…' : x)}`;
+  return `${typeof x} ${String(x)}`;
+}
+
+const plural = (k, one, many) => `${k} ${k === 1 ? one : many}`;
+
+async function main(argv) {
+  const args = parse(argv);
+  if (args.help) { process.stdout.write(USAGE); return 0; }
+
+  const q = matrixArg(args.q, '--q');
+  const k = matrixArg(args.k, '--k');
+  const v = args.v === undefined ? k : matrixArg(args.v, '--v');
+  const n = q.length, m = k.length, dk = q[0].length;
+  if (k[0].length !== dk) {
+    usage(`--k has rows of ${plural(k[0].length, 'number', 'numbers')} but --q has rows of ${dk}: ` +
+      `q (n, d_k) and k (m, d_k) must have the same width d_k; received q (${n}, ${dk}), k (${m}, ${k[0].length})`);
+  }
+  if (v.length !== m) {
+    usage(`--v has ${plural(v.length, 'row', 'rows')} but --k has ${m}: v (m, d_v) needs one row per key; ` +
+      `received k (${m}, ${dk}), v (${v.length}, ${v[0].length})`);
+  }
+
+  let scale;
+  if (args.scale !== undefined) {
+    scale = Number(args.scale);
+    if (args.scale.trim() === '' || !Number.isFinite(scale)) usage(`--scale must be a number such as 0.5; received ${JSON.stringify(args.scale)}`);
+  }
+  const lang = args.lang ?? 'zh';
+  if (lang !== 'zh' && lang !== 'en') usage(`--lang must be zh or en; received ${JSON.stringify(lang)}`);
+  let decimals = 2;
+  if (args.decimals !== undefined) {
+    decimals = /^\d{1,2}$/.test(args.decimals) ? Number(args.decimals) : NaN;
+    if (!(decimals <= 10)) usage(`--decimals must be a whole number from 0 to 10; received ${JSON.stringify(args.decimals)}`);
+  }
+
+  const rowLabels = tokensArg(args.tokens, '--tokens');
+  let colLabels = tokensArg(args['key-tokens'], '--key-tokens');
+  if (rowLabels && rowLabels.length !== n) {
+    usage(`--tokens has ${plural(rowLabels.length, 'token', 'tokens')} but --q has ${plural(n, 'row', 'rows')}: ` +
+      'give one token per query row' + (rowLabels.length === 1 && n > 1 ? ' (separate tokens with spaces: "猫 吃 鱼")' : ''));
+  }
+  if (colLabels) {
+    if (colLabels.length !== m) {
+      usage(`--key-tokens has ${plural(colLabels.length, 'token', 'tokens')} but --k has ${plural(m, 'row', 'rows')}: give one token per key row`);
+    }
+  } else if (rowLabels) {
+    if (m !== n) {
+      usage(`--k has ${plural(m, 'row', 'rows')} but --q has ${n}, so --tokens cannot label both: give --key-tokens with ${m} labels for the keys`);
+    }
+    colLabels = rowLabels;
+  }
+
+  // the core is loaded only now, so --help and argument errors work without it
+  const { createAttention, AttentionError } = await import('../web/attention.js');
+  let weights;
+  try {
+    const attn = await createAttention();
+    ({ weights } = attn.attention({ q, k, v }, { causal: Boolean(args.causal), scale, weights: true }));
+  } catch (e) {
+    // bad input (INVALID_ARGUMENT, SHAPE_MISMATCH, NON_FINITE, TOO_LARGE) is the user's to fix
+    if (e instanceof AttentionError && e.code !== 'OUT_OF_MEMORY') throw new UsageError(e.message);
+    throw e;
+  }
+
+  const masked = args.causal
+    ? Array.from({ length: n }, (_, i) => Array.from({ length: m }, (_, j) => j > i))
+    : undefined;
+  let svg;
+  try {
+    svg = renderHeatmap(weights, {
+      rowLabels, colLabels, masked, lang, decimals, standalone: true,
+      ...(args.title !== undefined ? { title: args.title } : {}),
+    });
+  } catch (e) {
+    // e.g. more cells than a heatmap can hold
+    if (e instanceof RangeError || e instanceof TypeError) throw new UsageError(e.message.replace(/^renderHeatmap: /, ''));
+    throw e;
+  }
+  process.stdout.write(svg);
+  return 0;
+}
+
+process.stdout.on('error', (e) => {
+  if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0); // reader went away (| head)
+  throw e;
+});
+
+try {
+  process.exitCode = await main(process.argv.slice(2));
+} catch (e) {
+  if (process.env.ATTNMAP_DEBUG) console.error(e);
+  const message = String(e?.message ?? e).replace(/\s*\n\s*/g, ' ');
+  if (e instanceof UsageError) {
+    process.stderr.write(`attnmap: ${message}\n`);
+    process.exitCode = 2;
+  } else {
+    process.stderr.write(`attnmap: ${e?.code ? `${e.code}: ` : ''}${message}\n`);
+    process.exitCode = 1;
+  }
+}

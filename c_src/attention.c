@@ -8,6 +8,7 @@
 // Build without -ffast-math: softmax relies on IEEE rules for -inf and exp.
 #include "attention.h"
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -30,23 +31,44 @@ const char *attn_status_string(attn_status status) {
 
 float attn_default_scale(int d_k) { return d_k < 1 ? 0.0f : 1.0f / sqrtf((float)d_k); }
 
-size_t attn_workspace_size(int m) { return m < 1 ? 0 : (size_t)m * sizeof(float); }
-
 // a*b fits in size_t (as a count of floats, in bytes too)
 static int fits(size_t a, size_t b) { return b == 0 || a <= ((size_t)-1 / sizeof(float)) / b; }
-
-static int all_finite(const float *x, size_t count) {
-    for (size_t i = 0; i < count; i++) {
-        if (!isfinite(x[i])) return 0;
-    }
-    return 1;
-}
 
 static attn_status check_sizes(int n, int m, int d_k, int d_v) {
     if (n < 1 || m < 1 || d_k < 1 || d_v < 1) return ATTN_ERR_SIZE;
     if (!fits((size_t)n, (size_t)m) || !fits((size_t)n, (size_t)d_k) ||
         !fits((size_t)m, (size_t)d_k) || !fits((size_t)m, (size_t)d_v) ||
         !fits((size_t)n, (size_t)d_v)) return ATTN_ERR_TOO_LARGE;
+    return ATTN_OK;
+}
+
+// Every value finite; the largest squared row norm and the largest |x|, in double.
+static int scan(const float *x, int rows, int cols, double *max_sq, double *max_abs) {
+    *max_sq = 0; *max_abs = 0;
+    for (int i = 0; i < rows; i++) {
+        double sq = 0;
+        for (int c = 0; c < cols; c++) {
+            float e = x[(size_t)i * cols + c];
+            if (!isfinite(e)) return 0;
+            sq += (double)e * e;
+            if (fabs((double)e) > *max_abs) *max_abs = fabs((double)e);
+        }
+        if (sq > *max_sq) *max_sq = sq;
+    }
+    return 1;
+}
+
+// Q·Kᵀ cannot overflow (nor any partial sum of it) when max‖q_i‖·max‖k_j‖·scale is below
+// FLT_MAX/2 (Cauchy-Schwarz, with room for rounding). Above it the inputs are refused with
+// ATTN_ERR_OVERFLOW on every path alike, whatever the mask: |scores| near 1e38 are not data.
+// *vmax_out receives max |v| (the tiled path checks that its unnormalized sums stay finite).
+static attn_status check_values(const float *q, const float *k, const float *v,
+                                int n, int m, int d_k, int d_v, float scale, double *vmax_out) {
+    double q2, k2, v2, qa, ka, va;
+    if (!scan(q, n, d_k, &q2, &qa) || !scan(k, m, d_k, &k2, &ka) || !scan(v, m, d_v, &v2, &va))
+        return ATTN_ERR_NON_FINITE;
+    if (sqrt(q2) * sqrt(k2) * (double)scale >= 0.5 * (double)FLT_MAX) return ATTN_ERR_OVERFLOW;
+    if (vmax_out) *vmax_out = va;
     return ATTN_OK;
 }
 
@@ -58,8 +80,6 @@ static attn_status check_forward(const float *out, const float *weights, const f
     if (st != ATTN_OK) return st;
     if (!isfinite(scale) || scale < 0.0f) return ATTN_ERR_SCALE;
     if (flags & ~ATTN_CAUSAL) return ATTN_ERR_FLAGS;
-    if (!all_finite(q, (size_t)n * d_k) || !all_finite(k, (size_t)m * d_k) ||
-        !all_finite(v, (size_t)m * d_v)) return ATTN_ERR_NON_FINITE;
     return ATTN_OK;
 }
 
@@ -76,6 +96,7 @@ attn_status attn_forward_naive(float *out, float *weights, float *workspace,
                                const float *q, const float *k, const float *v, const uint8_t *mask,
                                int n, int m, int d_k, int d_v, float scale, unsigned flags) {
     attn_status st = check_forward(out, weights, workspace, q, k, v, n, m, d_k, d_v, scale, flags);
+    if (st == ATTN_OK) st = check_values(q, k, v, n, m, d_k, d_v, scale, NULL);
     if (st != ATTN_OK) return st;
     for (int i = 0; i < n; i++) {
         float *row = weights ? weights + (size_t)i * m : workspace;
@@ -86,8 +107,7 @@ attn_status attn_forward_naive(float *out, float *weights, float *workspace,
             if (!allowed(mask, i, j, m, flags)) { row[j] = -INFINITY; continue; }
             float s = 0.0f;
             for (int c = 0; c < d_k; c++) s += q[(size_t)i * d_k + c] * k[(size_t)j * d_k + c];
-            s *= scale;
-            if (!isfinite(s)) return ATTN_ERR_OVERFLOW;
+            s *= scale;  // finite: check_values bounds |s|
             row[j] = s;
             if (s > maxval) maxval = s;
         }
@@ -118,26 +138,55 @@ attn_status attn_forward_naive(float *out, float *weights, float *workspace,
 }
 
 // ----------------------------------------------------------------------------
-// the fast path: 4-wide vectors
+// the fast paths: 4-wide vectors (GCC/Clang vector extensions: SSE natively, wasm simd128
+// under emcc -msimd128; the same source gives the same rounding on both)
 
 typedef float v4f __attribute__((vector_size(16)));
+typedef int32_t v4i __attribute__((vector_size(16)));
 
 static inline v4f load4(const float *p) { v4f r; memcpy(&r, p, sizeof r); return r; }
 static inline void store4(float *p, v4f x) { memcpy(p, &x, sizeof x); }
+static inline v4f splat(float x) { return (v4f){x, x, x, x}; }
+// lanes of a where mask is set (all ones), else lanes of b
+static inline v4f select4(v4i mask, v4f a, v4f b) { return (v4f)((mask & (v4i)a) | (~mask & (v4i)b)); }
+static inline v4f max4(v4f a, v4f b) { return select4(a > b, a, b); }
+static inline float hmax(v4f x) { float a = x[0] > x[1] ? x[0] : x[1], b = x[2] > x[3] ? x[2] : x[3]; return a > b ? a : b; }
+static inline float hsum(v4f x) { return (x[0] + x[1]) + (x[2] + x[3]); }
+
+// e^x for x <= 0, four lanes (Cephes expf: x = n·ln2 + r, |r| <= ln2/2, a degree-6
+// polynomial, then 2^n through the exponent bits; within 2 ulp of expf). Lanes below
+// ln(FLT_MIN), -inf among them, give exactly 0.
+static inline v4f exp4(v4f x) {
+    const v4f lo = splat(-87.33654475f), magic = splat(12582912.0f);  // 1.5·2^23 rounds to an integer
+    v4i under = x < lo;
+    x = select4(under, lo, x);
+    v4f t = x * splat(1.44269504088896341f) + magic;
+    v4f nf = t - magic;
+    v4f r = x - nf * splat(0.693359375f) - nf * splat(-2.12194440e-4f);
+    v4f y = splat(1.9875691500e-4f);
+    y = y * r + splat(1.3981999507e-3f);
+    y = y * r + splat(8.3334519073e-3f);
+    y = y * r + splat(4.1665795894e-2f);
+    y = y * r + splat(1.6666665459e-1f);
+    y = y * r + splat(5.0000001201e-1f);
+    y = y * (r * r) + r + splat(1.0f);
+    v4i bits = (v4i)y + (((v4i)t - (v4i)magic) << 23);
+    return select4(under, splat(0.0f), (v4f)bits);
+}
 
 // a·b, four lanes then (l0 + l1) + (l2 + l3), then the tail
 static inline float dot(const float *a, const float *b, int d) {
-    v4f acc = {0.0f, 0.0f, 0.0f, 0.0f};
+    v4f acc = splat(0.0f);
     int c = 0;
     for (; c + 4 <= d; c += 4) acc += load4(a + c) * load4(b + c);
-    float s = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+    float s = hsum(acc);
     for (; c < d; c++) s += a[c] * b[c];
     return s;
 }
 
 // y += w * x
 static inline void axpy(float *y, float w, const float *x, int d) {
-    v4f wv = {w, w, w, w};
+    v4f wv = splat(w);
     int c = 0;
     for (; c + 4 <= d; c += 4) store4(y + c, load4(y + c) + wv * load4(x + c));
     for (; c < d; c++) y[c] += w * x[c];
@@ -172,11 +221,11 @@ static attn_status softmax_row_times_v(float *row, float *o, float maxval,
     return ATTN_OK;
 }
 
-attn_status attn_forward(float *out, float *weights, float *workspace,
-                         const float *q, const float *k, const float *v, const uint8_t *mask,
-                         int n, int m, int d_k, int d_v, float scale, unsigned flags) {
-    attn_status st = check_forward(out, weights, workspace, q, k, v, n, m, d_k, d_v, scale, flags);
-    if (st != ATTN_OK) return st;
+// Row by row, with the n×m weights (or one row of workspace): the path for small sizes
+// and for callers who want the weights.
+static attn_status forward_rows(float *out, float *weights, float *workspace,
+                                const float *q, const float *k, const float *v, const uint8_t *mask,
+                                int n, int m, int d_k, int d_v, float scale, unsigned flags) {
     for (int i = 0; i < n; i++) {
         float *row = weights ? weights + (size_t)i * m : workspace;
         const float *qi = q + (size_t)i * d_k;
@@ -185,14 +234,193 @@ attn_status attn_forward(float *out, float *weights, float *workspace,
         for (int j = 0; j < m; j++) {
             if (!allowed(mask, i, j, m, flags)) { row[j] = -INFINITY; continue; }
             float s = dot(qi, k + (size_t)j * d_k, d_k) * scale;
-            if (!isfinite(s)) return ATTN_ERR_OVERFLOW;
             row[j] = s;
             if (s > maxval) maxval = s;
         }
-        st = softmax_row_times_v(row, out + (size_t)i * d_v, maxval, v, m, d_v);
+        attn_status st = softmax_row_times_v(row, out + (size_t)i * d_v, maxval, v, m, d_v);
         if (st != ATTN_OK) return st;
     }
     return ATTN_OK;
+}
+
+// The tiled path (FlashAttention's schedule, on a CPU): queries in blocks of BQ rows, keys
+// in blocks of BK; per row a running maximum and sum, so that nothing of size n×m exists.
+// Register tiles: TQ query rows × 8 keys for Q·Kᵀ, TQ rows × 8 value columns for P·V.
+enum { TQ = 4, BQ = 16, BK = 64, TILED_MIN_KEYS = 32 };
+
+static size_t round_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
+static int use_tiled(int m) { return m >= TILED_MIN_KEYS; }
+
+// floats of tiled workspace: K packed (round_up(m, 8), d_k), scores (BQ, BK),
+// output accumulators (BQ, d_v), running max and sum (BQ each); plus 16 bytes to align
+static int tiled_floats(int m, int d_k, int d_v, size_t *count) {
+    size_t mp = round_up((size_t)m, 8);
+    if (!fits(mp, (size_t)d_k) || !fits(BQ, (size_t)d_v)) return 0;
+    size_t c = mp * (size_t)d_k;
+    size_t rest = (size_t)BQ * BK + (size_t)BQ * d_v + 2 * BQ + 4;
+    if (c > (size_t)-1 / sizeof(float) - rest) return 0;
+    *count = c + rest;
+    return 1;
+}
+
+size_t attn_workspace_size(int n, int m, int d_k, int d_v) {
+    if (check_sizes(n, m, d_k, d_v) != ATTN_OK) return 0;
+    if (!use_tiled(m)) return (size_t)m * sizeof(float);
+    size_t count;
+    return tiled_floats(m, d_k, d_v, &count) ? count * sizeof(float) : 0;
+}
+
+static attn_status forward_tiled(float *out, float *workspace,
+                                 const float *q, const float *k, const float *v, const uint8_t *mask,
+                                 int n, int m, int d_k, int d_v, float scale, unsigned flags) {
+    float *kp = (float *)(((uintptr_t)workspace + 15) & ~(uintptr_t)15);
+    size_t mp = round_up((size_t)m, 8);
+    float *sb = kp + mp * (size_t)d_k;  // (BQ, BK) scores, then probabilities
+    float *ob = sb + BQ * BK;           // (BQ, d_v) output accumulators
+    float *mx = ob + (size_t)BQ * d_v;  // (BQ) running maximum
+    float *sum = mx + BQ;               // (BQ) running sum of exp
+    const v4f vscale = splat(scale);
+
+    // K packed in panels of 4 keys, transposed: kp[(j/4)·d_k·4 + c·4 + j%4] = k[j][c]
+    for (size_t j4 = 0; j4 < mp / 4; j4++) {
+        for (int c = 0; c < d_k; c++) {
+            for (int t = 0; t < 4; t++) {
+                size_t j = j4 * 4 + (size_t)t;
+                kp[(j4 * (size_t)d_k + (size_t)c) * 4 + (size_t)t] = j < (size_t)m ? k[j * (size_t)d_k + (size_t)c] : 0.0f;
+            }
+        }
+    }
+
+    for (int i0 = 0; i0 < n; i0 += BQ) {
+        int bq = n - i0 < BQ ? n - i0 : BQ;
+        for (int r = 0; r < BQ; r++) { mx[r] = -INFINITY; sum[r] = 0.0f; }
+        memset(ob, 0, (size_t)BQ * d_v * sizeof *ob);
+        // rows past bq in the last block take part in P·V with probabilities 0
+        memset(sb + (size_t)bq * BK, 0, (size_t)(BQ - bq) * BK * sizeof *sb);
+        // causal: no row of this block sees a key past its last row
+        int jend = (flags & ATTN_CAUSAL) && i0 + bq < m ? i0 + bq : m;
+
+        for (int j0 = 0; j0 < jend; j0 += BK) {
+            int bk = jend - j0 < BK ? jend - j0 : BK;
+            int bkp = (int)round_up((size_t)bk, 8);
+            // pass 1: S = Q·Kᵀ·scale for the block, TQ rows × 8 keys per register tile
+            for (int r0 = 0; r0 < bq; r0 += TQ) {
+                const float *q0 = q + (size_t)(i0 + r0) * d_k;
+                const float *q1 = r0 + 1 < bq ? q0 + d_k : q0;
+                const float *q2 = r0 + 2 < bq ? q0 + 2 * (size_t)d_k : q0;
+                const float *q3 = r0 + 3 < bq ? q0 + 3 * (size_t)d_k : q0;
+                for (int jj = 0; jj < bkp; jj += 8) {
+                    const float *p0 = kp + (size_t)(j0 + jj) / 4 * (size_t)d_k * 4, *p1 = p0 + (size_t)d_k * 4;
+                    v4f a00 = splat(0), a01 = splat(0), a10 = splat(0), a11 = splat(0);
+                    v4f a20 = splat(0), a21 = splat(0), a30 = splat(0), a31 = splat(0);
+                    for (int c = 0; c < d_k; c++) {
+                        v4f k0 = load4(p0 + (size_t)c * 4), k1 = load4(p1 + (size_t)c * 4);
+                        v4f s0 = splat(q0[c]), s1 = splat(q1[c]), s2 = splat(q2[c]), s3 = splat(q3[c]);
+                        a00 += s0 * k0; a01 += s0 * k1;
+                        a10 += s1 * k0; a11 += s1 * k1;
+                        a20 += s2 * k0; a21 += s2 * k1;
+                        a30 += s3 * k0; a31 += s3 * k1;
+                    }
+                    v4f rows[4][2] = {{a00, a01}, {a10, a11}, {a20, a21}, {a30, a31}};
+                    for (int t = 0; t < TQ && r0 + t < bq; t++) {
+                        v4f x0 = rows[t][0] * vscale, x1 = rows[t][1] * vscale;
+                        float *dst = sb + (size_t)(r0 + t) * BK + jj;
+                        store4(dst, x0);
+                        store4(dst + 4, x1);
+                    }
+                }
+            }
+            // scores of padded keys (past m or past jend) are computed but never used
+
+            // passes 2-3, online: mask, block maximum, rescale what came before, exp, sum
+            int diagonal = (flags & ATTN_CAUSAL) && j0 + bkp > i0;
+            for (int r = 0; r < bq; r++) {
+                float *row = sb + (size_t)r * BK;
+                int i = i0 + r;
+                for (int jj = bk; jj < bkp; jj++) row[jj] = -INFINITY;
+                if (mask || diagonal) {
+                    for (int jj = 0; jj < bk; jj++) {
+                        if (!allowed(mask, i, j0 + jj, m, flags)) row[jj] = -INFINITY;
+                    }
+                }
+                v4f vm = splat(-INFINITY);
+                for (int jj = 0; jj < bkp; jj += 4) vm = max4(vm, load4(row + jj));
+                float bm = hmax(vm);
+                if (bm == -INFINITY) {  // nothing allowed in this block for this row
+                    memset(row, 0, (size_t)bkp * sizeof *row);
+                    continue;
+                }
+                if (bm > mx[r]) {
+                    float corr = expf(mx[r] - bm);  // 0 when mx[r] was -inf
+                    sum[r] *= corr;
+                    float *o = ob + (size_t)r * d_v;
+                    for (int c = 0; c < d_v; c++) o[c] *= corr;
+                    mx[r] = bm;
+                }
+                v4f vmax = splat(mx[r]), vs = splat(0);
+                for (int jj = 0; jj < bkp; jj += 4) {
+                    v4f e = exp4(load4(row + jj) - vmax);
+                    store4(row + jj, e);
+                    vs += e;
+                }
+                sum[r] += hsum(vs);
+            }
+
+            // pass 4: O += P·V for the block, TQ rows × 8 value columns per register tile
+            for (int r0 = 0; r0 < bq; r0 += TQ) {
+                const float *pr0 = sb + (size_t)r0 * BK, *pr1 = pr0 + BK, *pr2 = pr1 + BK, *pr3 = pr2 + BK;
+                float *o0 = ob + (size_t)r0 * d_v, *o1 = o0 + d_v, *o2 = o1 + d_v, *o3 = o2 + d_v;
+                int c0 = 0;
+                for (; c0 + 8 <= d_v; c0 += 8) {
+                    v4f b00 = load4(o0 + c0), b01 = load4(o0 + c0 + 4), b10 = load4(o1 + c0), b11 = load4(o1 + c0 + 4);
+                    v4f b20 = load4(o2 + c0), b21 = load4(o2 + c0 + 4), b30 = load4(o3 + c0), b31 = load4(o3 + c0 + 4);
+                    const float *vr = v + (size_t)j0 * d_v + c0;
+                    for (int jj = 0; jj < bk; jj++, vr += d_v) {
+                        v4f v0 = load4(vr), v1 = load4(vr + 4);
+                        v4f s0 = splat(pr0[jj]), s1 = splat(pr1[jj]), s2 = splat(pr2[jj]), s3 = splat(pr3[jj]);
+                        b00 += s0 * v0; b01 += s0 * v1;
+                        b10 += s1 * v0; b11 += s1 * v1;
+                        b20 += s2 * v0; b21 += s2 * v1;
+                        b30 += s3 * v0; b31 += s3 * v1;
+                    }
+                    store4(o0 + c0, b00); store4(o0 + c0 + 4, b01); store4(o1 + c0, b10); store4(o1 + c0 + 4, b11);
+                    store4(o2 + c0, b20); store4(o2 + c0 + 4, b21); store4(o3 + c0, b30); store4(o3 + c0 + 4, b31);
+                }
+                for (; c0 < d_v; c0++) {  // the last d_v % 8 columns
+                    float b0 = o0[c0], b1 = o1[c0], b2 = o2[c0], b3 = o3[c0];
+                    for (int jj = 0; jj < bk; jj++) {
+                        float x = v[(size_t)(j0 + jj) * d_v + c0];
+                        b0 += pr0[jj] * x; b1 += pr1[jj] * x; b2 += pr2[jj] * x; b3 += pr3[jj] * x;
+                    }
+                    o0[c0] = b0; o1[c0] = b1; o2[c0] = b2; o3[c0] = b3;
+                }
+            }
+        }
+
+        // normalize: out = O / sum (a row that attended to nothing stays 0)
+        for (int r = 0; r < bq; r++) {
+            float *o = out + (size_t)(i0 + r) * d_v, *acc = ob + (size_t)r * d_v;
+            float inv = sum[r] > 0.0f ? 1.0f / sum[r] : 0.0f;
+            for (int c = 0; c < d_v; c++) {
+                o[c] = acc[c] * inv;
+                if (!isfinite(o[c])) return ATTN_ERR_OVERFLOW;
+            }
+        }
+    }
+    return ATTN_OK;
+}
+
+attn_status attn_forward(float *out, float *weights, float *workspace,
+                         const float *q, const float *k, const float *v, const uint8_t *mask,
+                         int n, int m, int d_k, int d_v, float scale, unsigned flags) {
+    attn_status st = check_forward(out, weights, workspace, q, k, v, n, m, d_k, d_v, scale, flags);
+    double vmax = 0;
+    if (st == ATTN_OK) st = check_values(q, k, v, n, m, d_k, d_v, scale, &vmax);
+    if (st != ATTN_OK) return st;
+    // the tiled path sums e^(s - max)·v before dividing: at most m·max|v|, which must stay finite
+    if (!weights && use_tiled(m) && vmax * m < 0.5 * (double)FLT_MAX)
+        return forward_tiled(out, workspace, q, k, v, mask, n, m, d_k, d_v, scale, flags);
+    return forward_rows(out, weights, workspace, q, k, v, mask, n, m, d_k, d_v, scale, flags);
 }
 
 // ----------------------------------------------------------------------------
@@ -228,13 +456,16 @@ attn_status attn_self_forward(float *q, float *k, float *v, float *scores, float
         !fits((size_t)d_model, (size_t)d_v)) return ATTN_ERR_TOO_LARGE;
     if (!isfinite(scale) || scale < 0.0f) return ATTN_ERR_SCALE;
     if (flags & ~ATTN_CAUSAL) return ATTN_ERR_FLAGS;
-    if (!all_finite(x, (size_t)n * d_model) || !all_finite(wq, (size_t)d_model * d_k) ||
-        !all_finite(wk, (size_t)d_model * d_k) || !all_finite(wv, (size_t)d_model * d_v))
+    double sq, ab;
+    if (!scan(x, n, d_model, &sq, &ab) || !scan(wq, d_model, d_k, &sq, &ab) ||
+        !scan(wk, d_model, d_k, &sq, &ab) || !scan(wv, d_model, d_v, &sq, &ab))
         return ATTN_ERR_NON_FINITE;
     // Q = X·W_Q, K = X·W_K, V = X·W_V
     if ((st = attn_matmul(q, x, wq, n, d_model, d_k)) != ATTN_OK) return st;
     if ((st = attn_matmul(k, x, wk, n, d_model, d_k)) != ATTN_OK) return st;
     if ((st = attn_matmul(v, x, wv, n, d_model, d_v)) != ATTN_OK) return st;
+    // both the raw scores and the scaled ones must stay finite
+    if ((st = check_values(q, k, v, n, n, d_k, d_v, scale > 1.0f ? scale : 1.0f, NULL)) != ATTN_OK) return st;
     for (int i = 0; i < n; i++) {
         float *srow = scores + (size_t)i * n, *crow = scaled + (size_t)i * n;
         float *row = weights + (size_t)i * n;
@@ -242,8 +473,7 @@ attn_status attn_self_forward(float *q, float *k, float *v, float *scores, float
         float maxval = -INFINITY;
         for (int j = 0; j < n; j++) {
             srow[j] = dot(q + (size_t)i * d_k, k + (size_t)j * d_k, d_k);
-            crow[j] = srow[j] * scale;
-            if (!isfinite(crow[j])) return ATTN_ERR_OVERFLOW;
+            crow[j] = srow[j] * scale;  // finite: check_values bounds both
             if (!allowed(mask, i, j, n, flags)) { row[j] = -INFINITY; continue; }
             row[j] = crow[j];
             if (row[j] > maxval) maxval = row[j];

@@ -59,8 +59,9 @@ float attn_default_scale(int d_k);
 
 // Scaled dot-product attention.
 // q (n, d_k), k (m, d_k), v (m, d_v), mask (n, m) or NULL -> out (n, d_v), weights (n, m) or NULL
-// workspace: at least attn_workspace_size(m) bytes, aligned to 4, used when weights is NULL
-// (may be NULL when weights is not NULL).
+// workspace: at least attn_workspace_size(n, m, d_k, d_v) bytes, aligned to 4, used when
+// weights is NULL (may be NULL when weights is not NULL). With weights NULL nothing of size
+// n×m is touched: long sequences run in O(m·d) memory (a FlashAttention-style tiled kernel).
 attn_status attn_forward(float *out, float *weights, float *workspace,
                          const float *q, const float *k, const float *v, const uint8_t *mask,
                          int n, int m, int d_k, int d_v, float scale, unsigned flags);
@@ -70,8 +71,9 @@ attn_status attn_forward_naive(float *out, float *weights, float *workspace,
                                const float *q, const float *k, const float *v, const uint8_t *mask,
                                int n, int m, int d_k, int d_v, float scale, unsigned flags);
 
-// Bytes of workspace attn_forward needs when weights is NULL (one row of scores).
-size_t attn_workspace_size(int m);
+// Bytes of workspace attn_forward needs when weights is NULL: O(m·d_k), never n×m.
+// 0 when the sizes are invalid or too large for size_t.
+size_t attn_workspace_size(int n, int m, int d_k, int d_v);
 
 // Self-attention with projections, every intermediate exposed (the episode, step by step).
 // x (n, d_model), wq (d_model, d_k), wk (d_model, d_k), wv (d_model, d_v), mask (n, n) or NULL

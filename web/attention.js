@@ -304,8 +304,10 @@ function makeApi(exports) {
       fail(ErrorCode.SHAPE_MISMATCH, `v must have one row per key: shape (${m}, d_v) to match k ${shapeStr(m, dk)}; received v ${shapeStr(v.rows, v.cols)}`);
     }
     const mask = maskArg(opts.mask, n, m);
+    // with weights: false the C core needs a workspace of O(m·d), never n×m
+    const workFloats = opts.weights ? n * m : Math.ceil(exports.attn_workspace_size(n, m, dk, dv) / 4);
     const { base, offsets: [pq, pk, pv, pout, pw], extra } = allocate(
-      [n * dk, m * dk, m * dv, n * dv, opts.weights ? n * m : m],
+      [n * dk, m * dk, m * dv, n * dv, workFloats],
       mask ? n * m : 0, opts.weights ? `attention weights of shape ${shapeStr(n, m)}` : 'attention');
     try {
       writeMatrix(q, pq); writeMatrix(k, pk); writeMatrix(v, pv);

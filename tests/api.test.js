@@ -49,8 +49,9 @@ test('number[][] and { data, shape } give identical results; results are copies'
   assert.deepEqual(Array.from(a.weights.data), Array.from(b.weights.data));
   assert.deepEqual(Array.from(a.output.data), Array.from(b.output.data));
   // not a view into wasm memory: its own buffer, unaffected by later calls
-  assert.equal(a.weights.data.byteOffset, 0);
-  assert.equal(a.weights.data.buffer.byteLength, 9 * 4);
+  // one copy per call holds that call's results; it is not wasm memory (which is >= 1 MiB)
+  assert.ok(a.weights.data.buffer.byteLength <= 2 * 9 * 4 + 16, `buffer of ${a.weights.data.buffer.byteLength} bytes`);
+  assert.equal(a.weights.data.buffer, a.output.data.buffer);
   const before = Array.from(a.weights.data);
   attn.attention({ q: k, k: q, v });
   assert.deepEqual(Array.from(a.weights.data), before);

@@ -27,6 +27,7 @@ export class AttentionError extends Error {
 }
 
 const fail = (code, message) => { throw new AttentionError(code, message); };
+const noop = () => {};
 
 // C statuses (attention.h) -> error codes
 const ATTN_OK = 0, ATTN_ERR_NON_FINITE = 4, ATTN_ERR_OVERFLOW = 5, ATTN_ERR_TOO_LARGE = 6;
@@ -217,22 +218,55 @@ function makeApi(exports) {
     if (f32.buffer !== memory.buffer) { f32 = new Float32Array(memory.buffer); u8 = new Uint8Array(memory.buffer); }
   };
 
-  // Lay out buffers of the given float counts in one allocation, 16-byte aligned.
-  // Returns [base, offsets (bytes)] or throws TOO_LARGE / OUT_OF_MEMORY.
+  // One scratch block is kept between calls (small calls then cost no malloc); a call that
+  // needs more than KEEP_BYTES gets its own block, freed when it returns.
+  const KEEP_BYTES = 1 << 20;
+  let scratch = 0, scratchBytes = 0;
+
+  // Lay out buffers of the given float counts in one block, 16-byte aligned.
+  // Returns { base, offsets (bytes), extra, release() } or throws TOO_LARGE / OUT_OF_MEMORY.
   function allocate(counts, extraBytes, what) {
-    const offsets = [];
+    const offsets = new Array(counts.length);
     let total = 0;
-    for (const c of counts) { offsets.push(total); total += Math.ceil((c * 4) / 16) * 16; }
+    for (let i = 0; i < counts.length; i++) { offsets[i] = total; total += Math.ceil((counts[i] * 4) / 16) * 16; }
     const extraAt = total;
     total += Math.ceil(extraBytes / 16) * 16;
     if (total > MAX_BYTES) {
       fail(ErrorCode.TOO_LARGE, `${what} needs ${formatBytes(total)} of WebAssembly memory; wasm32 can address at most 4 GiB` +
         (what.includes('weights') ? ' (pass { weights: false } to skip the n×m weights)' : ''));
     }
-    const base = malloc(total);
+    let base, release = noop;
+    if (total <= scratchBytes) {
+      base = scratch;
+    } else if (total <= KEEP_BYTES) {
+      if (scratch) free(scratch);
+      scratch = 0; scratchBytes = 0;
+      const size = Math.min(KEEP_BYTES, Math.max(total * 2, 4096));
+      base = malloc(size);
+      if (base !== 0) { scratch = base; scratchBytes = size; }
+    } else {
+      base = malloc(total);
+      release = () => free(base);
+    }
     if (base === 0) fail(ErrorCode.OUT_OF_MEMORY, `${what} needs ${formatBytes(total)} of WebAssembly memory and the allocation failed`);
     views();
-    return { base, offsets: offsets.map((o) => base + o), extra: base + extraAt };
+    for (let i = 0; i < offsets.length; i++) offsets[i] += base;
+    return { offsets, extra: base + extraAt, release };
+  }
+
+  // Copy the matrices laid out from byte offsets[first] to offsets[last] + rows·cols floats
+  // out of wasm memory with one slice; each result is a view of that copy (its own
+  // ArrayBuffer, never wasm memory). dims = [rows0, cols0, rows1, cols1, ...].
+  function readMatrices(offsets, first, dims) {
+    const count = dims.length / 2, start = offsets[first] >>> 2;
+    const end = (offsets[first + count - 1] >>> 2) + dims[dims.length - 2] * dims[dims.length - 1];
+    const copy = f32.slice(start, end);
+    const out = new Array(count);
+    for (let i = 0; i < count; i++) {
+      const rows = dims[2 * i], cols = dims[2 * i + 1], at = (offsets[first + i] >>> 2) - start;
+      out[i] = { data: copy.subarray(at, at + rows * cols), shape: [rows, cols] };
+    }
+    return out;
   }
 
   // Copy a checked matrix argument into wasm memory at byte offset `at`.
@@ -306,9 +340,10 @@ function makeApi(exports) {
     const mask = maskArg(opts.mask, n, m);
     // with weights: false the C core needs a workspace of O(m·d), never n×m
     const workFloats = opts.weights ? n * m : Math.ceil(exports.attn_workspace_size(n, m, dk, dv) / 4);
-    const { base, offsets: [pq, pk, pv, pout, pw], extra } = allocate(
+    const { offsets, extra, release } = allocate(
       [n * dk, m * dk, m * dv, n * dv, workFloats],
       mask ? n * m : 0, opts.weights ? `attention weights of shape ${shapeStr(n, m)}` : 'attention');
+    const [pq, pk, pv, pout, pw] = offsets;
     try {
       writeMatrix(q, pq); writeMatrix(k, pk); writeMatrix(v, pv);
       if (mask) writeMask(mask, extra, n, m);
@@ -316,11 +351,11 @@ function makeApi(exports) {
       const status = exports.attn_forward(pout, opts.weights ? pw : 0, opts.weights ? 0 : pw, pq, pk, pv,
         mask ? extra : 0, n, m, dk, dv, scaleFor(opts.scale, dk), flags);
       check(status, 'attention');
-      const result = { output: readMatrix(pout, n, dv) };
-      if (opts.weights) result.weights = readMatrix(pw, n, m);
-      return result;
+      if (!opts.weights) return { output: readMatrix(pout, n, dv) };
+      const [output, weights] = readMatrices(offsets, 3, [n, dv, n, m]);
+      return { output, weights };
     } finally {
-      free(base);
+      release();
     }
   }
 
@@ -339,22 +374,20 @@ function makeApi(exports) {
       fail(ErrorCode.SHAPE_MISMATCH, `wk must have shape (${dm}, ${dk}) like wq, so that Q·Kᵀ is defined; received wk ${shapeStr(wk.rows, wk.cols)}`);
     }
     const mask = maskArg(opts.mask, n, n);
-    const { base, offsets: [px, pwq, pwk, pwv, pq, pk, pv, ps, pc, pw, pout], extra } = allocate(
+    const { offsets, extra, release } = allocate(
       [n * dm, dm * dk, dm * dk, dm * dv, n * dk, n * dk, n * dv, n * n, n * n, n * n, n * dv],
       mask ? n * n : 0, `self-attention weights of shape ${shapeStr(n, n)}`);
+    const [px, pwq, pwk, pwv, pq, pk, pv, ps, pc, pw, pout] = offsets;
     try {
       writeMatrix(x, px); writeMatrix(wq, pwq); writeMatrix(wk, pwk); writeMatrix(wv, pwv);
       if (mask) writeMask(mask, extra, n, n);
       const status = exports.attn_self_forward(pq, pk, pv, ps, pc, pw, pout, px, pwq, pwk, pwv,
         mask ? extra : 0, n, dm, dk, dv, scaleFor(opts.scale, dk), opts.causal ? ATTN_CAUSAL : 0);
       check(status, 'selfAttention');
-      return {
-        q: readMatrix(pq, n, dk), k: readMatrix(pk, n, dk), v: readMatrix(pv, n, dv),
-        scores: readMatrix(ps, n, n), scaled: readMatrix(pc, n, n),
-        weights: readMatrix(pw, n, n), output: readMatrix(pout, n, dv),
-      };
+      const [q2, k2, v2, scores, scaled, weights, output] = readMatrices(offsets, 4, [n, dk, n, dk, n, dv, n, n, n, n, n, n, n, dv]);
+      return { q: q2, k: k2, v: v2, scores, scaled, weights, output };
     } finally {
-      free(base);
+      release();
     }
   }
 

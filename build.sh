@@ -20,7 +20,7 @@ out="$(realpath -m "${1:-web}" 2>/dev/null || echo "${1:-web}")"
 cd "$(dirname "$0")"
 mkdir -p "$out"
 
-exports=_malloc,_free,_attn_forward,_attn_forward_naive,_attn_self_forward,_attn_matmul,_attn_status_string,_attn_workspace_size,_attn_default_scale
+exports=_malloc,_free,_attn_forward,_attn_forward_rows,_attn_forward_naive,_attn_self_forward,_attn_matmul,_attn_status_string,_attn_workspace_size,_attn_default_scale
 
 # -O3                     optimise for speed
 # -msimd128               the 4-wide vector code in attention.c becomes wasm SIMD

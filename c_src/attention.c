@@ -36,7 +36,7 @@ static int fits(size_t a, size_t b) { return b == 0 || a <= ((size_t)-1 / sizeof
 
 static attn_status check_sizes(int n, int m, int d_k, int d_v) {
     if (n < 1 || m < 1 || d_k < 1 || d_v < 1) return ATTN_ERR_SIZE;
-    if (!fits((size_t)n, (size_t)m) || !fits((size_t)n, (size_t)d_k) ||
+    if (!fits((size_t)n, (size_t)d_k) ||
         !fits((size_t)m, (size_t)d_k) || !fits((size_t)m, (size_t)d_v) ||
         !fits((size_t)n, (size_t)d_v)) return ATTN_ERR_TOO_LARGE;
     return ATTN_OK;
@@ -73,11 +73,14 @@ static attn_status check_values(const float *q, const float *k, const float *v,
 }
 
 static attn_status check_forward(const float *out, const float *weights, const float *workspace,
-                                 const float *q, const float *k, const float *v,
+                                 const float *q, const float *k, const float *v, const uint8_t *mask,
                                  int n, int m, int d_k, int d_v, float scale, unsigned flags) {
     if (!out || !q || !k || !v || (!weights && !workspace)) return ATTN_ERR_NULL;
     attn_status st = check_sizes(n, m, d_k, d_v);
     if (st != ATTN_OK) return st;
+    // n×m exists only as the caller's weights (floats) or mask (bytes)
+    if (weights && !fits((size_t)n, (size_t)m)) return ATTN_ERR_TOO_LARGE;
+    if (mask && (size_t)n > (size_t)-1 / (size_t)m) return ATTN_ERR_TOO_LARGE;
     if (!isfinite(scale) || scale < 0.0f) return ATTN_ERR_SCALE;
     if (flags & ~ATTN_CAUSAL) return ATTN_ERR_FLAGS;
     return ATTN_OK;
@@ -95,7 +98,7 @@ static int allowed(const uint8_t *mask, int i, int j, int m, unsigned flags) {
 attn_status attn_forward_naive(float *out, float *weights, float *workspace,
                                const float *q, const float *k, const float *v, const uint8_t *mask,
                                int n, int m, int d_k, int d_v, float scale, unsigned flags) {
-    attn_status st = check_forward(out, weights, workspace, q, k, v, n, m, d_k, d_v, scale, flags);
+    attn_status st = check_forward(out, weights, workspace, q, k, v, mask, n, m, d_k, d_v, scale, flags);
     if (st == ATTN_OK) st = check_values(q, k, v, n, m, d_k, d_v, scale, NULL);
     if (st != ATTN_OK) return st;
     for (int i = 0; i < n; i++) {
@@ -225,8 +228,9 @@ static attn_status softmax_row_times_v(float *row, float *o, float maxval,
 // and for callers who want the weights.
 static attn_status forward_rows(float *out, float *weights, float *workspace,
                                 const float *q, const float *k, const float *v, const uint8_t *mask,
-                                int n, int m, int d_k, int d_v, float scale, unsigned flags) {
-    for (int i = 0; i < n; i++) {
+                                int m, int d_k, int d_v, float scale, unsigned flags,
+                                int row_begin, int row_end) {
+    for (int i = row_begin; i < row_end; i++) {
         float *row = weights ? weights + (size_t)i * m : workspace;
         const float *qi = q + (size_t)i * d_k;
         // pass 1: query dot key, scaled, and the row's true maximum
@@ -272,7 +276,8 @@ size_t attn_workspace_size(int n, int m, int d_k, int d_v) {
 
 static attn_status forward_tiled(float *out, float *workspace,
                                  const float *q, const float *k, const float *v, const uint8_t *mask,
-                                 int n, int m, int d_k, int d_v, float scale, unsigned flags) {
+                                 int m, int d_k, int d_v, float scale, unsigned flags,
+                                 int row_begin, int row_end) {
     float *kp = (float *)(((uintptr_t)workspace + 15) & ~(uintptr_t)15);
     size_t mp = round_up((size_t)m, 8);
     float *sb = kp + mp * (size_t)d_k;  // (BQ, BK) scores, then probabilities
@@ -291,8 +296,8 @@ static attn_status forward_tiled(float *out, float *workspace,
         }
     }
 
-    for (int i0 = 0; i0 < n; i0 += BQ) {
-        int bq = n - i0 < BQ ? n - i0 : BQ;
+    for (int i0 = row_begin; i0 < row_end; i0 += BQ) {
+        int bq = row_end - i0 < BQ ? row_end - i0 : BQ;
         for (int r = 0; r < BQ; r++) { mx[r] = -INFINITY; sum[r] = 0.0f; }
         memset(ob, 0, (size_t)BQ * d_v * sizeof *ob);
         // rows past bq in the last block take part in P·V with probabilities 0
@@ -410,17 +415,25 @@ static attn_status forward_tiled(float *out, float *workspace,
     return ATTN_OK;
 }
 
-attn_status attn_forward(float *out, float *weights, float *workspace,
-                         const float *q, const float *k, const float *v, const uint8_t *mask,
-                         int n, int m, int d_k, int d_v, float scale, unsigned flags) {
-    attn_status st = check_forward(out, weights, workspace, q, k, v, n, m, d_k, d_v, scale, flags);
+attn_status attn_forward_rows(float *out, float *weights, float *workspace,
+                              const float *q, const float *k, const float *v, const uint8_t *mask,
+                              int n, int m, int d_k, int d_v, float scale, unsigned flags,
+                              int row_begin, int row_end) {
+    attn_status st = check_forward(out, weights, workspace, q, k, v, mask, n, m, d_k, d_v, scale, flags);
+    if (st == ATTN_OK && (row_begin < 0 || row_end > n || row_begin >= row_end)) st = ATTN_ERR_SIZE;
     double vmax = 0;
     if (st == ATTN_OK) st = check_values(q, k, v, n, m, d_k, d_v, scale, &vmax);
     if (st != ATTN_OK) return st;
     // the tiled path sums e^(s - max)·v before dividing: at most m·max|v|, which must stay finite
     if (!weights && use_tiled(m) && vmax * m < 0.5 * (double)FLT_MAX)
-        return forward_tiled(out, workspace, q, k, v, mask, n, m, d_k, d_v, scale, flags);
-    return forward_rows(out, weights, workspace, q, k, v, mask, n, m, d_k, d_v, scale, flags);
+        return forward_tiled(out, workspace, q, k, v, mask, m, d_k, d_v, scale, flags, row_begin, row_end);
+    return forward_rows(out, weights, workspace, q, k, v, mask, m, d_k, d_v, scale, flags, row_begin, row_end);
+}
+
+attn_status attn_forward(float *out, float *weights, float *workspace,
+                         const float *q, const float *k, const float *v, const uint8_t *mask,
+                         int n, int m, int d_k, int d_v, float scale, unsigned flags) {
+    return attn_forward_rows(out, weights, workspace, q, k, v, mask, n, m, d_k, d_v, scale, flags, 0, n);
 }
 
 // ----------------------------------------------------------------------------
@@ -451,6 +464,7 @@ attn_status attn_self_forward(float *q, float *k, float *v, float *scores, float
         return ATTN_ERR_NULL;
     attn_status st = check_sizes(n, n, d_k, d_v);
     if (st != ATTN_OK) return st;
+    if (!fits((size_t)n, (size_t)n)) return ATTN_ERR_TOO_LARGE;
     if (d_model < 1) return ATTN_ERR_SIZE;
     if (!fits((size_t)n, (size_t)d_model) || !fits((size_t)d_model, (size_t)d_k) ||
         !fits((size_t)d_model, (size_t)d_v)) return ATTN_ERR_TOO_LARGE;

@@ -71,6 +71,15 @@ attn_status attn_forward_naive(float *out, float *weights, float *workspace,
                                const float *q, const float *k, const float *v, const uint8_t *mask,
                                int n, int m, int d_k, int d_v, float scale, unsigned flags);
 
+// Rows [row_begin, row_end) of attn_forward: the same arguments (whole q, out, weights,
+// mask, indexed as in attn_forward) and the same results for those query rows; other rows
+// are not touched. For splitting one long call into several: progress, responsiveness,
+// threads (each thread with its own workspace). 0 <= row_begin < row_end <= n.
+attn_status attn_forward_rows(float *out, float *weights, float *workspace,
+                              const float *q, const float *k, const float *v, const uint8_t *mask,
+                              int n, int m, int d_k, int d_v, float scale, unsigned flags,
+                              int row_begin, int row_end);
+
 // Bytes of workspace attn_forward needs when weights is NULL: O(m·d_k), never n×m.
 // 0 when the sizes are invalid or too large for size_t.
 size_t attn_workspace_size(int n, int m, int d_k, int d_v);

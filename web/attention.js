@@ -221,6 +221,9 @@ function makeApi(exports) {
   // One scratch block is kept between calls (small calls then cost no malloc); a call that
   // needs more than KEEP_BYTES gets its own block, freed when it returns.
   const KEEP_BYTES = 1 << 20;
+  // work done so far (m·(d_k + d_v) per row); see attention()
+  let warmWork = 0;
+  const WARM_WORK = 2 ** 27, FIRST_CHUNK = 2 ** 20;
   let scratch = 0, scratchBytes = 0;
 
   // Lay out buffers of the given float counts in one block, 16-byte aligned.
@@ -347,9 +350,20 @@ function makeApi(exports) {
     try {
       writeMatrix(q, pq); writeMatrix(k, pk); writeMatrix(v, pv);
       if (mask) writeMask(mask, extra, n, m);
-      const flags = opts.causal ? ATTN_CAUSAL : 0;
-      const status = exports.attn_forward(pout, opts.weights ? pw : 0, opts.weights ? 0 : pw, pq, pk, pv,
-        mask ? extra : 0, n, m, dk, dv, scaleFor(opts.scale, dk), flags);
+      const flags = opts.causal ? ATTN_CAUSAL : 0, scale = scaleFor(opts.scale, dk);
+      const pweights = opts.weights ? pw : 0, pwork = opts.weights ? 0 : pw, pmask = mask ? extra : 0;
+      // A fresh instance runs baseline-compiled wasm until the engine has optimised the hot
+      // functions, and a call in progress never switches. So the first long calls are cut
+      // into row ranges of growing size (same bits: rows are independent).
+      const rowWork = m * (dk + dv);
+      let rows = n, status;
+      if (warmWork < WARM_WORK && n * rowWork > FIRST_CHUNK) rows = Math.max(1, Math.floor(FIRST_CHUNK / rowWork));
+      for (let begin = 0; begin < n; begin += rows, rows *= 2) {
+        const end = Math.min(n, begin + rows);
+        status = exports.attn_forward_rows(pout, pweights, pwork, pq, pk, pv, pmask, n, m, dk, dv, scale, flags, begin, end);
+        if (status !== ATTN_OK) break;
+        warmWork += (end - begin) * rowWork;
+      }
       check(status, 'attention');
       if (!opts.weights) return { output: readMatrix(pout, n, dv) };
       const [output, weights] = readMatrices(offsets, 3, [n, dv, n, m]);

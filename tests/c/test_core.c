@@ -127,6 +127,34 @@ static void test_fast_matches_naive(void) {
     }
 }
 
+static void test_row_ranges(void) {
+    // attn_forward_rows over any split gives attn_forward's bits, on both paths
+    for (int t = 0; t < 40; t++) {
+        int n = randint(1, 90), m = randint(1, 90), dk = randint(1, 40), dv = randint(1, 40);
+        unsigned flags = t % 2 ? ATTN_CAUSAL : 0;
+        float *q = randmat((size_t)n * dk, -1, 1), *k = randmat((size_t)m * dk, -1, 1), *v = randmat((size_t)m * dv, -1, 1);
+        float *o1 = malloc((size_t)n * dv * 4), *o2 = malloc((size_t)n * dv * 4);
+        float *w1 = malloc((size_t)n * m * 4), *w2 = malloc((size_t)n * m * 4);
+        float *ws = malloc(attn_workspace_size(n, m, dk, dv));
+        float scale = attn_default_scale(dk);
+        for (int with_weights = 0; with_weights < 2; with_weights++) {
+            float *wa = with_weights ? w1 : NULL, *wb = with_weights ? w2 : NULL;
+            CHECK(attn_forward(o1, wa, ws, q, k, v, NULL, n, m, dk, dv, scale, flags) == ATTN_OK, "rows: whole");
+            for (int b = 0; b < n;) {
+                int e = b + randint(1, 20);
+                if (e > n) e = n;
+                CHECK(attn_forward_rows(o2, wb, ws, q, k, v, NULL, n, m, dk, dv, scale, flags, b, e) == ATTN_OK, "rows %d..%d", b, e);
+                b = e;
+            }
+            CHECK(memcmp(o1, o2, (size_t)n * dv * 4) == 0, "case %d: split output differs (weights %d)", t, with_weights);
+            if (with_weights) CHECK(memcmp(w1, w2, (size_t)n * m * 4) == 0, "case %d: split weights differ", t);
+        }
+        CHECK(attn_forward_rows(o2, NULL, ws, q, k, v, NULL, n, m, dk, dv, scale, flags, 0, n + 1) == ATTN_ERR_SIZE, "row_end > n");
+        CHECK(attn_forward_rows(o2, NULL, ws, q, k, v, NULL, n, m, dk, dv, scale, flags, 1, 1) == ATTN_ERR_SIZE, "empty range");
+        free(q); free(k); free(v); free(o1); free(o2); free(w1); free(w2); free(ws);
+    }
+}
+
 static void test_huge_logits(void) {
     // logits ~ 1e4: no Inf, no NaN, the largest key takes (almost) everything
     float q[2] = {100.0f, 0.0f}, k[6] = {100.0f, 0.0f, 90.0f, 0.0f, -100.0f, 0.0f};
@@ -229,6 +257,7 @@ static void test_self_forward(void) {
 
 int main(void) {
     test_fast_matches_naive();
+    test_row_ranges();
     test_huge_logits();
     test_large_values_no_weights();
     test_fully_masked_row();

@@ -1,0 +1,133 @@
+// page-state.js - the page's state and its URL hash. Pure functions: no DOM, testable in Node.
+//
+//   #t=猫&t=吃&t=鱼&seed=0&dk=8&causal=0&lang=zh            (the default)
+//   ...&x=0.5,-1,...;...                                     (X edited by the reader: n rows of D_MODEL)
+//
+// parseHash never throws: every field is checked on its own, and a field that is missing or
+// malformed takes its default, so a mangled link still opens a working page.
+
+export const D_MODEL = 8;                 // the episode: d_model = 8
+export const MAX_TOKENS = 16;
+export const MAX_TOKEN_CHARS = 24;        // code points; the heatmap cuts labels at ~10em anyway
+export const DK_CHOICES = Object.freeze([2, 4, 8, 16, 32, 64]);
+export const MAX_SEED = 0xffffffff;       // integers 0 … 2³²−1
+export const LANGS = Object.freeze(['zh', 'en']);
+
+export const DEFAULT_STATE = Object.freeze({
+  tokens: Object.freeze(['猫', '吃', '鱼']),
+  seed: 0,
+  dk: 8,
+  causal: false,
+  x: null,          // null: X = torch.randn(n, d_model) from the seed; else number[n][D_MODEL]
+  lang: 'zh',
+});
+
+export const defaultState = () => ({ ...DEFAULT_STATE, tokens: [...DEFAULT_STATE.tokens] });
+
+const FLT_MAX = 3.4028234663852886e38;
+// C0 and C1 controls, DEL, lone surrogates, U+FFFE/FFFF: never part of a token.
+const BAD_CHAR = /[\u0000-\u001f\u007f-\u009f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const NUMBER = /^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i;
+
+/**
+ * Split the reader's text into tokens (separated by whitespace).
+ * Returns { tokens } or { error: 'empty' | 'tooMany' | 'tooLong' | 'badChar', count, token }.
+ */
+export function splitTokens(text) {
+  const tokens = String(text).trim().split(/\s+/u).filter(Boolean);
+  if (tokens.length === 0) return { error: 'empty', count: 0 };
+  if (tokens.length > MAX_TOKENS) return { error: 'tooMany', count: tokens.length };
+  for (const t of tokens) {
+    if (BAD_CHAR.test(t)) return { error: 'badChar', count: tokens.length, token: t };
+    if ([...t].length > MAX_TOKEN_CHARS) return { error: 'tooLong', count: tokens.length, token: t };
+  }
+  return { tokens };
+}
+
+/** The shortest decimal that reads back as the same float32. */
+export function shortestFloat32(v) {
+  const f = Math.fround(v);
+  if (f === 0) return Object.is(f, -0) ? '-0' : '0';
+  for (let p = 1; p <= 9; p++) {
+    const s = Number(f.toPrecision(p));
+    if (Math.fround(s) === f) return String(s);
+  }
+  return String(f);
+}
+
+/** Parse one number of X as the page accepts it: a plain decimal, finite, inside float32. */
+export function parseNumber(s) {
+  s = String(s).trim().replace(/\u2212/g, '-');   // accept a typographic minus
+  if (!NUMBER.test(s)) return NaN;
+  return Number(s);
+}
+
+function parseX(text, n) {
+  const rows = text.split(';');
+  if (rows.length !== n) return null;
+  const x = [];
+  for (const row of rows) {
+    const cells = row.split(',');
+    if (cells.length !== D_MODEL) return null;
+    const r = [];
+    for (const c of cells) {
+      const v = parseNumber(c);
+      if (!(Math.abs(v) <= FLT_MAX)) return null;
+      r.push(Math.fround(v));
+    }
+    x.push(r);
+  }
+  return x;
+}
+
+/** The state a hash describes; defaults for whatever is missing or malformed. Never throws. */
+export function parseHash(hash) {
+  const state = defaultState();
+  let p;
+  try {
+    p = new URLSearchParams(String(hash ?? '').replace(/^#/, ''));
+  } catch {
+    return state;
+  }
+  const get = (k) => { const v = p.get(k); return v === null ? null : v; };
+
+  const ts = p.getAll('t');
+  if (ts.length) {
+    const r = splitTokens(ts.join(' '));
+    // a token with whitespace inside would split differently: reject the whole list
+    if (r.tokens && r.tokens.length === ts.length) state.tokens = r.tokens;
+  }
+  const seed = get('seed');
+  if (seed !== null && /^\d{1,10}$/.test(seed) && Number(seed) <= MAX_SEED) state.seed = Number(seed);
+  const dk = get('dk');
+  if (dk !== null && /^\d{1,3}$/.test(dk) && DK_CHOICES.includes(Number(dk))) state.dk = Number(dk);
+  const causal = get('causal');
+  if (causal === '1' || causal === 'true') state.causal = true;
+  const lang = get('lang');
+  if (LANGS.includes(lang)) state.lang = lang;
+  const x = get('x');
+  if (x !== null && x.length < 20000) state.x = parseX(x, state.tokens.length);
+  return state;
+}
+
+/** The hash (without '#') that parseHash turns back into this state. */
+export function formatHash(state) {
+  const p = new URLSearchParams();
+  for (const t of state.tokens) p.append('t', t);
+  p.set('seed', String(state.seed));
+  p.set('dk', String(state.dk));
+  p.set('causal', state.causal ? '1' : '0');
+  if (state.x) p.set('x', state.x.map((r) => r.map(shortestFloat32).join(',')).join(';'));
+  p.set('lang', state.lang);
+  // URLSearchParams writes spaces as '+', commas and semicolons as %2C / %3B: keep the
+  // separators of x readable (they are not special inside a fragment).
+  return p.toString().replace(/%2C/g, ',').replace(/%3B/g, ';');
+}
+
+/** The seed from the number input ("7", or "7e0" as number inputs allow): an integer 0 … MAX_SEED, else null. */
+export function parseSeed(text) {
+  const s = String(text).trim();
+  if (!/^[0-9.e+]+$/i.test(s)) return null;
+  const v = Number(s);
+  return Number.isInteger(v) && v >= 0 && v <= MAX_SEED ? v : null;
+}

@@ -263,11 +263,11 @@ function makeApi(exports) {
   function readMatrices(offsets, first, dims) {
     const count = dims.length / 2, start = offsets[first] >>> 2;
     const end = (offsets[first + count - 1] >>> 2) + dims[dims.length - 2] * dims[dims.length - 1];
-    const copy = f32.slice(start, end);
+    const copy = f32.slice(start, end).buffer;
     const out = new Array(count);
     for (let i = 0; i < count; i++) {
-      const rows = dims[2 * i], cols = dims[2 * i + 1], at = (offsets[first + i] >>> 2) - start;
-      out[i] = { data: copy.subarray(at, at + rows * cols), shape: [rows, cols] };
+      const rows = dims[2 * i], cols = dims[2 * i + 1];
+      out[i] = { data: new Float32Array(copy, offsets[first + i] - 4 * start, rows * cols), shape: [rows, cols] };
     }
     return out;
   }

@@ -21,7 +21,7 @@ out="$(realpath -m "${1:-$here/web}")"
 cd "$here"
 mkdir -p "$out"
 
-exports=_malloc,_free,_attn_forward,_attn_forward_rows,_attn_forward_naive,_attn_self_forward,_attn_matmul,_attn_status_string,_attn_workspace_size,_attn_default_scale
+exports=_malloc,_free,_attn_forward,_attn_forward_rows,_attn_forward_naive,_attn_self_forward,_attn_matmul,_attn_status_string,_attn_workspace_size,_attn_default_scale,_attn_mha_forward,_attn_mha_workspace_size
 
 # -O3                     optimise for speed
 # -msimd128               the 4-wide vector code in attention.c becomes wasm SIMD
@@ -34,7 +34,7 @@ exports=_malloc,_free,_attn_forward,_attn_forward_rows,_attn_forward_naive,_attn
 # -sSTACK_SIZE=64KB
 # -sFILESYSTEM=0          no stdio, no file system
 # -sMALLOC=emmalloc       the small allocator: one malloc and one free per call
-emcc c_src/attention.c \
+emcc c_src/attention.c c_src/mha.c \
   -O3 -msimd128 -ffp-contract=off \
   --no-entry -sSTANDALONE_WASM \
   -sALLOW_MEMORY_GROWTH -sMAXIMUM_MEMORY=4GB -sINITIAL_MEMORY=1MB -sTOTAL_STACK=64KB \

@@ -99,6 +99,50 @@ attn_status attn_self_forward(float *q, float *k, float *v, float *scores, float
 // out (n, p) = a (n, c) · b (c, p). Returns ATTN_ERR_OVERFLOW if a result is not finite.
 attn_status attn_matmul(float *out, const float *a, const float *b, int n, int c, int p);
 
+// ----------------------------------------------------------------------------
+// Multi-head attention (episode 06), as torch.nn.MultiheadAttention computes it (c_src/mha.c).
+//
+// More legend: h = heads, d_head = d_model / h, g = kv_heads (g divides h: g = h is plain
+// multi-head attention, 1 < g < h grouped-query attention, g = 1 multi-query attention),
+// d_kv = g·d_head (= d_model when g = h).
+//
+//   Q = x·wq + bq,  K = kv·wk + bk,  V = kv·wv + bv      (kv = x for self-attention)
+//   head_i = attention(Q[:, i·d_head ... (i+1)·d_head), K[:, j·d_head ...), V[:, j·d_head ...))
+//            with j = i / (h / g), the kv head that query head i shares (j = i when g = h)
+//   concat = [head_0 | head_1 | ... | head_{h-1}]   (n, d_model)
+//   out    = concat·wo + bo
+//
+// From PyTorch (E = d_model): wq = in_proj_weight[:E].T, wk = in_proj_weight[E:2E].T,
+// wv = in_proj_weight[2E:].T, wo = out_proj.weight.T; bq = in_proj_bias[:E],
+// bk = in_proj_bias[E:2E], bv = in_proj_bias[2E:], bo = out_proj.bias.
+// One mask (n, m) is shared by every head, with the polarity above (nonzero = may attend;
+// pass !attn_mask of nn.MultiheadAttention). A query that may attend to no key gets weights 0
+// and head outputs 0 in every head, so its row of out is bo (0 without bias); PyTorch gives NaN.
+// Grouped-query attention matches PyTorch's scaled_dot_product_attention(enable_gqa=True),
+// which repeats each kv head h / g times (repeat_interleave).
+
+// Multi-head attention.
+// x (n, d_model), kv (m, d_model) or NULL (keys and values from x: then m must equal n),
+// wq (d_model, d_model), wk (d_model, d_kv), wv (d_model, d_kv), wo (d_model, d_model),
+// bq (d_model), bk (d_kv), bv (d_kv), bo (d_model): each NULL for no bias, mask (n, m) or NULL
+//   -> out (n, d_model), concat (n, d_model) or NULL, weights (h, n, m) or NULL
+//      (head i's weights at weights + i·n·m; head i's output is columns
+//       [i·d_head, (i+1)·d_head) of concat)
+// scale: usually attn_default_scale(d_head) (what PyTorch uses).
+// workspace: at least attn_mha_workspace_size(n, m, d_model, heads, kv_heads) bytes, aligned
+// to 4 (O(n·d_model + m·d_kv), never n×m: with weights NULL each head runs the tiled kernel).
+// heads < 1, kv_heads < 1, d_model not a multiple of heads, or heads not a multiple of
+// kv_heads: ATTN_ERR_SIZE.
+attn_status attn_mha_forward(float *out, float *concat, float *weights, float *workspace,
+                             const float *x, const float *kv,
+                             const float *wq, const float *wk, const float *wv, const float *wo,
+                             const float *bq, const float *bk, const float *bv, const float *bo,
+                             const uint8_t *mask, int n, int m, int d_model, int heads, int kv_heads,
+                             float scale, unsigned flags);
+
+// Bytes of workspace attn_mha_forward needs; 0 when the sizes are invalid or too large.
+size_t attn_mha_workspace_size(int n, int m, int d_model, int heads, int kv_heads);
+
 #ifdef __cplusplus
 }
 #endif

@@ -42,3 +42,16 @@ export function caseOptions(c) {
 
 /** Bits of a Float32Array as hex, for exact comparisons across runtimes. */
 export const bitsHex = (f32) => Buffer.from(f32.buffer, f32.byteOffset, f32.byteLength).toString('hex');
+
+/** tests/golden/mha.json: multi-head attention from nn.MultiheadAttention (tests/golden/make_mha.py). */
+export const mhaGolden = () => JSON.parse(fs.readFileSync(path.join(root, 'tests/golden/mha.json'), 'utf8'));
+
+/** A golden mha case as multiHeadAttention's two arguments (extra: more options). */
+export function mhaCaseArgs(c, extra = {}) {
+  const inputs = { x: c.x, wq: c.wq, wk: c.wk, wv: c.wv, wo: c.wo };
+  for (const key of ['kv', 'bq', 'bk', 'bv', 'bo']) if (c[key] !== null) inputs[key] = c[key];
+  const options = { heads: c.heads, causal: c.causal, ...extra };
+  if (c.kv_heads !== c.heads) options.kvHeads = c.kv_heads;
+  if (c.mask) options.mask = c.mask;
+  return [inputs, options];
+}

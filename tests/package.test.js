@@ -63,7 +63,17 @@ test('npm pack ships only the whitelist; installed in a fresh folder it runs and
       const code: 'INVALID_ARGUMENT' | 'SHAPE_MISMATCH' | 'NON_FINITE' | 'TOO_LARGE' | 'OUT_OF_MEMORY' = e.code;
       // @ts-expect-error unknown option
       attn.attention({ q: [[1]], k: [[1]], v: [[1]] }, { casual: true });
-      export { w, s, code };`);
+      const I = [[1, 0], [0, 1]];
+      const mh = attn.multiHeadAttention({ x: [[1, 2]], wq: I, wk: I, wv: I, wo: I, bq: [0, 0], bo: new Float32Array(2) }, { heads: 2, causal: true });
+      const perHead: Matrix[] = mh.weights, headOut: Matrix[] = mh.heads, concat: Matrix = mh.concat;
+      const gq = attn.multiHeadAttention({ x: [[1, 2]], kv: [[1, 2], [3, 4]], wq: I, wk: [[1], [0]], wv: [[1], [0]], wo: I }, { heads: 2, kvHeads: 1, weights: false });
+      // @ts-expect-error weights are omitted with weights: false
+      gq.weights.length;
+      // @ts-expect-error heads is required
+      attn.multiHeadAttention({ x: [[1, 2]], wq: I, wk: I, wv: I, wo: I }, { causal: true });
+      // @ts-expect-error wo is required
+      attn.multiHeadAttention({ x: [[1, 2]], wq: I, wk: I, wv: I }, { heads: 1 });
+      export { w, s, code, perHead, headOut, concat };`);
     fs.writeFileSync(path.join(app, 'tsconfig.json'), JSON.stringify({ compilerOptions: {
       module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', strict: true, noEmit: true, lib: ['es2022', 'dom'], skipLibCheck: false,
     }, files: ['consumer.ts'] }));

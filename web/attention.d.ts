@@ -79,6 +79,61 @@ export interface SelfAttentionResult {
   /** (n, d_v) = weights · V */ output: Matrix;
 }
 
+/** A vector argument (a bias): plain numbers or a float typed array. */
+export type VectorInput = number[] | Float32Array | Float64Array;
+
+/**
+ * The inputs of multi-head attention (episode 06). E = d_model, h = heads, d_head = E / h,
+ * d_kv = kvHeads·d_head (= E unless grouped-query attention).
+ *
+ * From a PyTorch `nn.MultiheadAttention(E, h, batch_first=True)` (episode layout, Q = X·W_Q + b_Q):
+ * ```py
+ * W, b = mha.in_proj_weight, mha.in_proj_bias
+ * wq, wk, wv = W[:E].T, W[E:2*E].T, W[2*E:].T        # each (E, E)
+ * bq, bk, bv = b[:E], b[E:2*E], b[2*E:]
+ * wo, bo = mha.out_proj.weight.T, mha.out_proj.bias
+ * ```
+ */
+export interface MultiHeadAttentionInputs {
+  /** (n, d_model): the query tokens. */ x: MatrixInput;
+  /** (m, d_model), optional: keys and values come from these tokens (cross-attention). Default: x. */ kv?: MatrixInput;
+  /** (d_model, d_model): Q = X·W_Q + b_Q; head i uses columns [i·d_head, (i+1)·d_head). */ wq: MatrixInput;
+  /** (d_model, d_kv): K = KV·W_K + b_K. */ wk: MatrixInput;
+  /** (d_model, d_kv): V = KV·W_V + b_V. */ wv: MatrixInput;
+  /** (d_model, d_model): output = concat·W_O + b_O. */ wo: MatrixInput;
+  /** (d_model), optional. */ bq?: VectorInput;
+  /** (d_kv), optional. */ bk?: VectorInput;
+  /** (d_kv), optional. */ bv?: VectorInput;
+  /** (d_model), optional. */ bo?: VectorInput;
+}
+
+export interface MultiHeadAttentionOptions extends AttentionCallOptions {
+  /** The number of heads h: a positive integer dividing d_model. Each head has d_head = d_model / h columns. */
+  heads: number;
+  /**
+   * Grouped-query attention: the number of key/value heads g, dividing `heads` (default `heads`;
+   * 1 is multi-query attention). wk and wv are then (d_model, g·d_head), and query head i uses
+   * kv head floor(i / (heads / g)), as PyTorch's `scaled_dot_product_attention(..., enable_gqa=True)`.
+   */
+  kvHeads?: number;
+  /** Multiplier of each head's Q·Kᵀ. Default 1/√d_head, as in PyTorch. */
+  scale?: number;
+  /**
+   * (n, m), shared by every head, true = MAY attend (SDPA polarity). `nn.MultiheadAttention`'s
+   * boolean `attn_mask` is the opposite (true = masked out): pass its negation, e.g.
+   * `mask: attnMask.map((row) => row.map((b) => !b))`. A query with no allowed key gets weights 0
+   * and head outputs 0, so its output row is b_O (PyTorch gives NaN).
+   */
+  mask?: MaskInput;
+}
+
+export interface MultiHeadAttentionResult {
+  /** (n, d_model) = concat·W_O + b_O */ output: Matrix;
+  /** One (n, m) matrix per head (PyTorch's `average_attn_weights=False`); absent with `weights: false`. */ weights?: Matrix[];
+  /** One (n, d_head) matrix per head: head i's attention output, columns [i·d_head, (i+1)·d_head) of concat. */ heads: Matrix[];
+  /** (n, d_model): the heads side by side, before W_O. */ concat: Matrix;
+}
+
 export interface Attention {
   /** Scaled dot-product attention. @throws {AttentionError} */
   attention(inputs: AttentionInputs, options?: AttentionCallOptions & { weights?: true }): Required<AttentionResult>;
@@ -86,6 +141,25 @@ export interface Attention {
   attention(inputs: AttentionInputs, options?: AttentionCallOptions): AttentionResult;
   /** Self-attention with projections, every intermediate exposed. @throws {AttentionError} */
   selfAttention(inputs: SelfAttentionInputs, options?: AttentionOptions): SelfAttentionResult;
+  /**
+   * Multi-head attention (episode 06), as `torch.nn.MultiheadAttention` computes it: project,
+   * split into heads, attend per head, concatenate, project with W_O. @throws {AttentionError}
+   *
+   * @example
+   * ```ts
+   * // 猫吃鱼, d_model = 8, two heads of 4
+   * const r = attn.multiHeadAttention({ x, wq, wk, wv, wo, bq, bk, bv, bo }, { heads: 2, causal: true });
+   * r.weights[0];   // (3, 3): what head 0 looks at
+   * r.heads[1];     // (3, 4): head 1's output
+   * r.concat;       // (3, 8): the heads side by side, before W_O
+   * r.output;       // (3, 8)
+   * // nn.MultiheadAttention's attn_mask (true = masked out) -> mask (true = may attend):
+   * attn.multiHeadAttention(inputs, { heads: 2, mask: attnMask.map((row) => row.map((b) => !b)) });
+   * ```
+   */
+  multiHeadAttention(inputs: MultiHeadAttentionInputs, options: MultiHeadAttentionOptions & { weights?: true }): Required<MultiHeadAttentionResult>;
+  multiHeadAttention(inputs: MultiHeadAttentionInputs, options: MultiHeadAttentionOptions & { weights: false }): Omit<MultiHeadAttentionResult, 'weights'>;
+  multiHeadAttention(inputs: MultiHeadAttentionInputs, options: MultiHeadAttentionOptions): MultiHeadAttentionResult;
   /** Bytes of WebAssembly memory this instance holds (it grows, never shrinks). */
   readonly memoryBytes: number;
 }

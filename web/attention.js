@@ -1,4 +1,5 @@
-// attention.js - the JavaScript face of the C core (c_src/attention.c, built by build.sh).
+// attention.js - the JavaScript face of the C core (c_src/attention.c and c_src/mha.c, built
+// by build.sh).
 //
 //   import { createAttention, AttentionError } from 'attnmap';
 //   const attn = await createAttention();
@@ -177,7 +178,11 @@ function maskArg(value, n, m) {
   return fail(ErrorCode.INVALID_ARGUMENT, `mask must be boolean[][] or { data: Uint8Array, shape: [${n}, ${m}] }; received ${describe(value)}`);
 }
 
-const OPTION_KEYS = { attention: ['causal', 'scale', 'mask', 'weights'], selfAttention: ['causal', 'scale', 'mask'] };
+const OPTION_KEYS = {
+  attention: ['causal', 'scale', 'mask', 'weights'],
+  selfAttention: ['causal', 'scale', 'mask'],
+  multiHeadAttention: ['heads', 'kvHeads', 'causal', 'scale', 'mask', 'weights'],
+};
 
 function optionsArg(options, fn) {
   if (options === undefined || options === null) return { causal: false, scale: undefined, mask: undefined, weights: true };
@@ -205,6 +210,28 @@ function inputsArg(inputs, fn, names) {
   }
   return names.map((name) => matrixArg(inputs[name], name));
 }
+
+// An optional vector argument (a bias): null when absent, else { name, length, src }.
+function vectorArg(value, name, length, what) {
+  if (value === undefined || value === null) return null;
+  if (!(Array.isArray(value) || value instanceof Float32Array || value instanceof Float64Array)) {
+    fail(ErrorCode.INVALID_ARGUMENT, `${name} must be a vector: number[], Float32Array or Float64Array of length ${length}; received ${describe(value)}`);
+  }
+  if (value.length !== length) {
+    fail(ErrorCode.SHAPE_MISMATCH, `${name} must have ${length} values (${what}); received ${value.length}`);
+  }
+  return { name, length, src: value };
+}
+
+// heads / kvHeads: a positive integer
+function headsArg(value, name) {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
+    fail(ErrorCode.INVALID_ARGUMENT, `${name} must be a positive integer; received ${describe(value)}`);
+  }
+  return value;
+}
+
+const MHA_INPUTS = ['x', 'wq', 'wk', 'wv', 'wo', 'bq', 'bk', 'bv', 'bo', 'kv'];
 
 // ----------------------------------------------------------------------------
 // the API object
@@ -292,6 +319,16 @@ function makeApi(exports) {
         f32[p++] = x;
       }
     }
+  }
+
+  // Copy a checked vector argument into wasm memory at byte offset `at`.
+  function writeVector(arg, at) {
+    const { name, src } = arg;
+    for (let i = 0; i < src.length; i++) {
+      const x = src[i];
+      if (typeof x !== 'number' || !(Math.abs(x) <= FLT_MAX)) badValue(name, x, i);
+    }
+    f32.set(src, at >>> 2);
   }
 
   function writeMask(mask, at, n, m) {
@@ -405,16 +442,105 @@ function makeApi(exports) {
     }
   }
 
+  /**
+   * Multi-head attention (episode 06), as torch.nn.MultiheadAttention computes it:
+   * x (n, d_model), kv (m, d_model) optional, wq/wo (d_model, d_model), wk/wv (d_model, d_kv)
+   * with d_kv = kvHeads·d_head, biases optional; options.heads divides d_model.
+   */
+  function multiHeadAttention(inputs, options) {
+    const fn = 'multiHeadAttention';
+    if (inputs === null || typeof inputs !== 'object' || Array.isArray(inputs)) {
+      fail(ErrorCode.INVALID_ARGUMENT, `${fn}: the first argument must be an object { x, wq, wk, wv, wo, bq?, bk?, bv?, bo?, kv? }; received ${describe(inputs)}`);
+    }
+    for (const key of Object.keys(inputs)) {
+      if (!MHA_INPUTS.includes(key)) fail(ErrorCode.INVALID_ARGUMENT, `${fn}: unknown input "${key}"; expected ${MHA_INPUTS.join(', ')}`);
+    }
+    const [x, wq, wk, wv, wo] = ['x', 'wq', 'wk', 'wv', 'wo'].map((name) => matrixArg(inputs[name], name));
+    const kv = inputs.kv === undefined || inputs.kv === null ? null : matrixArg(inputs.kv, 'kv');
+    if (options === undefined || options === null) {
+      fail(ErrorCode.INVALID_ARGUMENT, `${fn}: options.heads is missing: pass { heads }, the number of heads (a positive integer dividing d_model)`);
+    }
+    const opts = optionsArg(options, fn);
+    if (options.heads === undefined) fail(ErrorCode.INVALID_ARGUMENT, `${fn}: options.heads is missing: the number of heads, a positive integer dividing d_model`);
+    const heads = headsArg(options.heads, 'heads');
+    const kvHeads = options.kvHeads === undefined ? heads : headsArg(options.kvHeads, 'kvHeads');
+    const n = x.rows, dm = x.cols, m = kv ? kv.rows : n;
+    if (dm % heads !== 0) {
+      fail(ErrorCode.SHAPE_MISMATCH, `heads = ${heads} does not divide d_model = ${dm} (the columns of x ${shapeStr(n, dm)}): each head takes d_model / heads columns`);
+    }
+    if (heads % kvHeads !== 0) {
+      fail(ErrorCode.SHAPE_MISMATCH, `kvHeads = ${kvHeads} does not divide heads = ${heads}: each kv head serves heads / kvHeads query heads`);
+    }
+    const dh = dm / heads, dkv = kvHeads * dh;
+    if (kv && kv.cols !== dm) {
+      fail(ErrorCode.SHAPE_MISMATCH, `kv must have shape (m, d_model) = (m, ${dm}) like x ${shapeStr(n, dm)}; received kv ${shapeStr(kv.rows, kv.cols)}`);
+    }
+    const inProjHint = (w) => (w.rows === 3 * dm && w.cols === dm
+      ? ` (nn.MultiheadAttention's in_proj_weight is (3·E, E): pass in_proj_weight[:E].T as wq, [E:2E].T as wk, [2E:].T as wv)` : '');
+    for (const w of [wq, wo]) {
+      if (w.rows !== dm || w.cols !== dm) {
+        fail(ErrorCode.SHAPE_MISMATCH, `${w.name} must have shape (d_model, d_model) = ${shapeStr(dm, dm)} with d_model = ${dm} (the columns of x ${shapeStr(n, dm)}); received ${w.name} ${shapeStr(w.rows, w.cols)}` + inProjHint(w));
+      }
+    }
+    for (const w of [wk, wv]) {
+      if (w.rows !== dm || w.cols !== dkv) {
+        const expected = kvHeads === heads ? `(d_model, d_model) = ${shapeStr(dm, dm)}` : `(d_model, kvHeads·d_head) = ${shapeStr(dm, dkv)}`;
+        const gqaHint = kvHeads === heads && w.rows === dm && w.cols < dm && w.cols % dh === 0 && heads % (w.cols / dh) === 0
+          ? ` (for grouped-query attention pass { kvHeads: ${w.cols / dh} })` : '';
+        fail(ErrorCode.SHAPE_MISMATCH, `${w.name} must have shape ${expected} with d_model = ${dm}, heads = ${heads}, kvHeads = ${kvHeads}; received ${w.name} ${shapeStr(w.rows, w.cols)}` + (gqaHint || inProjHint(w)));
+      }
+    }
+    const bq = vectorArg(inputs.bq, 'bq', dm, 'd_model, one per column of wq');
+    const bk = vectorArg(inputs.bk, 'bk', dkv, 'one per column of wk');
+    const bv = vectorArg(inputs.bv, 'bv', dkv, 'one per column of wv');
+    const bo = vectorArg(inputs.bo, 'bo', dm, 'd_model, one per column of wo');
+    const mask = maskArg(opts.mask, n, m);
+    const workBytes = exports.attn_mha_workspace_size(n, m, dm, heads, kvHeads) >>> 0;
+    if (workBytes === 0) fail(ErrorCode.TOO_LARGE, `${fn}: the sizes (n = ${n}, m = ${m}, d_model = ${dm}) are too large`);
+    const { offsets, extra, release } = allocate(
+      [n * dm, kv ? m * dm : 0, dm * dm, dm * dkv, dm * dkv, dm * dm,
+        bq ? dm : 0, bk ? dkv : 0, bv ? dkv : 0, bo ? dm : 0,
+        n * dm, n * dm, opts.weights ? heads * n * m : 0, Math.ceil(workBytes / 4)],
+      mask ? n * m : 0, opts.weights ? `multi-head attention weights of shape (${heads}, ${n}, ${m})` : 'multi-head attention');
+    const [px, pkv, pwq, pwk, pwv, pwo, pbq, pbk, pbv, pbo, pout, pcat, pw, pwork] = offsets;
+    try {
+      writeMatrix(x, px); if (kv) writeMatrix(kv, pkv);
+      writeMatrix(wq, pwq); writeMatrix(wk, pwk); writeMatrix(wv, pwv); writeMatrix(wo, pwo);
+      for (const [b, at] of [[bq, pbq], [bk, pbk], [bv, pbv], [bo, pbo]]) if (b) writeVector(b, at);
+      if (mask) writeMask(mask, extra, n, m);
+      const status = exports.attn_mha_forward(pout, pcat, opts.weights ? pw : 0, pwork,
+        px, kv ? pkv : 0, pwq, pwk, pwv, pwo, bq ? pbq : 0, bk ? pbk : 0, bv ? pbv : 0, bo ? pbo : 0,
+        mask ? extra : 0, n, m, dm, heads, kvHeads, scaleFor(opts.scale, dh), opts.causal ? ATTN_CAUSAL : 0);
+      check(status, fn);
+      const dims = opts.weights ? [n, dm, n, dm, heads * n, m] : [n, dm, n, dm];
+      const [output, concat, all] = readMatrices(offsets, 10, dims);
+      // head h is columns [h·d_head, (h+1)·d_head) of concat: copied out, one matrix each
+      const headOutputs = new Array(heads);
+      for (let h = 0; h < heads; h++) {
+        const data = new Float32Array(n * dh);
+        for (let i = 0; i < n; i++) data.set(concat.data.subarray(i * dm + h * dh, i * dm + (h + 1) * dh), i * dh);
+        headOutputs[h] = { data, shape: [n, dh] };
+      }
+      if (!opts.weights) return { output, heads: headOutputs, concat };
+      const weights = new Array(heads);
+      for (let h = 0; h < heads; h++) weights[h] = { data: all.data.subarray(h * n * m, (h + 1) * n * m), shape: [n, m] };
+      return { output, weights, heads: headOutputs, concat };
+    } finally {
+      release();
+    }
+  }
+
   return Object.freeze({
     attention,
     selfAttention,
+    multiHeadAttention,
     /** Bytes of WebAssembly memory in use by this instance (grows, never shrinks). */
     get memoryBytes() { return memory.buffer.byteLength; },
   });
 }
 
 function badValue(name, x, i, j) {
-  const where = `${name}[${i}][${j}]`;
+  const where = j === undefined ? `${name}[${i}]` : `${name}[${i}][${j}]`;
   if (typeof x !== 'number') fail(ErrorCode.INVALID_ARGUMENT, `${where} must be a number; received ${describe(x)}`);
   if (Number.isNaN(x) || !Number.isFinite(x)) fail(ErrorCode.NON_FINITE, `${where} is ${x}: inputs must be finite numbers`);
   fail(ErrorCode.NON_FINITE, `${where} = ${x} is outside the float32 range (±3.4e38)`);

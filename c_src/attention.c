@@ -444,13 +444,44 @@ attn_status attn_matmul(float *out, const float *a, const float *b, int n, int c
     if (n < 1 || c < 1 || p < 1) return ATTN_ERR_SIZE;
     if (!fits((size_t)n, (size_t)c) || !fits((size_t)c, (size_t)p) || !fits((size_t)n, (size_t)p))
         return ATTN_ERR_TOO_LARGE;
-    for (int i = 0; i < n; i++) {
-        float *o = out + (size_t)i * p;
-        memset(o, 0, (size_t)p * sizeof *o);
-        for (int t = 0; t < c; t++) axpy(o, a[(size_t)i * c + t], b + (size_t)t * p, p);
-        for (int j = 0; j < p; j++) {
-            if (!isfinite(o[j])) return ATTN_ERR_OVERFLOW;
+    // 4 rows × 8 columns of out in registers, summed over t in order (the same rounding as
+    // one row at a time); rows past n repeat the last row and are not stored
+    for (int i0 = 0; i0 < n; i0 += 4) {
+        int rows = n - i0 < 4 ? n - i0 : 4;
+        const float *a0 = a + (size_t)i0 * c;
+        const float *a1 = rows > 1 ? a0 + c : a0, *a2 = rows > 2 ? a0 + 2 * (size_t)c : a0;
+        const float *a3 = rows > 3 ? a0 + 3 * (size_t)c : a0;
+        int j0 = 0;
+        for (; j0 + 8 <= p; j0 += 8) {
+            v4f b00 = splat(0), b01 = splat(0), b10 = splat(0), b11 = splat(0);
+            v4f b20 = splat(0), b21 = splat(0), b30 = splat(0), b31 = splat(0);
+            const float *br = b + j0;
+            for (int t = 0; t < c; t++, br += p) {
+                v4f v0 = load4(br), v1 = load4(br + 4);
+                v4f s0 = splat(a0[t]), s1 = splat(a1[t]), s2 = splat(a2[t]), s3 = splat(a3[t]);
+                b00 += s0 * v0; b01 += s0 * v1;
+                b10 += s1 * v0; b11 += s1 * v1;
+                b20 += s2 * v0; b21 += s2 * v1;
+                b30 += s3 * v0; b31 += s3 * v1;
+            }
+            v4f acc[4][2] = {{b00, b01}, {b10, b11}, {b20, b21}, {b30, b31}};
+            for (int r = 0; r < rows; r++) {
+                float *o = out + (size_t)(i0 + r) * p + j0;
+                store4(o, acc[r][0]);
+                store4(o + 4, acc[r][1]);
+            }
         }
+        for (; j0 < p; j0++) {  // the last p % 8 columns
+            const float *ar[4] = {a0, a1, a2, a3};
+            for (int r = 0; r < rows; r++) {
+                float acc = 0.0f;
+                for (int t = 0; t < c; t++) acc += ar[r][t] * b[(size_t)t * p + j0];
+                out[(size_t)(i0 + r) * p + j0] = acc;
+            }
+        }
+    }
+    for (size_t i = 0; i < (size_t)n * p; i++) {
+        if (!isfinite(out[i])) return ATTN_ERR_OVERFLOW;
     }
     return ATTN_OK;
 }

@@ -2,8 +2,9 @@
 // (attention-heatmap.js does). Model: github/relative-time-element.
 //
 // Thin: an open shadow root; one observedAttributes list, equal to what #render() reads; re-render
-// batched in a microtask; data via properties (tokens q k v x, which win over the attributes),
-// small scalars via attributes (causal scale decimals lang seed). The SVG comes from
+// batched in a microtask; data via properties (tokens q k v x wq wk wv wo, which win over the
+// attributes), small scalars via attributes (causal scale decimals lang seed heads). With `heads`
+// (episode 06) it draws one heatmap per head (multiHeadAttention). The SVG comes from
 // renderHeatmap(), which escapes every label; all other text is set with textContent.
 //
 // CSP: the styles are one constructable stylesheet (adoptedStyleSheets), which style-src 'self'
@@ -15,7 +16,9 @@ import { renderHeatmap } from './heatmap.js';
 // In Node (no DOM) the module still imports: the class then extends a stub.
 const Base = globalThis.HTMLElement ?? class {};
 
-const ATTRIBUTES = ['tokens', 'q', 'k', 'v', 'x', 'seed', 'causal', 'scale', 'decimals', 'lang'];
+const MATRICES = ['q', 'k', 'v', 'x', 'wq', 'wk', 'wv', 'wo'];
+const ATTRIBUTES = ['tokens', ...MATRICES, 'seed', 'heads', 'causal', 'scale', 'decimals', 'lang'];
+const MAX_HEADS = 256;
 const FONT = 'system-ui, -apple-system, "PingFang SC", "Noto Sans CJK SC", "Microsoft YaHei", sans-serif';
 
 // Each public custom property is read once into a private --_x, so that the dark defaults can
@@ -42,7 +45,10 @@ const CSS = `
   border: 1px solid var(--_border); border-radius: 8px; background: var(--_bg); color: var(--_text);
   font-family: var(--_font); font-size: var(--_size); line-height: 1.5; text-align: start;
 }
-.panel + .panel { margin-top: 14px; }
+.heads { display: grid; grid-template-columns: minmax(0, 1fr); gap: 10px 16px; }
+.heads.multi { grid-template-columns: repeat(auto-fit, minmax(min(100%, 13em), 1fr)); }
+.heads.multi > .panel > .caption { display: none; }
+.output { margin-top: 14px; }
 svg { display: block; max-width: 100%; height: auto; font-family: var(--_font); }
 .cell-group { cursor: default; outline: none; }
 .cell-group:not(.masked) rect { stroke: var(--_stroke); }
@@ -62,6 +68,9 @@ const TEXT = {
     loading: '正在计算注意力…',
     hint: '把鼠标移到格子上，或用 Tab 和方向键逐格查看数值。',
     title: '注意力权重', causal: '注意力权重（因果遮蔽）',
+    head: (k, dHead, causal) => `头 ${k} · d_head = ${dHead}${causal ? '（因果遮蔽）' : ''}`,
+    headCell: (k, text) => `头 ${k} · ${text}`,
+    mhaOut: '输出：各头拼接后乘 W_O 得到的新向量',
     out: '输出：按权重混合 V 得到的新向量', outRows: '每个词', outCols: '维度',
     outCell: (tok, j, v) => `${tok} · 维度 ${j}: ${v}`,
     outDesc: '每一行是这个词的输出向量：用上面的注意力权重把所有词的 Value 加权求和。蓝色为负，红色为正，越接近白色越接近 0。',
@@ -69,13 +78,16 @@ const TEXT = {
     wasm: '注意力热力图无法显示：这个页面不能运行 WebAssembly。',
     wasmHint: '页面的内容安全策略（CSP）需要在 script-src 里加上 \'wasm-unsafe-eval\'，或者浏览器不支持 WebAssembly。',
     rng: '注意力热力图无法显示：缺少随机投影模块 torch-rng.js。',
-    rngHint: '用 x 和 seed 时，要把 web/torch-rng.js 和其余文件放在同一个目录；或者直接给出 q、k（和 v）。',
+    rngHint: '用 x 和 seed 时，要把 web/torch-rng.js 和其余文件放在同一个目录；或者直接给出 q、k（和 v），或 wq、wk、wv（和 wo）。',
     other: '注意力热力图无法显示：出现了意外错误。',
   },
   en: {
     loading: 'Computing attention…',
     hint: 'Hover over a cell, or use Tab and the arrow keys, to read its value.',
     title: 'Attention weights', causal: 'Attention weights (causal mask)',
+    head: (k, dHead, causal) => `head ${k} · d_head = ${dHead}${causal ? ' (causal)' : ''}`,
+    headCell: (k, text) => `head ${k} · ${text}`,
+    mhaOut: 'Output: the heads concatenated, times W_O',
     out: 'Output: V mixed by the weights', outRows: 'token', outCols: 'dimension',
     outCell: (tok, j, v) => `${tok} · dim ${j}: ${v}`,
     outDesc: 'Each row is the output vector of that token: the Values of all tokens summed with the attention weights above. Blue is negative, red is positive, white is near 0.',
@@ -83,7 +95,7 @@ const TEXT = {
     wasm: 'The attention heatmap cannot be shown: this page cannot run WebAssembly.',
     wasmHint: 'The page\'s Content-Security-Policy needs \'wasm-unsafe-eval\' in script-src, or the browser has no WebAssembly.',
     rng: 'The attention heatmap cannot be shown: the random-projection module torch-rng.js is missing.',
-    rngHint: 'With x and seed, put web/torch-rng.js in the same folder as the other files, or give q and k (and v) directly.',
+    rngHint: 'With x and seed, put web/torch-rng.js in the same folder as the other files, or give q and k (and v), or wq, wk, wv (and wo), directly.',
     other: 'The attention heatmap cannot be shown: something unexpected went wrong.',
   },
 };
@@ -134,6 +146,13 @@ function parseNumber(text, name, max) {
   return ok ? x : bad(`the ${name} attribute must be ${max === undefined ? 'a finite number >= 0' : `an integer from 0 to ${max}`}; received ${show(text)}`);
 }
 
+function parseHeads(text) {
+  if (text === null) return undefined;
+  const h = text.trim() === '' ? NaN : Number(text);
+  return Number.isInteger(h) && h >= 1 && h <= MAX_HEADS ? h
+    : bad(`the heads attribute must be an integer from 1 to ${MAX_HEADS} that divides d_model; received ${show(text)}`);
+}
+
 function parseLang(text) {
   const s = (text ?? '').trim().toLowerCase();
   if (s === '' || s === 'zh' || s.startsWith('zh-')) return 'zh';
@@ -177,7 +196,7 @@ function html(svg) {
 export class AttentionHeatmapElement extends Base {
   static get observedAttributes() { return ATTRIBUTES.slice(); }
 
-  #data = {};                 // tokens q k v x set as properties
+  #data = {};                 // tokens q k v x wq wk wv wo set as properties
   #queued = false;
   #dirty = true;
   #generation = 0;
@@ -207,16 +226,23 @@ export class AttentionHeatmapElement extends Base {
     };
     const wrap = el('div', 'root', root, 'root');
     const loading = el('p', 'loading', wrap);
-    const panel = (part) => {
-      const p = el('div', 'panel', wrap, part);
+    // .heads holds the weights: one panel, or one per head (created on demand, never removed:
+    // their listeners live on the shadow root). With several heads one caption line serves all.
+    const heads = el('div', 'heads', wrap);
+    const shared = el('p', 'caption', wrap, 'caption');
+    shared.hidden = true;
+    const panel = (key, part, parent, cls = 'panel') => {
+      const p = el('div', cls, parent, part);
+      p.dataset.panel = key;
       p.hidden = true;
-      return { panel: p, figure: el('div', 'figure', p), caption: el('p', 'caption', p, 'caption') };
+      const own = el('p', 'caption', p, 'caption');
+      return { panel: p, figure: p.insertBefore(el('div', 'figure', p), own), own, caption: own };
     };
-    const panels = { heatmap: panel('heatmap'), output: panel('output') };
+    const panels = { heatmap: panel('heatmap', 'heatmap', heads), output: panel('output', 'output', wrap, 'panel output') };
     const message = el('div', 'problem', wrap, 'message');
     message.setAttribute('role', 'alert');
     message.hidden = true;
-    this.#ui = { wrap, loading, panels, message };
+    this.#ui = { wrap, loading, heads, shared, panels, panel, message };
     // On the shadow root, which lives as long as the element: re-adding it adds no listener.
     root.addEventListener('keydown', (e) => this.#onKey(e));
     root.addEventListener('focusin', (e) => this.#onFocus(e));
@@ -227,7 +253,7 @@ export class AttentionHeatmapElement extends Base {
 
   connectedCallback() {
     // properties set before the element was upgraded shadow the accessors: re-set them
-    for (const name of ['tokens', 'q', 'k', 'v', 'x', 'causal', 'scale', 'decimals', 'seed']) {
+    for (const name of ['tokens', ...MATRICES, 'causal', 'scale', 'decimals', 'seed', 'heads']) {
       if (Object.prototype.hasOwnProperty.call(this, name)) {
         const value = this[name];
         delete this[name];
@@ -252,6 +278,14 @@ export class AttentionHeatmapElement extends Base {
   set v(value) { this.#set('v', value); }
   get x() { return this.#data.x ?? this.#read(() => parseMatrix(this.getAttribute('x'), 'x')); }
   set x(value) { this.#set('x', value); }
+  get wq() { return this.#data.wq ?? this.#read(() => parseMatrix(this.getAttribute('wq'), 'wq')); }
+  set wq(value) { this.#set('wq', value); }
+  get wk() { return this.#data.wk ?? this.#read(() => parseMatrix(this.getAttribute('wk'), 'wk')); }
+  set wk(value) { this.#set('wk', value); }
+  get wv() { return this.#data.wv ?? this.#read(() => parseMatrix(this.getAttribute('wv'), 'wv')); }
+  set wv(value) { this.#set('wv', value); }
+  get wo() { return this.#data.wo ?? this.#read(() => parseMatrix(this.getAttribute('wo'), 'wo')); }
+  set wo(value) { this.#set('wo', value); }
 
   // Scalars reflect their attributes (lang is HTMLElement's own). An invalid value reads as the default.
   get causal() { return this.hasAttribute('causal'); }
@@ -262,6 +296,8 @@ export class AttentionHeatmapElement extends Base {
   set decimals(value) { this.#reflect('decimals', value); }
   get seed() { return this.#read(() => parseNumber(this.getAttribute('seed'), 'seed', MAX_SEED)); }
   set seed(value) { this.#reflect('seed', value); }
+  get heads() { return this.#read(() => parseHeads(this.getAttribute('heads'))); }
+  set heads(value) { this.#reflect('heads', value); }
 
   /** The detail of the last attention-computed event, or null. */
   get result() { return this.#result; }
@@ -293,7 +329,7 @@ export class AttentionHeatmapElement extends Base {
       const input = this.#input(a, this.hasAttribute('causal'));
       if (typeof WebAssembly !== 'object') throw new Problem('wasm', 'WebAssembly is not defined in this browser or page');
       let rng = null;
-      if (input.x !== undefined) {
+      if (input.x !== undefined && input.wq === undefined) {
         try { rng = await import('./torch-rng.js'); } catch (e) { throw new Problem('rng', `could not load torch-rng.js: ${e.message}`); }
       }
       let attn;
@@ -319,49 +355,78 @@ export class AttentionHeatmapElement extends Base {
   #input(a, causal) {
     const d = this.#data;
     const tokens = parseTokens(d.tokens ?? a('tokens'), d.tokens !== undefined ? 'the tokens property' : 'the tokens attribute');
-    const [q, k, v, x] = ['q', 'k', 'v', 'x'].map((n) => d[n] ?? parseMatrix(a(n), n));
+    const [q, k, v, x, wq, wk, wv, wo] = MATRICES.map((n) => d[n] ?? parseMatrix(a(n), n));
     const seed = parseNumber(a('seed'), 'seed', MAX_SEED);
+    const heads = parseHeads(a('heads'));
     const scale = parseNumber(a('scale'), 'scale');
     const decimals = parseNumber(a('decimals'), 'decimals', 10) ?? 2;
+    const given = { wq, wk, wv, wo };
+    const weights = Object.keys(given).filter((n) => given[n] !== undefined);
+    const needed = heads === undefined ? ['wq', 'wk', 'wv'] : ['wq', 'wk', 'wv', 'wo'];
+    const list = (names) => names.join(', ').replace(/, (?=[^,]*$)/, ' and ');
     if (x !== undefined) {
-      if (q !== undefined || k !== undefined || v !== undefined) bad('give either x (with seed) or q and k (and v), not both');
-      if (seed === undefined) bad('x needs a seed attribute: W_Q, W_K and W_V are drawn from it as the episode\'s PyTorch snippet does');
+      if (q !== undefined || k !== undefined || v !== undefined) bad('give either x (with seed, or with wq, wk, wv) or q and k (and v), not both');
+      if (weights.length && seed !== undefined) bad(`give either seed (W_Q, W_K, W_V${heads === undefined ? '' : ', W_O'} drawn from it) or ${list(needed)}, not both`);
+      if (heads === undefined && wo !== undefined) bad('wo is only used with heads: the output projection W_O belongs to multi-head attention');
+      const missing = needed.filter((n) => given[n] === undefined);
+      if (weights.length && missing.length) bad(`${list(missing)} ${missing.length === 1 ? 'is' : 'are'} missing: with x give ${list(needed)}, or a seed instead`);
+      if (!weights.length && seed === undefined) {
+        bad(`x needs a seed attribute: W_Q, W_K and W_V${heads === undefined ? '' : ' and W_O'} are drawn from it as the episode's PyTorch snippet does (or give ${list(needed)})`);
+      }
     } else {
+      if (weights.length) bad(`${list(weights)} ${weights.length === 1 ? 'needs x: the token vectors it projects' : 'need x: the token vectors they project'}`);
+      if (heads !== undefined) bad('heads needs x (with seed, or with wq, wk, wv and wo): each head takes its own columns of W_Q, W_K, W_V');
       if (q === undefined || k === undefined) {
         bad(`${q === undefined ? (k === undefined ? 'q and k are' : 'q is') : 'k is'} missing: set the q and k attributes (JSON number[][]) or properties, or x and seed`);
       }
       if (seed !== undefined) bad('seed is only used with x; remove it or give x instead of q and k');
     }
-    return { tokens, q, k, v, x, seed, scale, decimals, causal };
+    return { tokens, q, k, v, x, wq, wk, wv, wo, seed, heads, scale, decimals, causal };
   }
 
   #show(detail, input, t, lang) {
-    const { weights, output, tokens } = detail;
-    const [n, m] = weights.shape;
+    const { output, tokens } = detail;
+    // with heads, weights is an array: one (n, m) matrix per head, each drawn in its own panel
+    const multi = Array.isArray(detail.weights);
+    const list = multi ? detail.weights : [detail.weights];
+    const [n, m] = list[0].shape;
+    const dHead = multi ? detail.heads[0].shape[1] : 0;
     const labels = tokens ?? undefined;
     const common = { rowLabels: labels, lang, decimals: input.decimals, standalone: false };
     let masked;
     if (input.causal) masked = Array.from({ length: n }, (_, i) => Array.from({ length: m }, (_, j) => j > i));
-    // Render both first: if the renderer refuses (e.g. over 256×256 cells), nothing has changed yet.
-    const svgs = {
-      heatmap: draw(weights, { ...common, colLabels: labels, masked, idPrefix: `${this.#id}-w`, title: input.causal ? t.causal : t.title }),
-      output: output && draw(output, {
-        ...common, scale: 'diverging', idPrefix: `${this.#id}-o`, title: t.out,
-        cellSize: Math.min(40, Math.max(14, Math.round(512 / Math.max(...output.shape)))),
-      }),
-    };
+    const keys = list.map((_, h) => (h === 0 ? 'heatmap' : `head${h + 1}`));
+    // Render all first: if the renderer refuses (e.g. over 256×256 cells), nothing has changed yet.
+    const svgs = {};
+    list.forEach((w, h) => {
+      svgs[keys[h]] = draw(w, {
+        ...common, colLabels: labels, masked, idPrefix: `${this.#id}-w${h ? h + 1 : ''}`,
+        title: multi ? t.head(h + 1, dHead, input.causal) : input.causal ? t.causal : t.title,
+      });
+    });
+    svgs.output = output && draw(output, {
+      ...common, scale: 'diverging', idPrefix: `${this.#id}-o`, title: multi ? t.mhaOut : t.out,
+      cellSize: Math.min(40, Math.max(14, Math.round(512 / Math.max(...output.shape)))),
+    });
     const focused = this.#cellOf(this.shadowRoot.activeElement);
-    const { loading, message, panels } = this.#ui;
+    const { loading, message, panels, heads, shared } = this.#ui;
+    for (const key of keys) panels[key] ??= this.#ui.panel(key, 'heatmap', heads);
+    // several heads side by side share one caption line below them
+    const sharing = list.length > 1;
+    heads.classList.toggle('multi', sharing);
+    shared.hidden = !sharing;
     loading.hidden = message.hidden = true;
     message.replaceChildren();
-    for (const name of ['heatmap', 'output']) {
-      const { panel, figure, caption } = panels[name];
+    for (const [name, p] of Object.entries(panels)) {
+      const { panel, figure } = p;
+      p.caption = sharing && name !== 'output' ? shared : p.own;
       panel.hidden = !svgs[name];
-      if (!svgs[name]) { figure.replaceChildren(); continue; }
+      if (!svgs[name]) { figure.replaceChildren(); delete this.#active[name]; continue; }
       figure.innerHTML = html(svgs[name]);             // escaped by renderHeatmap
       // role="img" would make the cells presentational; as a labelled group they stay reachable
       figure.querySelector('svg').setAttribute('role', 'group');
-      const [rows, cols] = name === 'output' ? output.shape : weights.shape;
+      const [rows, cols] = name === 'output' ? output.shape : [n, m];
+      const head = multi && name !== 'output' ? keys.indexOf(name) + 1 : 0;
       let [r0, c0] = this.#active[name] ?? [0, 0];
       if (r0 >= rows || c0 >= cols) r0 = c0 = 0;
       this.#active[name] = [r0, c0];
@@ -369,9 +434,12 @@ export class AttentionHeatmapElement extends Base {
         const { row, col } = g.querySelector('rect').dataset;
         g.setAttribute('role', 'img');
         g.setAttribute('tabindex', +row === r0 && +col === c0 ? '0' : '-1');
-        if (name === 'output') {
-          // the output's cells are dimensions, not keys: relabel what heatmap.js wrote
-          const text = t.outCell(tokens ? label(tokens[row]) : row, col, fixed(output.data[row * cols + +col], Math.max(4, input.decimals)));
+        let text = null;
+        // the output's cells are dimensions, not keys: relabel what heatmap.js wrote
+        if (name === 'output') text = t.outCell(tokens ? label(tokens[row]) : row, col, fixed(output.data[row * cols + +col], Math.max(4, input.decimals)));
+        // one head among several: say which
+        else if (head && sharing) text = t.headCell(head, g.getAttribute('aria-label'));
+        if (text !== null) {
           g.setAttribute('aria-label', text);
           g.querySelector('title').textContent = text;
         }
@@ -382,7 +450,7 @@ export class AttentionHeatmapElement extends Base {
           if (e) e.textContent = text;
         }
       }
-      caption.dataset.hint = t.hint;
+      p.caption.dataset.hint = t.hint;
       this.#reset(name);
     }
     if (focused) this.#cell(focused.panel, focused.row, focused.col)?.focus();
@@ -393,10 +461,10 @@ export class AttentionHeatmapElement extends Base {
       : e instanceof Problem || e instanceof AttentionError || e instanceof RangeError ? [t.input]
         : [t.other];
     const p = (cls, text) => Object.assign(this.ownerDocument.createElement('p'), { className: cls, textContent: text });
-    const { loading, panels, message } = this.#ui;
+    const { loading, panels, message, shared } = this.#ui;
     message.replaceChildren(p('message', headline), p('detail', (e instanceof AttentionError ? `${e.code}: ` : '') + (e?.message ?? String(e))));
     if (hint) message.append(p('hint', hint));
-    loading.hidden = true;
+    loading.hidden = shared.hidden = true;
     for (const { panel, figure } of Object.values(panels)) { panel.hidden = true; figure.replaceChildren(); }
     this.#active = {};
     message.hidden = false;
@@ -408,7 +476,7 @@ export class AttentionHeatmapElement extends Base {
     const g = target?.closest?.('.cell-group');
     if (!g) return null;
     const { row, col } = g.querySelector('rect').dataset;
-    return { g, panel: g.closest('.panel').getAttribute('part'), row: +row, col: +col };
+    return { g, panel: g.closest('.panel').dataset.panel, row: +row, col: +col };
   }
 
   #cell(panel, row, col) {
@@ -472,18 +540,30 @@ export class AttentionHeatmapElement extends Base {
 }
 
 /** One computation; returns the event detail: the core's matrices plus the tokens. */
-function compute(attn, rng, { tokens, q, k, v, x, seed, scale, causal }) {
+function compute(attn, rng, { tokens, q, k, v, x, wq, wk, wv, wo, seed, heads, scale, causal }) {
   const options = scale === undefined ? { causal } : { causal, scale };
   if (x !== undefined) {
-    // W_Q, W_K, W_V as the episode's snippet draws them after torch.manual_seed(seed):
-    // X = torch.randn(n, d_model) first (discarded: x is given), then three
-    // nn.Linear(d_model, d_model, bias=False), returned transposed to (d_model, d_k).
-    const [n, dModel] = Array.isArray(x) ? [x.length, isRow(x[0]) ? x[0].length : 0] : (x?.shape ?? [0, 0]);
-    if (!(n > 0 && dModel > 0)) attn.selfAttention({ x, wq: [[0]], wk: [[0]], wv: [[0]] });  // the core names the problem
-    const { wq, wk, wv } = rng.episodeWeights(seed, n, dModel);
-    const result = attn.selfAttention({ x, wq, wk, wv }, options);
+    let w = { wq, wk, wv, wo };
+    if (rng) {
+      // As the episode's snippet draws them after torch.manual_seed(seed): X = torch.randn(n,
+      // d_model) first (discarded: x is given), then nn.Linear(d_model, d_model, bias=False) for
+      // W_Q, W_K, W_V and, with heads, one more for W_O; each transposed to (d_model, d_model).
+      const [n, dModel] = Array.isArray(x) ? [x.length, isRow(x[0]) ? x[0].length : 0] : (x?.shape ?? [0, 0]);
+      if (!(n > 0 && dModel > 0)) attn.selfAttention({ x, wq: [[0]], wk: [[0]], wv: [[0]] });  // the core names the problem
+      const g = rng.manualSeed(seed);
+      g.randn(n, dModel);
+      const linear = () => ({ data: g.linear(dModel, dModel).T, shape: [dModel, dModel] });
+      w = { wq: linear(), wk: linear(), wv: linear() };
+      if (heads !== undefined) w.wo = linear();
+    }
+    if (heads !== undefined) {
+      const result = attn.multiHeadAttention({ x, ...w }, { ...options, heads });
+      checkTokens(tokens, result.weights[0].shape, 'x');
+      return { tokens, x: asMatrix(x), ...mapValues(w, asMatrix), ...result };
+    }
+    const result = attn.selfAttention({ x, wq: w.wq, wk: w.wk, wv: w.wv }, options);
     checkTokens(tokens, result.weights.shape, 'x');
-    return { tokens, x: asMatrix(x), wq, wk, wv, ...result };
+    return { tokens, x: asMatrix(x), wq: asMatrix(w.wq), wk: asMatrix(w.wk), wv: asMatrix(w.wv), ...result };
   }
   // Without v the core still needs one: a zero column; no output is shown.
   const m = Array.isArray(k) ? k.length : k?.shape?.[0];
@@ -492,6 +572,8 @@ function compute(attn, rng, { tokens, q, k, v, x, seed, scale, causal }) {
   return v === undefined ? { tokens, q: asMatrix(q), k: asMatrix(k), weights: result.weights }
     : { tokens, q: asMatrix(q), k: asMatrix(k), v: asMatrix(v), weights: result.weights, output: result.output };
 }
+
+const mapValues = (o, f) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, f(v)]));
 
 /** renderHeatmap, its TypeError/RangeError (a matrix it cannot draw) shown as an input problem. */
 function draw(matrix, options) {

@@ -24,15 +24,21 @@
  * document.body.append(el);   // row of 吃: 0.3157, 0.3686, 0.3157
  * ```
  *
+ * @example
+ * ```html
+ * <!-- episode 06: one heatmap per head; W_Q, W_K, W_V, W_O drawn from the seed as PyTorch does -->
+ * <attention-heatmap heads="2" seed="0" tokens="猫 吃 鱼" x="[[-1.1258,…],…]"></attention-heatmap>
+ * ```
+ *
  * Bad input never throws: the element shows a readable message (with the core's
  * `AttentionError` message) and `error` holds the error.
  */
-import type { Matrix, MatrixInput, SelfAttentionResult } from './attention.js';
+import type { Matrix, MatrixInput, MultiHeadAttentionResult, SelfAttentionResult } from './attention.js';
 
 export type { Matrix, MatrixInput } from './attention.js';
 
 /** The detail of `attention-computed`: the core's matrices plus the tokens. */
-export type AttentionComputedDetail = QKDetail | XSeedDetail;
+export type AttentionComputedDetail = QKDetail | XSeedDetail | HeadsDetail;
 
 /** From `q`, `k` (and `v`). */
 export interface QKDetail {
@@ -45,19 +51,33 @@ export interface QKDetail {
   /** (n, d_v) = weights · V, only when `v` was given */ output?: Matrix;
 }
 
-/** From `x` and `seed`: every step of `selfAttention`, plus the inputs. */
+/** From `x` and `seed` (or `x` and `wq`, `wk`, `wv`), without `heads`: every step of `selfAttention`, plus the inputs. */
 export interface XSeedDetail extends SelfAttentionResult {
   tokens: string[] | null;
   /** (n, d_model) as used */ x: Matrix;
-  /** (d_model, d_model): W_Q drawn from the seed, in the episode's layout (Q = X · W_Q) */ wq: Matrix;
+  /** (d_model, d_k): W_Q drawn from the seed (d_k = d_model) or as given, in the episode's layout (Q = X · W_Q) */ wq: Matrix;
+  /** (d_model, d_k) */ wk: Matrix;
+  /** (d_model, d_v) */ wv: Matrix;
+}
+
+/**
+ * With `heads` (episode 06): `multiHeadAttention`'s result plus the inputs. Note the names:
+ * `weights` is an array with one (n, n) matrix per head, and `heads` (as the core calls it) the
+ * per-head outputs, not the number of heads (that is `weights.length`).
+ */
+export interface HeadsDetail extends Required<MultiHeadAttentionResult> {
+  tokens: string[] | null;
+  /** (n, d_model) as used */ x: Matrix;
+  /** (d_model, d_model): drawn from the seed or as given; head i uses columns [i·d_head, (i+1)·d_head) */ wq: Matrix;
   /** (d_model, d_model) */ wk: Matrix;
   /** (d_model, d_model) */ wv: Matrix;
+  /** (d_model, d_model): output = concat · W_O */ wo: Matrix;
 }
 
 export type AttentionComputedEvent = CustomEvent<AttentionComputedDetail>;
 
 export class AttentionHeatmapElement extends HTMLElement {
-  /** `tokens q k v x seed causal scale decimals lang`: every attribute the element reads. */
+  /** `tokens q k v x wq wk wv wo seed heads causal scale decimals lang`: every attribute the element reads. */
   static readonly observedAttributes: string[];
 
   /**
@@ -84,12 +104,32 @@ export class AttentionHeatmapElement extends HTMLElement {
    */
   get x(): MatrixInput | null;
   set x(value: MatrixInput | null | undefined);
+  /**
+   * Projections (d_model, d_model) in the episode's layout (Q = X · W_Q, a PyTorch
+   * `nn.Linear(...).weight.T`), used with `x` instead of `seed`: `wq`, `wk`, `wv` for
+   * self-attention, plus `wo` with `heads`. Take precedence over the attributes; not reflected.
+   */
+  get wq(): MatrixInput | null;
+  set wq(value: MatrixInput | null | undefined);
+  get wk(): MatrixInput | null;
+  set wk(value: MatrixInput | null | undefined);
+  get wv(): MatrixInput | null;
+  set wv(value: MatrixInput | null | undefined);
+  /** The output projection W_O (d_model, d_model); only with `heads`. */
+  get wo(): MatrixInput | null;
+  set wo(value: MatrixInput | null | undefined);
 
   /** Reflects the `seed` attribute (a non-negative integer); null when absent or invalid. */
   seed: number | null;
+  /**
+   * Reflects `heads` (an integer 1–256 dividing d_model): multi-head attention with x, one heatmap
+   * per head. With `seed`, W_Q, W_K, W_V and then W_O are drawn as four
+   * `nn.Linear(d_model, d_model, bias=False)`. null when absent or invalid.
+   */
+  heads: number | null;
   /** Reflects the boolean `causal` attribute: query i sees keys j <= i; hidden cells are hatched. */
   causal: boolean;
-  /** Reflects `scale`, the multiplier of Q·Kᵀ (a finite number >= 0); null = 1/√d_k. */
+  /** Reflects `scale`, the multiplier of Q·Kᵀ (a finite number >= 0); null = 1/√d_k (with heads, 1/√d_head). */
   scale: number | null;
   /** Reflects `decimals`, the digits printed in each cell (0–10, default 2). Captions use at least 4. */
   decimals: number;

@@ -1,6 +1,6 @@
 // page-state.js - the page's state and its URL hash. Pure functions: no DOM, testable in Node.
 //
-//   #t=猫&t=吃&t=鱼&seed=0&dk=8&causal=0&lang=zh            (the default)
+//   #t=猫&t=吃&t=鱼&seed=0&dk=8&causal=0&heads=2&lang=zh    (the default)
 //   ...&x=0.5,-1,...;...                                     (X edited by the reader: n rows of D_MODEL)
 //
 // parseHash never throws: every field is checked on its own, and a field that is missing or
@@ -10,6 +10,7 @@ export const D_MODEL = 8;                 // the episode: d_model = 8
 export const MAX_TOKENS = 16;
 export const MAX_TOKEN_CHARS = 24;        // code points; the heatmap cuts labels at ~10em anyway
 export const DK_CHOICES = Object.freeze([2, 4, 8, 16, 32, 64]);
+export const HEAD_CHOICES = Object.freeze([1, 2, 4, 8]);   // the divisors of D_MODEL (episode 06)
 export const MAX_SEED = 0xffffffff;       // integers 0 … 2³²−1
 export const LANGS = Object.freeze(['zh', 'en']);
 
@@ -18,6 +19,7 @@ export const DEFAULT_STATE = Object.freeze({
   seed: 0,
   dk: 8,
   causal: false,
+  heads: 2,         // the episode-06 section: multi-head attention with d_head = D_MODEL / heads
   x: null,          // null: X = torch.randn(n, d_model) from the seed; else number[n][D_MODEL]
   lang: 'zh',
 });
@@ -103,6 +105,8 @@ export function parseHash(hash) {
   if (dk !== null && /^\d{1,3}$/.test(dk) && DK_CHOICES.includes(Number(dk))) state.dk = Number(dk);
   const causal = get('causal');
   if (causal === '1' || causal === 'true') state.causal = true;
+  const heads = get('heads');
+  if (heads !== null && /^\d$/.test(heads) && HEAD_CHOICES.includes(Number(heads))) state.heads = Number(heads);
   const lang = get('lang');
   if (LANGS.includes(lang)) state.lang = lang;
   const x = get('x');
@@ -117,6 +121,7 @@ export function formatHash(state) {
   p.set('seed', String(state.seed));
   p.set('dk', String(state.dk));
   p.set('causal', state.causal ? '1' : '0');
+  p.set('heads', String(state.heads ?? DEFAULT_STATE.heads));
   if (state.x) p.set('x', state.x.map((r) => r.map(shortestFloat32).join(',')).join(';'));
   p.set('lang', state.lang);
   // URLSearchParams writes spaces as '+', commas and semicolons as %2C / %3B: keep the

@@ -19,6 +19,7 @@ import {
   D_MODEL, DK_CHOICES, defaultState, parseHash, formatHash, splitTokens, parseSeed, parseNumber,
 } from './page-state.js';
 import { fixed, short, factor, pythonSnippet, scalingSnippet } from './page-format.js';
+import { createMhaSection } from './page-mha.js';
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
 const SCALE_DKS = [4, 16, 64, 256, 1024];
@@ -39,6 +40,7 @@ let s5;              // section 5, see computeSection5()
 const active = { main: { row: 1, col: 0 }, s5: { row: 1, col: 0 } };
 const heatmaps = {}; // key -> { ctx, container, cellSize, options }
 let scalingCache = null;
+let mha;             // the episode-06 section (page-mha.js)
 
 // ------------------------------------------------------------------------------------------------
 // small DOM helpers
@@ -214,9 +216,10 @@ function drawHeatmap(key, container, ctx, title) {
   const cellSize = cellSizeFor(width, ctx.tokens);
   const options = {
     rowLabels: ctx.tokens, colLabels: ctx.tokens, title, lang: state.lang,
-    decimals: n <= 9 ? 4 : 2, idPrefix: key, cellSize,
+    decimals: ctx.decimals ?? (n <= 9 ? 4 : 2), idPrefix: key, cellSize,
   };
   if (ctx.causal) options.masked = upperMask(n);
+  if (ctx.legend === false) options.legend = false;          // small multiples (page-mha.js)
   container.innerHTML = renderHeatmap(ctx.weights, options);     // the renderer escapes every label
   heatmaps[key] = { ctx, container, cellSize, options };
 
@@ -259,7 +262,7 @@ function drawHeatmap(key, container, ctx, title) {
   ring.innerHTML = '<rect class="ring-outer" rx="4"/><rect class="ring-inner" rx="3"/>';
   svg.append(ring);
 
-  const a = active[key];
+  const a = (active[key] ??= { row: 1, col: 0 });
   if (a.row >= n || a.col >= n) { a.row = Math.min(1, n - 1); a.col = 0; }
   setActive(key, a.row, a.col, false);
 }
@@ -337,7 +340,7 @@ function wireHeatmap(key, container) {
 
 function explain(key, i, j) {
   const { ctx } = heatmaps[key];
-  const panel = key === 'main' ? $('main-explain') : $('s5-explain');
+  const panel = ctx.explainPanel ?? (key === 'main' ? $('main-explain') : $('s5-explain'));
   const E = T.ex;
   const n = ctx.tokens.length;
   const qi = ctx.q[i], kj = ctx.k[j];
@@ -346,6 +349,7 @@ function explain(key, i, j) {
   const weight = ctx.weights[i][j];
 
   const head = h('p', { class: 'ex-head' },
+    ctx.label ? h('span', { class: 'ex-label' }, ctx.label) : null,
     h('span', { class: 'ex-pair' }, tok(rowTok), ' → ', tok(colTok)),
     h('span', { class: 'ex-looks' }, E.looks[0], tok(rowTok), E.looks[1], tok(colTok), E.looks[2]));
 
@@ -593,8 +597,21 @@ function render() {
   renderSteps();
   renderSnippet();
   renderScaling();
+  renderMha();
   writeHash();
   updateScrollables();
+}
+
+/** The episode-06 section; a problem there (the core refusing an edited X) stays in the section. */
+function renderMha() {
+  $('mha-msg').textContent = '';
+  try {
+    mha.render(model.x);
+  } catch (e) {
+    if (!(e instanceof AttentionError)) throw e;
+    mha.clear();
+    $('mha-msg').textContent = `${T.mhaError} ${e.message} (${e.code})`;
+  }
 }
 
 function renderAll() {
@@ -765,6 +782,13 @@ function bindControls() {
 
   wireHeatmap('main', $('main-heatmap'));
   wireHeatmap('s5', $('s5-heatmap'));
+  mha = createMhaSection({
+    $, h, matrixTable, drawHeatmap, wireHeatmap, heatmaps,
+    getState: () => state, getT: () => T, getAttn: () => attn,
+    setHeads: (heads) => { state.heads = heads; render(); },
+    copy: (text, button) => copyText(text, T.codeCopied, button),
+  });
+  mha.bind();
 
   window.addEventListener('hashchange', () => {
     state = parseHash(location.hash);

@@ -1,0 +1,74 @@
+// lib.js - what bench.js and its child processes share: inputs, statistics, formatting.
+
+// mulberry32: a small seeded generator, so that every run and every process sees the same inputs
+function mulberry32(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** count standard normal float32 values (Box-Muller), seeded. */
+export function gaussian(count, seed) {
+  const rand = mulberry32(seed), out = new Float32Array(count);
+  for (let i = 0; i < count; i += 2) {
+    const u = 1 - rand(), w = rand();             // u in (0, 1]: log(u) is finite
+    const r = Math.sqrt(-2 * Math.log(u));
+    out[i] = r * Math.cos(2 * Math.PI * w);
+    if (i + 1 < count) out[i + 1] = r * Math.sin(2 * Math.PI * w);
+  }
+  return out;
+}
+
+/**
+ * The benchmark's inputs for one size: q, k, v (n, d), standard normal, so that the scaled
+ * scores q·k/√d have unit variance and softmax is neither flat nor one-hot.
+ */
+export function makeInputs(n, d) {
+  const seed = n * 1000 + d;
+  const mat = (s) => ({ data: gaussian(n * d, seed + s), shape: [n, d] });
+  return { q: mat(1), k: mat(2), v: mat(3) };
+}
+
+/** The episode-sized inputs of selfAttention: x (n, d_model), wq, wk, wv (d_model, d_model). */
+export function makeSelfInputs(n, dModel) {
+  const mat = (rows, s) => ({ data: gaussian(rows * dModel, 77 + s).map((x) => x * 0.5), shape: [rows, dModel] });
+  return { x: mat(n, 0), wq: mat(dModel, 1), wk: mat(dModel, 2), wv: mat(dModel, 3) };
+}
+
+export const nested = ({ data, shape: [rows, cols] }) =>
+  Array.from({ length: rows }, (_, i) => Array.from(data.subarray(i * cols, (i + 1) * cols)));
+
+export function median(xs) {
+  const s = [...xs].sort((a, b) => a - b), h = s.length >> 1;
+  return s.length % 2 ? s[h] : (s[h - 1] + s[h]) / 2;
+}
+
+/** Largest |a - b| over two equal-length arrays (NaN anywhere gives NaN). */
+export function maxAbsDiff(a, b) {
+  if (a.length !== b.length) return NaN;
+  let worst = 0;
+  for (let i = 0; i < a.length; i++) {
+    const e = Math.abs(a[i] - b[i]);
+    if (!(e <= worst)) worst = e;               // also catches NaN
+  }
+  return worst;
+}
+
+/** Attention flops for n queries, m keys: Q·Kᵀ and weights·V, 2 flops per multiply-add. */
+export const attentionFlops = (n, m, dk, dv) => 2 * n * m * dk + 2 * n * m * dv;
+
+/** A number with about three significant digits, no exponent. */
+export function fmt(x, digits = 3) {
+  if (x === undefined || x === null || Number.isNaN(x)) return '–';
+  if (x === 0) return '0';
+  const mag = Math.floor(Math.log10(Math.abs(x)));
+  const dp = Math.max(0, Math.min(6, digits - 1 - mag));
+  return x.toFixed(dp);
+}
+
+export const fmtBytes = (b) => (b >= 1048576 ? `${fmt(b / 1048576)} MiB` : b >= 1024 ? `${fmt(b / 1024)} KiB` : `${b} B`);

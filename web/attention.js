@@ -184,13 +184,15 @@ const OPTION_KEYS = {
   multiHeadAttention: ['heads', 'kvHeads', 'causal', 'scale', 'mask', 'weights'],
 };
 
+const DEFAULT_OPTIONS = Object.freeze({ causal: false, scale: undefined, mask: undefined, weights: true });
+
 function optionsArg(options, fn) {
-  if (options === undefined || options === null) return { causal: false, scale: undefined, mask: undefined, weights: true };
+  if (options === undefined || options === null) return DEFAULT_OPTIONS;
   if (typeof options !== 'object' || Array.isArray(options)) {
     fail(ErrorCode.INVALID_ARGUMENT, `${fn}: options must be an object; received ${describe(options)}`);
   }
-  for (const key of Object.keys(options)) {
-    if (!OPTION_KEYS[fn].includes(key)) {
+  for (const key in options) {
+    if (Object.hasOwn(options, key) && !OPTION_KEYS[fn].includes(key)) {
       fail(ErrorCode.INVALID_ARGUMENT, `${fn}: unknown option "${key}"; expected one of ${OPTION_KEYS[fn].join(', ')}`);
     }
   }
@@ -208,7 +210,9 @@ function inputsArg(inputs, fn, names) {
   if (inputs === null || typeof inputs !== 'object' || Array.isArray(inputs)) {
     fail(ErrorCode.INVALID_ARGUMENT, `${fn}: the first argument must be an object { ${names.join(', ')} }; received ${describe(inputs)}`);
   }
-  return names.map((name) => matrixArg(inputs[name], name));
+  const args = new Array(names.length);
+  for (let i = 0; i < names.length; i++) args[i] = matrixArg(inputs[names[i]], names[i]);
+  return args;
 }
 
 // An optional vector argument (a bias): null when absent, else { name, length, src }.
@@ -267,7 +271,9 @@ function makeApi(exports) {
     }
     let base, release = noop;
     if (total <= scratchBytes) {
-      base = scratch;
+      base = scratch;   // no allocation: memory cannot have grown, the views are current
+      for (let i = 0; i < offsets.length; i++) offsets[i] += base;
+      return { offsets, extra: base + extraAt, release };
     } else if (total <= KEEP_BYTES) {
       if (scratch) free(scratch);
       scratch = 0; scratchBytes = 0;

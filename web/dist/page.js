@@ -162,13 +162,14 @@
     selfAttention: ["causal", "scale", "mask"],
     multiHeadAttention: ["heads", "kvHeads", "causal", "scale", "mask", "weights"]
   };
+  var DEFAULT_OPTIONS = Object.freeze({ causal: false, scale: void 0, mask: void 0, weights: true });
   function optionsArg(options, fn) {
-    if (options === void 0 || options === null) return { causal: false, scale: void 0, mask: void 0, weights: true };
+    if (options === void 0 || options === null) return DEFAULT_OPTIONS;
     if (typeof options !== "object" || Array.isArray(options)) {
       fail(ErrorCode.INVALID_ARGUMENT, `${fn}: options must be an object; received ${describe(options)}`);
     }
-    for (const key of Object.keys(options)) {
-      if (!OPTION_KEYS[fn].includes(key)) {
+    for (const key in options) {
+      if (Object.hasOwn(options, key) && !OPTION_KEYS[fn].includes(key)) {
         fail(ErrorCode.INVALID_ARGUMENT, `${fn}: unknown option "${key}"; expected one of ${OPTION_KEYS[fn].join(", ")}`);
       }
     }
@@ -184,7 +185,9 @@
     if (inputs === null || typeof inputs !== "object" || Array.isArray(inputs)) {
       fail(ErrorCode.INVALID_ARGUMENT, `${fn}: the first argument must be an object { ${names.join(", ")} }; received ${describe(inputs)}`);
     }
-    return names.map((name) => matrixArg(inputs[name], name));
+    const args = new Array(names.length);
+    for (let i = 0; i < names.length; i++) args[i] = matrixArg(inputs[names[i]], names[i]);
+    return args;
   }
   function vectorArg(value, name, length, what) {
     if (value === void 0 || value === null) return null;
@@ -232,6 +235,8 @@
       let base, release = noop;
       if (total <= scratchBytes) {
         base = scratch;
+        for (let i = 0; i < offsets.length; i++) offsets[i] += base;
+        return { offsets, extra: base + extraAt, release };
       } else if (total <= KEEP_BYTES) {
         if (scratch) free(scratch);
         scratch = 0;

@@ -58,7 +58,7 @@ static int scan(const float *x, int rows, int cols, double *max_sq, double *max_
     return 1;
 }
 
-// Q·Kᵀ cannot overflow (nor any partial sum of it) when max‖q_i‖·max‖k_j‖·scale is below
+// Q·Kᵀ cannot overflow (nor any partial sum of it) when max‖q_i‖·max‖k_j‖·max(scale, 1) is below
 // FLT_MAX/2 (Cauchy-Schwarz, with room for rounding). Above it the inputs are refused with
 // ATTN_ERR_OVERFLOW on every path alike, whatever the mask: |scores| near 1e38 are not data.
 // *vmax_out receives max |v| (the tiled path checks that its unnormalized sums stay finite).
@@ -67,7 +67,9 @@ static attn_status check_values(const float *q, const float *k, const float *v,
     double q2, k2, v2, qa, ka, va;
     if (!scan(q, n, d_k, &q2, &qa) || !scan(k, m, d_k, &k2, &ka) || !scan(v, m, d_v, &v2, &va))
         return ATTN_ERR_NON_FINITE;
-    if (sqrt(q2) * sqrt(k2) * (double)scale >= 0.5 * (double)FLT_MAX) return ATTN_ERR_OVERFLOW;
+    // the unscaled dot products are summed first, so they must stay finite too
+    if (sqrt(q2) * sqrt(k2) * (scale > 1.0f ? (double)scale : 1.0) >= 0.5 * (double)FLT_MAX)
+        return ATTN_ERR_OVERFLOW;
     if (vmax_out) *vmax_out = va;
     return ATTN_OK;
 }
@@ -444,6 +446,8 @@ attn_status attn_matmul(float *out, const float *a, const float *b, int n, int c
     if (n < 1 || c < 1 || p < 1) return ATTN_ERR_SIZE;
     if (!fits((size_t)n, (size_t)c) || !fits((size_t)c, (size_t)p) || !fits((size_t)n, (size_t)p))
         return ATTN_ERR_TOO_LARGE;
+    double sq, ab;
+    if (!scan(a, n, c, &sq, &ab) || !scan(b, c, p, &sq, &ab)) return ATTN_ERR_NON_FINITE;
     // 4 rows × 8 columns of out in registers, summed over t in order (the same rounding as
     // one row at a time); rows past n repeat the last row and are not stored
     for (int i0 = 0; i0 < n; i0 += 4) {

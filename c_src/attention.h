@@ -25,8 +25,10 @@
 //     (also when n != m). Combined with a mask, a key must pass both.
 //   - A row whose keys are all masked gets weights 0 and output 0 (PyTorch gives NaN).
 //   - Softmax subtracts the row's true maximum, so huge logits (|x| ~ 1e4) give no Inf/NaN.
-//   - Inputs holding NaN or ±Inf give ATTN_ERR_NON_FINITE; finite inputs whose scores or
-//     products overflow float32 give ATTN_ERR_OVERFLOW. No NaN ever reaches an output.
+//   - Inputs holding NaN or ±Inf give ATTN_ERR_NON_FINITE. Finite inputs so large that Q·Kᵀ
+//     could overflow float32 (max‖q_i‖·max‖k_j‖·max(scale, 1) >= FLT_MAX/2, checked before
+//     any work, the same on every path whatever the mask) give ATTN_ERR_OVERFLOW, and so do
+//     projections or outputs that overflow. No NaN ever reaches an output.
 #ifndef ATTN_ATTENTION_H
 #define ATTN_ATTENTION_H
 
@@ -96,7 +98,8 @@ attn_status attn_self_forward(float *q, float *k, float *v, float *scores, float
                               const uint8_t *mask, int n, int d_model, int d_k, int d_v,
                               float scale, unsigned flags);
 
-// out (n, p) = a (n, c) · b (c, p). Returns ATTN_ERR_OVERFLOW if a result is not finite.
+// out (n, p) = a (n, c) · b (c, p). ATTN_ERR_NON_FINITE if a or b holds NaN or ±Inf,
+// ATTN_ERR_OVERFLOW if a result is not finite.
 attn_status attn_matmul(float *out, const float *a, const float *b, int n, int c, int p);
 
 // ----------------------------------------------------------------------------

@@ -154,6 +154,13 @@ test('bad inputs: NON_FINITE names the position, also for overflow', () => {
   expectError(() => attn.attention({ q, k, v: { data: [1, 2, 3, 4, 5, 6, 7, 8, -Infinity], shape: [3, 3] } }), N, /v\[2\]\[2\] is -Infinity/);
   expectError(() => attn.attention({ q, k, v: { data: new Float64Array([1, 2, 3, 4, 5, 6, 7, 8, 1e39]), shape: [3, 3] } }), N, /v\[2\]\[2\] = 1e\+39 is outside the float32 range/);
   expectError(() => attn.attention({ q: [[3e38, 3e38]], k: [[3e38, 3e38]], v: [[1]] }), N, /overflows float32/);
+  // the unscaled Q·Kᵀ overflows even when scale would bring it back (fuzzing found scale 0
+  // giving a silent row of zeros): refused on every path alike
+  expectError(() => attn.attention({ q: [[3e38, 3e38]], k: [[3e38, 3e38]], v: [[1]] }, { scale: 0 }), N, /overflows float32/);
+  const q32 = [[2e38, 0, 2e38, 2e38]], k32 = Array.from({ length: 32 }, () => [1, 0, 1, -1]), v32 = Array.from({ length: 32 }, () => [1]);
+  for (const weights of [true, false]) {
+    expectError(() => attn.attention({ q: q32, k: k32, v: v32 }, { scale: 0.09375, weights }), N, /overflows float32/);
+  }
   expectError(() => attn.selfAttention({ x: [[1e30, 1e30]], wq: [[1e30], [1e30]], wk: [[1], [1]], wv: [[1], [1]] }), N, /overflows float32/);
 });
 

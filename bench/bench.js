@@ -1,8 +1,13 @@
 // bench.js - `npm run bench`: attnmap against plain JS, onnxruntime-web, TF.js (wasm) and the
 // same C compiled natively. Prints tables; a full run also rewrites docs/BENCHMARKS.md.
 //
-//   npm run bench                   the full run (2 to 4 minutes on 2 cores), writes the doc
-//   BENCH_QUICK=1 npm run bench     a smoke run (about 20 s), prints only
+//   npm run bench                   the full run (2.5 to 4.5 minutes on 2 cores), writes the doc
+//   BENCH_QUICK=1 npm run bench     a smoke run (about 25 s), prints only
+//
+// Besides single-head attention at several n, it times one GPT-2-small multi-head attention
+// layer (n = 1024, d_model = 768, 12 heads, biases; n = 128 in quick mode): attnmap's
+// multiHeadAttention against onnxruntime-web (com.microsoft MultiHeadAttention and plain ops)
+// and native C (bench/native-mha.c), see benchMha.
 //
 // Method, in one place:
 // - every implementation gets the same inputs (q, k, v standard normal, n = m, d_k = d_v = d)
@@ -25,8 +30,9 @@ import { fileURLToPath } from 'node:url';
 import zlib from 'node:zlib';
 import { loaders } from './impls.js';
 import {
-  attentionFlops, fmt, fmtBytes, makeInputs, makeSelfInputs, maxAbsDiff, median, nested,
+  attentionFlops, fmt, fmtBytes, makeInputs, makeMhaInputs, makeSelfInputs, maxAbsDiff, median, mhaFlops, nested,
 } from './lib.js';
+import { mhaModel } from './onnx-model.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..');
@@ -49,6 +55,9 @@ const TINY = { calls: QUICK ? 2000 : 10000, batches: QUICK ? 5 : 15 };
 const COLD_RUNS = QUICK ? 3 : 15;
 const MEMORY_N = QUICK ? 1024 : 4096;
 const IMPLS = ['ours', 'plain', 'ort', 'tf'];
+// GPT-2 small's attention layer (d_model 768, 12 heads of 64) at n = 1024 tokens; quick mode
+// runs a 128-token layer of the same width
+const MHA = { n: QUICK ? 128 : 1024, dModel: 768, heads: 12, rounds: QUICK ? 3 : 11 };
 // plain JS needs seconds per call at large n: fewer samples there, so that the run stays near 5 minutes
 const MAX_SAMPLES = { plain: { 1024: 7, 2048: 3, 4096: 1 } };
 
@@ -101,7 +110,8 @@ const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'attnmap-bench-'));
 process.on('exit', () => fs.rmSync(tmp, { recursive: true, force: true }));
 
 function compile(src, out, flags) {
-  const r = spawnSync('gcc', [...flags, path.join(here, src), '-o', path.join(tmp, out), '-lm'], { encoding: 'utf8' });
+  const srcs = (Array.isArray(src) ? src : [src]).map((f) => path.join(here, f));
+  const r = spawnSync('gcc', [...flags, ...srcs, '-o', path.join(tmp, out), '-lm'], { encoding: 'utf8' });
   if (r.error || r.status !== 0) return { error: (r.error?.message ?? r.stderr).trim().split('\n').slice(0, 6).join('\n') };
   return { path: path.join(tmp, out) };
 }
@@ -127,6 +137,14 @@ function peak() {
 function compileNative() {
   const macro = workspaceMacro();
   const exe = compile('native.c', 'native', ['-O3', '-march=native', '-ffp-contract=off', ...(macro ? [macro] : [])]);
+  if (exe.error) return { error: `gcc: ${exe.error}` };
+  return { exe: exe.path };
+}
+
+// bench/native-mha.c, linked with c_src/attention.c and c_src/mha.c (one translation unit
+// each: they share static helper names)
+function compileNativeMha() {
+  const exe = compile(['native-mha.c', '../c_src/attention.c', '../c_src/mha.c'], 'native-mha', ['-O3', '-march=native', '-ffp-contract=off']);
   if (exe.error) return { error: `gcc: ${exe.error}` };
   return { exe: exe.path };
 }
@@ -237,6 +255,95 @@ async function benchSize(impls, native, { n, d, rounds }) {
     // native C's own medians (the same samples, computed in C)
     const own = await native.ask(`done ${n}`);
     Object.assign(row.results.native, { median: own.median_ms, min: own.min_ms, samples: own.rounds });
+  }
+  return row;
+}
+
+// ----------------------------------------------------------------------------
+// GPT-2 small's multi-head attention layer: attnmap's multiHeadAttention against
+// onnxruntime-web (com.microsoft MultiHeadAttention, and the same layer in plain ONNX ops)
+// and native C, on the same data, round-robin, as benchSize.
+
+async function benchMha(impls, nativeExe) {
+  const { n, dModel: E, heads, rounds } = MHA;
+  const w = makeMhaInputs(n, E);
+  const M = (data, rows) => ({ data, shape: [rows, E] });
+  const inputs = { x: M(w.x, n), wq: M(w.wq, E), wk: M(w.wk, E), wv: M(w.wv, E), wo: M(w.wo, E), bq: w.bq, bk: w.bk, bv: w.bv, bo: w.bo };
+  const { attn } = impls.ours;
+  const cands = [{ name: 'ours', forward: () => attn.multiHeadAttention(inputs, { heads, weights: false }).output.data }];
+  const row = { ...MHA, flops: mhaFlops(n, E), results: {}, errors: {} };
+  if (impls.ort) {
+    const { ort } = impls.ort;
+    for (const [name, contrib] of [['ortMha', true], ['ortOps', false]]) {
+      try {
+        // the weights are initializers (constants the graph optimiser may see); created before any timing
+        const session = await ort.InferenceSession.create(mhaModel({ dModel: E, heads, w, contrib }), {
+          executionProviders: ['wasm'], graphOptimizationLevel: 'all',
+        });
+        cands.push({ name, forward: async () => (await session.run({ x: new ort.Tensor('float32', w.x, [1, n, E]) })).out.data });
+      } catch (e) {
+        row.errors[name] = e.message.split('\n')[0];
+        progress(`mha: ${name} not measured: ${row.errors[name]}`);
+      }
+    }
+  }
+  const ours = cands[0].forward();
+  const live = [];
+  for (const c of cands) {
+    const t0 = now();
+    const first = c.forward();
+    const isAsync = first instanceof Promise;
+    const out = await first;
+    let once = now() - t0;
+    const diff = c.name === 'ours' ? 0 : maxAbsDiff(out, ours);
+    row.results[c.name] = { diff, ok: diff <= TOLERANCE };
+    if (!(diff <= TOLERANCE)) { progress(`mha: ${c.name} disagrees with ours (max |diff| = ${diff}); not timed`); continue; }
+    const impl = { forward: c.forward };
+    for (let i = 0, spent = 0; i < 20 && spent < WARMUP_MS; i++) {          // a few calls: each takes a fraction of a second
+      const t = await sample(impl, null, 1, isAsync);
+      once = Math.min(once, t);
+      spent += t;
+    }
+    const reps = once >= SAMPLE_MS ? 1 : Math.ceil(SAMPLE_MS / Math.max(once, 1e-4));
+    live.push({ name: c.name, reps, ms: [], sample: () => sample(impl, null, reps, isAsync) });
+  }
+  let native = null;
+  if (nativeExe) {
+    try {
+      fs.writeFileSync(path.join(tmp, 'mha-in.bin'), Buffer.concat(['x', 'wq', 'wk', 'wv', 'wo', 'bq', 'bk', 'bv', 'bo']
+        .map((k) => Buffer.from(w[k].buffer, w[k].byteOffset, w[k].byteLength))));
+      native = new NativeChild(nativeExe);
+      const { reps } = await native.ask(`load ${n} ${E} ${heads} ${SAMPLE_MS}`);
+      const raw = fs.readFileSync(path.join(tmp, 'mha-out.bin'));
+      const diff = maxAbsDiff(new Float32Array(raw.buffer, raw.byteOffset, raw.byteLength / 4), ours);
+      row.results.native = { diff, ok: diff <= TOLERANCE };
+      if (diff <= TOLERANCE) live.push({ name: 'native', reps, ms: [], sample: async () => (await native.ask('sample')).ms });
+      else progress(`mha: native disagrees with ours (max |diff| = ${diff}); not timed`);
+    } catch (e) {
+      row.errors.native = e.message;
+      progress(`mha: native C not measured: ${e.message}`);
+      native?.close();
+      native = null;
+    }
+  }
+  for (let r = 0; r < rounds; r++) {
+    for (let i = 0; i < live.length; i++) {
+      const x = live[(i + r) % live.length];
+      if (x.dead) continue;
+      try { x.ms.push(await x.sample()); } catch (e) {                    // only native C can fail here
+        x.dead = true;
+        row.errors[x.name] = e.message;
+        progress(`mha: ${x.name} stopped: ${e.message}`);
+      }
+    }
+  }
+  for (const x of live) if (x.ms.length && !x.dead) Object.assign(row.results[x.name], { median: median(x.ms), min: Math.min(...x.ms), reps: x.reps, samples: x.ms.length });
+  if (native) {
+    if (row.results.native?.samples && !native.exited) {
+      const own = await native.ask('done');
+      Object.assign(row.results.native, { median: own.median_ms, min: own.min_ms, samples: own.rounds });
+    }
+    native.close();
   }
   return row;
 }
@@ -457,6 +564,57 @@ function report(r) {
   return out.join('\n');
 }
 
+const MHA_LABEL = {
+  ours: 'attnmap: `multiHeadAttention(..., { heads: 12, weights: false })`',
+  ortMha: 'onnxruntime-web: com.microsoft `MultiHeadAttention` graph',
+  ortOps: 'onnxruntime-web: the same layer in plain ONNX ops',
+  native: 'native C: `attn_mha_forward`, weights NULL',
+};
+
+// The multi-head layer's table and a few sentences read from it.
+function mhaReport(r) {
+  const x = r.mha;
+  if (!x) return 'Not measured.';
+  const out = [];
+  const pk = r.peak.gflops;
+  const gf = (c) => x.flops / 1e6 / x.results[c].median;
+  const names = Object.keys(MHA_LABEL).filter((c) => x.results[c] || x.errors[c]);
+  out.push(`### n = ${x.n} tokens, d_model = ${x.dModel}, ${x.heads} heads of ${x.dModel / x.heads}, with biases: ` +
+    `${fmt(x.flops / 1e9)} GFLOP per forward; ratio = time ÷ attnmap's time\n`);
+  out.push(table(['implementation', 'median ms', 'best ms', 'GFLOP/s', ...(pk ? ['% of peak'] : []), '÷ attnmap', `max \\|diff\\| vs attnmap`, 'samples × calls'],
+    names.map((c) => {
+      const v = x.results[c];
+      if (!v?.median) {
+        const why = x.errors[c] ?? (v && !v.ok ? `disagrees with attnmap (${v.diff})` : 'not measured');
+        return [MHA_LABEL[c], `not timed: ${why.replace(/\|/g, '\\|')}`, '–', '–', ...(pk ? ['–'] : []), '–', v ? v.diff.toExponential(1) : '–', '–'];
+      }
+      return [MHA_LABEL[c], fmt(v.median), fmt(v.min), fmt(gf(c)), ...(pk ? [`${fmt((100 * gf(c)) / pk, 2)} %`] : []),
+        c === 'ours' ? '1×' : `${fmt(v.median / x.results.ours.median)}×`,
+        c === 'ours' ? '–' : v.diff.toExponential(1), `${v.samples} × ${v.reps}`];
+    }), [':--', '--:', '--:', '--:', ...(pk ? ['--:'] : []), '--:', '--:', '--:']));
+  const lines = [];
+  const ratio = (c) => (x.results[c]?.median ? x.results[c].median / x.results.ours.median : NaN);
+  const say = (c, what) => {
+    const v = ratio(c);
+    if (!Number.isFinite(v)) return;
+    lines.push(`- ${what} takes ${fmt(v)}× attnmap's time: attnmap is ${v > 1.1 ? 'faster' : v < 0.9 ? 'slower' : 'level (within 10 %)'}.`);
+  };
+  say('ortMha', 'onnxruntime-web with its contrib `MultiHeadAttention` op');
+  say('ortOps', 'onnxruntime-web with the plain-op graph');
+  if (Number.isFinite(ratio('native'))) {
+    lines.push(`- Native C (the same C, gcc -O3 -march=native) takes ${fmt(ratio('native'))}× attnmap's time: attnmap through its JS API runs at ` +
+      `${fmt(100 * ratio('native'), 2)} % of native speed on this layer.`);
+  }
+  if (x.results.ours?.median) {
+    const attnPart = (4 * x.n * x.n * x.dModel) / x.flops;
+    lines.push(`- Of the ${fmt(x.flops / 1e9)} GFLOP, ${fmt(100 * (1 - attnPart), 2)} % are the four projections (matrix products of ` +
+      `(${x.n}, ${x.dModel})·(${x.dModel}, ${x.dModel})) and ${fmt(100 * attnPart, 2)} % the attention itself, so this layer measures ` +
+      'the matrix multiply as much as the attention kernel.');
+  }
+  if (lines.length) out.push(`\n${lines.join('\n')}`);
+  return out.join('\n');
+}
+
 // A reading of the numbers, written from the numbers, so that it stays true on every rerun.
 function reading(r) {
   const lines = [];
@@ -540,7 +698,7 @@ function markdown(r, body) {
   return `# Benchmarks
 
 Generated by \`npm run bench\` (bench/bench.js) on ${m.date}. Do not edit by hand: every full run
-rewrites this file (\`BENCH_QUICK=1 npm run bench\` is a ~20 s smoke run and does not).
+rewrites this file (\`BENCH_QUICK=1 npm run bench\` is a ~25 s smoke run and does not).
 
 ## Machine
 
@@ -580,6 +738,36 @@ rewrites this file (\`BENCH_QUICK=1 npm run bench\` is a ~20 s smoke run and doe
 ## Results
 
 ${body}
+
+## GPT-2-small multi-head attention layer
+
+One self-attention layer the size of GPT-2 small's: d_model = ${MHA.dModel}, ${MHA.heads} heads (d_head ${MHA.dModel / MHA.heads}),
+q/k/v/output projections with biases, n = ${MHA.n} tokens, no mask, default scale 1/√d_head. Inputs
+(bench/lib.js \`makeMhaInputs\`, seeded): x standard normal, the four (d_model, d_model) weights normal
+with standard deviation 1/√d_model, the four biases normal with standard deviation 0.1.
+
+- **attnmap**: \`attn.multiHeadAttention({ x, wq, wk, wv, wo, bq, bk, bv, bo }, { heads: ${MHA.heads}, weights: false })\`
+  through the public API, every matrix \`{ data: Float32Array, shape }\`, output read as \`.output.data\`.
+  Each call validates and copies x and the four ${MHA.dModel} × ${MHA.dModel} weights into wasm memory, and also
+  returns \`concat\` and the ${MHA.heads} head outputs (copied out), which it cannot be told to skip.
+- **onnxruntime-web** (wasm EP, 1 thread, SIMD, graph optimisation "all", as above): bench/onnx-model.js
+  \`mhaModel\` writes the layer as an ONNX graph with the weights and biases as **initializers**
+  (constants the optimiser sees; only x is fed per call, as a (1, n, ${MHA.dModel}) tensor):
+  \`MatMul(x, W_q) + b_q\`, the same for K and V (three MatMul + Add), then the contrib op
+  **\`com.microsoft.MultiHeadAttention\`** (opset import com.microsoft version 1, \`num_heads = ${MHA.heads}\`,
+  inputs query, key, value of shape (1, n, ${MHA.dModel})), then \`MatMul(·, W_o) + b_o\`; ai.onnx opset 17, IR 8.
+  ORT 1.30's wasm build accepts the contrib op. For comparison the same layer is also timed as a
+  graph of plain ops: per-head \`Reshape\` (1, n, ${MHA.heads}, ${MHA.dModel / MHA.heads}) + \`Transpose\`, \`MatMul(Q_h, K_hᵀ)\`, \`Mul(scale)\`,
+  \`Softmax\`, \`MatMul(V_h)\`, \`Transpose\` + \`Reshape\` back, then W_o. The sessions are created before any timing.
+- **native C**: bench/native-mha.c linked with c_src/attention.c and c_src/mha.c (gcc -O3 -march=native
+  -ffp-contract=off), a child process timing \`attn_mha_forward\` with kv, concat, weights and mask NULL
+  and a workspace of \`attn_mha_workspace_size\` bytes allocated once.
+- Every output is checked against attnmap's (max |difference| ≤ ${TOLERANCE}) before timing; then ${MHA.rounds} rounds,
+  round-robin with the order rotating, one sample per implementation per round, medians. GFLOP/s counts
+  4·2·n·d_model² (the four projections) + 4·n²·d_model (Q·Kᵀ and weights·V over all heads); softmax and biases are not counted.
+  The load average at the start and end of the whole run is under "Machine" above.
+
+${mhaReport(r)}
 
 ## Reading
 
@@ -625,6 +813,12 @@ async function main() {
   }
   native?.close();
 
+  progress(`multi-head layer: n = ${MHA.n}, d_model = ${MHA.dModel}, ${MHA.heads} heads, ${MHA.rounds} rounds`);
+  const natMha = compileNativeMha();
+  if (natMha.error) progress(`mha: native C not measured: ${natMha.error}`);
+  r.mha = await benchMha(impls, natMha.exe);
+  if (natMha.error) r.mha.errors.native = natMha.error;
+
   progress(`tiny calls: ${TINY.batches} batches of ${TINY.calls}`);
   r.tiny = await tinyCalls(impls);
 
@@ -639,12 +833,14 @@ async function main() {
 
   const wrong = [];
   for (const x of r.sizes) for (const [c, v] of Object.entries(x.results)) if (!v.ok) wrong.push(`${c} at n = ${x.n}`);
+  for (const [c, v] of Object.entries(r.mha.results)) if (!v.ok) wrong.push(`${c} in the multi-head layer`);
 
   const body = report(r);
   const m = r.machine;
   console.log(`\n${m.cpu}, ${m.cores} cores, Node ${m.node}, ${m.date}, load ${fmt(m.loadStart, 2)} → ${fmt(m.loadEnd, 2)}` +
     `${r.peak.gflops ? `, peak ${fmt(r.peak.gflops)} GFLOP/s` : ''}${r.nativeError ? `\nnative C not measured: ${r.nativeError}` : ''}\n`);
   console.log(body);
+  console.log(`\n## GPT-2-small multi-head attention layer\n\n${mhaReport(r)}`);
   console.log(`\n${reading(r)}\n`);
   if (wrong.length) {
     console.error(`bench: outputs that disagree with attnmap by more than ${TOLERANCE}: ${wrong.join(', ')}`);

@@ -40,6 +40,23 @@ export function makeSelfInputs(n, dModel) {
   return { x: mat(n, 0), wq: mat(dModel, 1), wk: mat(dModel, 2), wv: mat(dModel, 3) };
 }
 
+/**
+ * A multi-head layer's inputs: x (n, d_model) standard normal; wq, wk, wv, wo (d_model, d_model)
+ * normal with standard deviation 1/√d_model (so that Q, K, V have about unit variance); the
+ * biases bq, bk, bv, bo (d_model) normal with standard deviation 0.1. All Float32Arrays.
+ */
+export function makeMhaInputs(n, dModel) {
+  const seed = 500000 + n;
+  const scaled = (count, s, sd) => gaussian(count, seed + s).map((x) => x * sd);
+  const ww = 1 / Math.sqrt(dModel);
+  return {
+    x: gaussian(n * dModel, seed),
+    wq: scaled(dModel * dModel, 1, ww), wk: scaled(dModel * dModel, 2, ww),
+    wv: scaled(dModel * dModel, 3, ww), wo: scaled(dModel * dModel, 4, ww),
+    bq: scaled(dModel, 5, 0.1), bk: scaled(dModel, 6, 0.1), bv: scaled(dModel, 7, 0.1), bo: scaled(dModel, 8, 0.1),
+  };
+}
+
 export const nested = ({ data, shape: [rows, cols] }) =>
   Array.from({ length: rows }, (_, i) => Array.from(data.subarray(i * cols, (i + 1) * cols)));
 
@@ -61,6 +78,12 @@ export function maxAbsDiff(a, b) {
 
 /** Attention flops for n queries, m keys: Q·Kᵀ and weights·V, 2 flops per multiply-add. */
 export const attentionFlops = (n, m, dk, dv) => 2 * n * m * dk + 2 * n * m * dv;
+
+/**
+ * A multi-head self-attention layer's flops (n tokens, E = d_model): the four projections
+ * 4·2·n·E² and, over all heads, Q·Kᵀ and weights·V 4·n²·E; softmax and biases not counted.
+ */
+export const mhaFlops = (n, E) => 8 * n * E * E + 4 * n * n * E;
 
 /** A number with about three significant digits, no exponent. */
 export function fmt(x, digits = 3) {

@@ -111,3 +111,85 @@ export function attentionModel({ n = 'n', m = 'm', dk = 'd_k', dv = 'd_v', scale
     message(8, [string(1, ''), int(2, 17)]),
   ]);
 }
+
+// ---------------------------------------------------------------------------
+// a multi-head attention layer (GPT-2 small's: bench.js times it against multiHeadAttention)
+
+const INT64 = 7;              // TensorProto.DataType.INT64
+
+// TensorProto { dims = 1 (repeated int64), data_type = 2, name = 8, raw_data = 9 (little-endian) }
+function tensorInitializer(name, dims, data) {
+  const raw = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  return message(5, [...dims.map((x) => int(1, x)), int(2, data instanceof BigInt64Array ? INT64 : FLOAT), string(8, name), bytes(9, raw)]);
+}
+
+// NodeProto as above, with domain = 7 (for com.microsoft contrib ops)
+function domainNode(domain, opType, inputs, outputs, attrs = {}) {
+  return message(1, [
+    ...inputs.map((s) => string(1, s)),
+    ...outputs.map((s) => string(2, s)),
+    string(3, `${opType}_${outputs[0]}`),
+    string(4, opType),
+    ...Object.entries(attrs).map(([k, v]) => attribute(k, v)),
+    string(7, domain),
+  ]);
+}
+
+/**
+ * A multi-head self-attention layer as an ONNX ModelProto (bytes), weights as initializers:
+ *
+ *   Q = x·wq + bq, K = x·wk + bk, V = x·wv + bv          (MatMul + Add each)
+ *   heads = com.microsoft MultiHeadAttention(Q, K, V), num_heads = heads      (contrib: true)
+ *         | per head: Softmax(Q_h·K_hᵀ·scale)·V_h via Reshape/Transpose, MatMul, Mul, Softmax
+ *   out = heads·wo + bo
+ *
+ * x is (1, n, d_model) with n dynamic; w: { wq, wk, wv, wo, bq, bk, bv, bo } Float32Arrays in
+ * the layout of attnmap's multiHeadAttention ((d_model, d_model) row-major, x·W).
+ */
+export function mhaModel({ dModel, heads, w, contrib = true }) {
+  const dh = dModel / heads;
+  const E = [dModel, dModel];
+  const nodes = [];
+  for (const p of ['q', 'k', 'v']) {
+    nodes.push(node('MatMul', ['x', `w${p}`], [`${p}0`]), node('Add', [`${p}0`, `b${p}`], [`${p}p`]));
+  }
+  const inits = [
+    ...['q', 'k', 'v', 'o'].map((p) => tensorInitializer(`w${p}`, E, w[`w${p}`])),
+    ...['q', 'k', 'v', 'o'].map((p) => tensorInitializer(`b${p}`, [dModel], w[`b${p}`])),
+  ];
+  if (contrib) {
+    nodes.push(domainNode('com.microsoft', 'MultiHeadAttention', ['qp', 'kp', 'vp'], ['concat'], { num_heads: heads }));
+  } else {
+    // (1, n, E) -> (1, n, h, dh) -> (1, h, n, dh); K to (1, h, dh, n)
+    inits.push(tensorInitializer('split_shape', [4], BigInt64Array.from([0n, -1n, BigInt(heads), BigInt(dh)])),
+      tensorInitializer('merge_shape', [3], BigInt64Array.from([0n, -1n, BigInt(dModel)])),
+      tensorInitializer('scale', [], Float32Array.of(1 / Math.sqrt(dh))));
+    for (const p of ['q', 'k', 'v']) nodes.push(node('Reshape', [`${p}p`, 'split_shape'], [`${p}4`]));
+    nodes.push(
+      node('Transpose', ['q4'], ['qh'], { perm: [0, 2, 1, 3] }),
+      node('Transpose', ['k4'], ['kht'], { perm: [0, 2, 3, 1] }),
+      node('Transpose', ['v4'], ['vh'], { perm: [0, 2, 1, 3] }),
+      node('MatMul', ['qh', 'kht'], ['scores']),
+      node('Mul', ['scores', 'scale'], ['scaled']),
+      node('Softmax', ['scaled'], ['weights'], { axis: -1 }),
+      node('MatMul', ['weights', 'vh'], ['oh']),
+      node('Transpose', ['oh'], ['o4'], { perm: [0, 2, 1, 3] }),
+      node('Reshape', ['o4', 'merge_shape'], ['concat']),
+    );
+  }
+  nodes.push(node('MatMul', ['concat', 'wo'], ['o0']), node('Add', ['o0', 'bo'], ['out']));
+  const graph = [
+    ...nodes,
+    string(2, 'mha'),
+    ...inits,
+    valueInfo(11, 'x', [1, 'n', dModel]),
+    valueInfo(12, 'out', [1, 'n', dModel]),
+  ];
+  return concat([
+    int(1, 8),
+    string(2, 'attnmap-bench'),
+    message(7, graph),
+    message(8, [string(1, ''), int(2, 17)]),
+    ...(contrib ? [message(8, [string(1, 'com.microsoft'), int(2, 1)])] : []),
+  ]);
+}

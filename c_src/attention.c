@@ -441,6 +441,8 @@ attn_status attn_forward(float *out, float *weights, float *workspace,
 // ----------------------------------------------------------------------------
 // projections and the episode's self-attention
 
+static attn_status matmul_tiles(float *out, const float *a, const float *b, int n, int c, int p);
+
 attn_status attn_matmul(float *out, const float *a, const float *b, int n, int c, int p) {
     if (!out || !a || !b) return ATTN_ERR_NULL;
     if (n < 1 || c < 1 || p < 1) return ATTN_ERR_SIZE;
@@ -448,6 +450,11 @@ attn_status attn_matmul(float *out, const float *a, const float *b, int n, int c
         return ATTN_ERR_TOO_LARGE;
     double sq, ab;
     if (!scan(a, n, c, &sq, &ab) || !scan(b, c, p, &sq, &ab)) return ATTN_ERR_NON_FINITE;
+    return matmul_tiles(out, a, b, n, c, p);
+}
+
+// out = a·b for checked arguments (attn_matmul without the argument checks)
+static attn_status matmul_tiles(float *out, const float *a, const float *b, int n, int c, int p) {
     // 4 rows × 8 columns of out in registers, summed over t in order (the same rounding as
     // one row at a time); rows past n repeat the last row and are not stored
     for (int i0 = 0; i0 < n; i0 += 4) {
@@ -510,9 +517,9 @@ attn_status attn_self_forward(float *q, float *k, float *v, float *scores, float
         !scan(wk, d_model, d_k, &sq, &ab) || !scan(wv, d_model, d_v, &sq, &ab))
         return ATTN_ERR_NON_FINITE;
     // Q = X·W_Q, K = X·W_K, V = X·W_V
-    if ((st = attn_matmul(q, x, wq, n, d_model, d_k)) != ATTN_OK) return st;
-    if ((st = attn_matmul(k, x, wk, n, d_model, d_k)) != ATTN_OK) return st;
-    if ((st = attn_matmul(v, x, wv, n, d_model, d_v)) != ATTN_OK) return st;
+    if ((st = matmul_tiles(q, x, wq, n, d_model, d_k)) != ATTN_OK) return st;
+    if ((st = matmul_tiles(k, x, wk, n, d_model, d_k)) != ATTN_OK) return st;
+    if ((st = matmul_tiles(v, x, wv, n, d_model, d_v)) != ATTN_OK) return st;
     // both the raw scores and the scaled ones must stay finite
     if ((st = check_values(q, k, v, n, n, d_k, d_v, scale > 1.0f ? scale : 1.0f, NULL)) != ATTN_OK) return st;
     for (int i = 0; i < n; i++) {

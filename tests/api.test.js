@@ -125,7 +125,7 @@ test('bad inputs: INVALID_ARGUMENT', () => {
   expectError(() => attn.attention({ q, k, v }, { scale: '0.5' }), I, /scale/);
   expectError(() => attn.attention({ q, k, v }, { causal: 'yes' }), I, /causal must be true or false/);
   expectError(() => attn.attention({ q, k, v }, { casual: true }), I, /unknown option "casual"/);
-  expectError(() => attn.attention({ q, k, v }, 5), I, /options must be an object/);
+  expectError(() => attn.attention({ q, k, v }, 5), I, /options must be a plain object/);
   expectError(() => attn.attention({ q, k, v }, { mask: 'all' }), I, /mask must be boolean/);
   expectError(() => attn.attention({ q, k, v }, { mask: [[1, 0, 1], [1, 1, 1], [1, 1, 1]] }), I, /mask\[0\]\[0\] must be true or false/);
   expectError(() => attn.attention({ q, k, v }, { mask: { data: [1, 1, 1, 1, 1, 1, 1, 1, 1], shape: [3, 3] } }), I, /Uint8Array/);
@@ -139,7 +139,7 @@ test('bad inputs: SHAPE_MISMATCH names the argument and both shapes', () => {
   expectError(() => attn.attention({ q: { data: [1, 2, 3], shape: [2, 2] }, k, v }), S, /q\.data has 3 values but shape \(2, 2\) needs 4/);
   expectError(() => attn.attention({ q, k, v }, { mask: [[true, true, true]] }), S, /mask must have shape \(3, 3\)/);
   expectError(() => attn.attention({ q, k, v }, { mask: [[true], [true], [true]] }), S, /mask\[0\] has 1 columns/);
-  expectError(() => attn.attention({ q, k, v }, { mask: { data: new Uint8Array(9), shape: [3, 2] } }), S, /received shape \[3,2\]/);
+  expectError(() => attn.attention({ q, k, v }, { mask: { data: new Uint8Array(9), shape: [3, 2] } }), S, /received shape \[3, 2\]/);
   const x = [[1, 2], [3, 4], [5, 6]];
   expectError(() => attn.selfAttention({ x, wq: [[1, 2, 3]], wk: [[1]], wv: [[1]] }), S, /wq must have shape \(d_model, d_k\) with d_model = 2.*received wq \(1, 3\)/);
   expectError(() => attn.selfAttention({ x, wq: [[1], [2]], wk: [[1, 2], [3, 4]], wv: [[1], [2]] }), S, /wk must have shape \(2, 1\) like wq/);

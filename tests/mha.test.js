@@ -209,7 +209,7 @@ test('bad inputs: INVALID_ARGUMENT', () => {
   expectError(() => mha({ ...inputs, Wq: c.wq }, { heads: 2 }), I, /unknown input "Wq"; expected x, wq/);
   expectError(() => mha(inputs), I, /options\.heads is missing/);
   expectError(() => mha(inputs, {}), I, /options\.heads is missing/);
-  expectError(() => mha(inputs, 2), I, /options must be an object/);
+  expectError(() => mha(inputs, 2), I, /options must be a plain object/);
   for (const heads of [0, -2, 2.5, NaN, Infinity, '2', null, true]) {
     expectError(() => mha(inputs, { heads }), I, /heads must be a positive integer; received/);
   }

@@ -52,8 +52,10 @@ async function toModule(source) {
   if (source instanceof WebAssembly.Module) return source;
   source = await source;
   if (typeof Response === 'function' && source instanceof Response) {
+    if (!source.ok) fail(ErrorCode.INVALID_ARGUMENT, `createAttention: fetching the wasm failed: HTTP ${source.status} ${source.statusText} for ${source.url || 'the response'}`);
     return WebAssembly.compile(await source.arrayBuffer());
   }
+  if (source instanceof DataView) return WebAssembly.compile(new Uint8Array(source.buffer, source.byteOffset, source.byteLength));
   if (source instanceof ArrayBuffer || ArrayBuffer.isView(source)) return WebAssembly.compile(source);
   return fail(ErrorCode.INVALID_ARGUMENT,
     `createAttention: options.wasm must be a WebAssembly.Module, an ArrayBuffer, a typed array or a Response; received ${describe(source)}`);
@@ -71,18 +73,39 @@ export function createAttention(options = {}) {
     return Promise.reject(new AttentionError(ErrorCode.INVALID_ARGUMENT,
       `createAttention: options must be an object; received ${describe(options)}`));
   }
-  if (options.wasm === undefined) {
+  let wasm;
+  try { wasm = options.wasm; } catch (e) { return Promise.reject(asError(e, 'createAttention: reading options.wasm failed')); }
+  if (wasm === undefined) {
     defaultInstance ??= instantiate(undefined).catch((e) => { defaultInstance = null; throw e; });
     return defaultInstance;
   }
-  return instantiate(options.wasm);
+  return instantiate(wasm);
 }
 
+// anything thrown by the host (a getter, the engine) as an AttentionError
+function asError(e, what) {
+  if (e instanceof AttentionError) return e;
+  return new AttentionError(ErrorCode.INVALID_ARGUMENT, `${what}: ${e && e.message ? e.message : String(e)}`);
+}
+
+const REQUIRED_EXPORTS = ['memory', 'malloc', 'free', '_initialize', 'attn_forward', 'attn_forward_rows', 'attn_self_forward', 'attn_workspace_size', 'attn_default_scale', 'attn_status_string'];
+
 async function instantiate(source) {
-  const module = await toModule(source);
-  const instance = await WebAssembly.instantiate(module, {
-    env: { emscripten_notify_memory_growth() {} },
-  });
+  let module, instance;
+  try {
+    module = await toModule(source);
+    instance = await WebAssembly.instantiate(module, { env: { emscripten_notify_memory_growth() {} } });
+  } catch (e) {
+    // the embedded core failing is the host's doing (a CSP without 'wasm-unsafe-eval', no
+    // WebAssembly at all): the engine's own error says so; a bad options.wasm is an argument error
+    if (source === undefined) throw e;
+    throw asError(e, 'createAttention: options.wasm is not a usable WebAssembly module');
+  }
+  const missing = REQUIRED_EXPORTS.filter((name) => !(name in instance.exports));
+  if (missing.length) {
+    throw new AttentionError(ErrorCode.INVALID_ARGUMENT,
+      `createAttention: options.wasm is not the attnmap core (it lacks ${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ', …' : ''}); pass attnmap/attention.wasm`);
+  }
   instance.exports._initialize();
   return makeApi(instance.exports);
 }
@@ -91,12 +114,35 @@ async function instantiate(source) {
 // argument checking
 
 function describe(x) {
-  if (x === null) return 'null';
-  if (Array.isArray(x)) return `an array of length ${x.length}`;
-  if (ArrayBuffer.isView(x)) return `a ${x.constructor.name} of length ${x.length}`;
-  if (typeof x === 'object') return `an object with keys [${Object.keys(x).join(', ')}]`;
-  if (typeof x === 'string') return `the string ${JSON.stringify(x.length > 40 ? x.slice(0, 40) + '…' : x)}`;
-  return `${typeof x} ${String(x)}`;
+  try {
+    if (x === null) return 'null';
+    if (x === undefined) return 'undefined';
+    if (Array.isArray(x)) return `an array of length ${x.length}`;
+    if (x instanceof DataView) return `a DataView of ${x.byteLength} bytes`;
+    if (ArrayBuffer.isView(x)) return `a ${x.constructor.name} of length ${x.length}`;
+    if (typeof x === 'function') return 'a function';
+    if (typeof x === 'symbol') return 'a symbol';
+    if (typeof x === 'bigint') return `the BigInt ${x}n`;
+    if (typeof x === 'string') return `the string ${JSON.stringify(x.length > 40 ? x.slice(0, 40) + '…' : x)}`;
+    if (typeof x === 'object') {
+      const proto = Object.getPrototypeOf(x);
+      if (proto !== Object.prototype && proto !== null) return `a ${proto?.constructor?.name || 'non-plain object'}`;
+      const keys = Object.keys(x);
+      return `an object with keys [${keys.slice(0, 8).join(', ')}${keys.length > 8 ? ', …' : ''}]`;
+    }
+    return `${typeof x} ${String(x)}`;
+  } catch {
+    return 'a value that cannot be inspected';
+  }
+}
+
+// a shape for messages: every element shown, BigInt and NaN included
+function shapeText(shape) {
+  try {
+    return Array.isArray(shape) ? `[${shape.slice(0, 4).map((d) => (typeof d === 'bigint' ? `${d}n` : typeof d === 'string' ? JSON.stringify(d) : String(d))).join(', ')}${shape.length > 4 ? ', …' : ''}]` : describe(shape);
+  } catch {
+    return 'a shape that cannot be inspected';
+  }
 }
 
 const shapeStr = (r, c) => `(${r}, ${c})`;
@@ -128,7 +174,7 @@ function matrixArg(value, name) {
   if (value !== null && typeof value === 'object' && 'shape' in value && 'data' in value) {
     const { shape, data } = value;
     if (!Array.isArray(shape) || shape.length !== 2 || !shape.every((d) => Number.isInteger(d) && d >= 0)) {
-      fail(ErrorCode.INVALID_ARGUMENT, `${name}.shape must be [rows, cols] of non-negative integers; received ${JSON.stringify(shape)}`);
+      fail(ErrorCode.INVALID_ARGUMENT, `${name}.shape must be [rows, cols] of non-negative integers; received ${shapeText(shape)}`);
     }
     const [rows, cols] = shape;
     if (rows === 0 || cols === 0) fail(ErrorCode.INVALID_ARGUMENT, `${name} is empty: shape ${shapeStr(rows, cols)}`);
@@ -169,7 +215,7 @@ function maskArg(value, n, m) {
   if (value !== null && typeof value === 'object' && 'shape' in value && 'data' in value) {
     const { shape, data } = value;
     if (!Array.isArray(shape) || shape.length !== 2 || shape[0] !== n || shape[1] !== m) {
-      fail(ErrorCode.SHAPE_MISMATCH, `mask must have shape ${shapeStr(n, m)} (queries, keys); received shape ${JSON.stringify(shape)}`);
+      fail(ErrorCode.SHAPE_MISMATCH, `mask must have shape ${shapeStr(n, m)} (queries, keys); received shape ${shapeText(shape)}`);
     }
     if (!(data instanceof Uint8Array)) fail(ErrorCode.INVALID_ARGUMENT, `mask.data must be a Uint8Array (nonzero = may attend); received ${describe(data)}`);
     if (data.length !== n * m) fail(ErrorCode.SHAPE_MISMATCH, `mask.data has ${data.length} values but shape ${shapeStr(n, m)} needs ${n * m}`);
@@ -184,12 +230,14 @@ const OPTION_KEYS = {
   multiHeadAttention: ['heads', 'kvHeads', 'causal', 'scale', 'mask', 'weights'],
 };
 
+const isPlain = (o) => { const p = Object.getPrototypeOf(o); return p === Object.prototype || p === null; };
+
 const DEFAULT_OPTIONS = Object.freeze({ causal: false, scale: undefined, mask: undefined, weights: true });
 
 function optionsArg(options, fn) {
   if (options === undefined || options === null) return DEFAULT_OPTIONS;
-  if (typeof options !== 'object' || Array.isArray(options)) {
-    fail(ErrorCode.INVALID_ARGUMENT, `${fn}: options must be an object; received ${describe(options)}`);
+  if (typeof options !== 'object' || !isPlain(options)) {
+    fail(ErrorCode.INVALID_ARGUMENT, `${fn}: options must be a plain object like { causal: true }; received ${describe(options)}`);
   }
   for (const key in options) {
     if (Object.hasOwn(options, key) && !OPTION_KEYS[fn].includes(key)) {
@@ -256,6 +304,7 @@ function makeApi(exports) {
   let warmWork = 0;
   const WARM_WORK = 2 ** 27, FIRST_CHUNK = 2 ** 20;
   let scratch = 0, scratchBytes = 0;
+  let busy = false;   // a call is writing into wasm memory
 
   // Lay out buffers of the given float counts in one block, 16-byte aligned.
   // Returns { base, offsets (bytes), extra, release() } or throws TOO_LARGE / OUT_OF_MEMORY.
@@ -270,6 +319,14 @@ function makeApi(exports) {
         (what.includes('weights') ? ' (pass { weights: false } to skip the n×m weights)' : ''));
     }
     let base, release = noop;
+    if (busy) {
+      // called from inside another call (a getter): the scratch block holds that call's data
+      base = malloc(total);
+      if (base === 0) fail(ErrorCode.OUT_OF_MEMORY, `${what} needs ${formatBytes(total)} of WebAssembly memory and the allocation failed`);
+      views();
+      for (let i = 0; i < offsets.length; i++) offsets[i] += base;
+      return { offsets, extra: base + extraAt, release: () => free(base) };
+    }
     if (total <= scratchBytes) {
       base = scratch;   // no allocation: memory cannot have grown, the views are current
       for (let i = 0; i < offsets.length; i++) offsets[i] += base;
@@ -309,16 +366,20 @@ function makeApi(exports) {
   function writeMatrix(arg, at) {
     const { name, rows, cols, nested, src } = arg;
     let p = at >>> 2;
+    const count = rows * cols;
     if (!nested) {
-      for (let i = 0; i < src.length; i++) {
+      // exactly the checked rows·cols values (a getter may have resized or detached data since)
+      if (src.length !== count) changed(name);
+      for (let i = 0; i < count; i++) {
         const x = src[i];
         if (typeof x !== 'number' || !(Math.abs(x) <= FLT_MAX)) badValue(name, x, Math.floor(i / cols), i % cols);
       }
-      f32.set(src, p);
+      f32.set(src.length === count ? src : src.slice(0, count), p);
       return;
     }
     for (let i = 0; i < rows; i++) {
       const row = src[i];
+      if (!isRow(row) || row.length !== cols) changed(name);
       for (let j = 0; j < cols; j++) {
         const x = row[j];
         if (typeof x !== 'number' || !(Math.abs(x) <= FLT_MAX)) badValue(name, x, i, j);
@@ -329,8 +390,9 @@ function makeApi(exports) {
 
   // Copy a checked vector argument into wasm memory at byte offset `at`.
   function writeVector(arg, at) {
-    const { name, src } = arg;
-    for (let i = 0; i < src.length; i++) {
+    const { name, src, length } = arg;
+    if (src.length !== length) changed(name);
+    for (let i = 0; i < length; i++) {
       const x = src[i];
       if (typeof x !== 'number' || !(Math.abs(x) <= FLT_MAX)) badValue(name, x, i);
     }
@@ -338,10 +400,15 @@ function makeApi(exports) {
   }
 
   function writeMask(mask, at, n, m) {
-    if (!mask.nested) { u8.set(mask.src, at); return; }
+    if (!mask.nested) {
+      if (mask.src.length !== n * m) changed('mask');
+      u8.set(mask.src, at);
+      return;
+    }
     let p = at;
     for (let i = 0; i < n; i++) {
       const row = mask.src[i];
+      if (!Array.isArray(row) || row.length !== m) changed('mask');
       for (let j = 0; j < m; j++) {
         const b = row[j];
         if (typeof b !== 'boolean') fail(ErrorCode.INVALID_ARGUMENT, `mask[${i}][${j}] must be true or false (true = may attend); received ${describe(b)}`);
@@ -390,6 +457,8 @@ function makeApi(exports) {
       [n * dk, m * dk, m * dv, n * dv, workFloats],
       mask ? n * m : 0, opts.weights ? `attention weights of shape ${shapeStr(n, m)}` : 'attention');
     const [pq, pk, pv, pout, pw] = offsets;
+    const outer = busy;
+    busy = true;
     try {
       writeMatrix(q, pq); writeMatrix(k, pk); writeMatrix(v, pv);
       if (mask) writeMask(mask, extra, n, m);
@@ -412,6 +481,7 @@ function makeApi(exports) {
       const [output, weights] = readMatrices(offsets, 3, [n, dv, n, m]);
       return { output, weights };
     } finally {
+      busy = outer;
       release();
     }
   }
@@ -435,6 +505,8 @@ function makeApi(exports) {
       [n * dm, dm * dk, dm * dk, dm * dv, n * dk, n * dk, n * dv, n * n, n * n, n * n, n * dv],
       mask ? n * n : 0, `self-attention weights of shape ${shapeStr(n, n)}`);
     const [px, pwq, pwk, pwv, pq, pk, pv, ps, pc, pw, pout] = offsets;
+    const outer = busy;
+    busy = true;
     try {
       writeMatrix(x, px); writeMatrix(wq, pwq); writeMatrix(wk, pwk); writeMatrix(wv, pwv);
       if (mask) writeMask(mask, extra, n, n);
@@ -444,6 +516,7 @@ function makeApi(exports) {
       const [q2, k2, v2, scores, scaled, weights, output] = readMatrices(offsets, 4, [n, dk, n, dk, n, dv, n, n, n, n, n, n, n, dv]);
       return { q: q2, k: k2, v: v2, scores, scaled, weights, output };
     } finally {
+      busy = outer;
       release();
     }
   }
@@ -509,6 +582,8 @@ function makeApi(exports) {
         n * dm, n * dm, opts.weights ? heads * n * m : 0, Math.ceil(workBytes / 4)],
       mask ? n * m : 0, opts.weights ? `multi-head attention weights of shape (${heads}, ${n}, ${m})` : 'multi-head attention');
     const [px, pkv, pwq, pwk, pwv, pwo, pbq, pbk, pbv, pbo, pout, pcat, pw, pwork] = offsets;
+    const outer = busy;
+    busy = true;
     try {
       writeMatrix(x, px); if (kv) writeMatrix(kv, pkv);
       writeMatrix(wq, pwq); writeMatrix(wk, pwk); writeMatrix(wv, pwv); writeMatrix(wo, pwo);
@@ -532,6 +607,7 @@ function makeApi(exports) {
       for (let h = 0; h < heads; h++) weights[h] = { data: all.data.subarray(h * n * m, (h + 1) * n * m), shape: [n, m] };
       return { output, weights, heads: headOutputs, concat };
     } finally {
+      busy = outer;
       release();
     }
   }
@@ -543,6 +619,10 @@ function makeApi(exports) {
     /** Bytes of WebAssembly memory in use by this instance (grows, never shrinks). */
     get memoryBytes() { return memory.buffer.byteLength; },
   });
+}
+
+function changed(name) {
+  fail(ErrorCode.INVALID_ARGUMENT, `${name} changed while it was being read (a getter or another call resized, replaced or detached it)`);
 }
 
 function badValue(name, x, i, j) {
@@ -561,8 +641,11 @@ function formatBytes(b) {
 
 /** A returned matrix as plain nested arrays: { data, shape } -> number[][]. */
 export function toRows(matrix) {
-  const { data, shape: [rows, cols] } = matrix;
-  const out = [];
-  for (let i = 0; i < rows; i++) out.push(Array.from(data.subarray(i * cols, (i + 1) * cols)));
+  const m = matrixArg(matrix, 'toRows: matrix');
+  if (m.nested || !(m.src instanceof Float32Array)) {
+    fail(ErrorCode.INVALID_ARGUMENT, `toRows takes a matrix returned by the API, { data: Float32Array, shape }; received ${describe(matrix)}`);
+  }
+  const out = new Array(m.rows);
+  for (let i = 0; i < m.rows; i++) out[i] = Array.from(m.src.slice(i * m.cols, (i + 1) * m.cols));
   return out;
 }

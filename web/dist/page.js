@@ -43,8 +43,10 @@
     if (source instanceof WebAssembly.Module) return source;
     source = await source;
     if (typeof Response === "function" && source instanceof Response) {
+      if (!source.ok) fail(ErrorCode.INVALID_ARGUMENT, `createAttention: fetching the wasm failed: HTTP ${source.status} ${source.statusText} for ${source.url || "the response"}`);
       return WebAssembly.compile(await source.arrayBuffer());
     }
+    if (source instanceof DataView) return WebAssembly.compile(new Uint8Array(source.buffer, source.byteOffset, source.byteLength));
     if (source instanceof ArrayBuffer || ArrayBuffer.isView(source)) return WebAssembly.compile(source);
     return fail(
       ErrorCode.INVALID_ARGUMENT,
@@ -59,31 +61,74 @@
         `createAttention: options must be an object; received ${describe(options)}`
       ));
     }
-    if (options.wasm === void 0) {
+    let wasm;
+    try {
+      wasm = options.wasm;
+    } catch (e) {
+      return Promise.reject(asError(e, "createAttention: reading options.wasm failed"));
+    }
+    if (wasm === void 0) {
       defaultInstance ??= instantiate(void 0).catch((e) => {
         defaultInstance = null;
         throw e;
       });
       return defaultInstance;
     }
-    return instantiate(options.wasm);
+    return instantiate(wasm);
   }
+  function asError(e, what) {
+    if (e instanceof AttentionError) return e;
+    return new AttentionError(ErrorCode.INVALID_ARGUMENT, `${what}: ${e && e.message ? e.message : String(e)}`);
+  }
+  var REQUIRED_EXPORTS = ["memory", "malloc", "free", "_initialize", "attn_forward", "attn_forward_rows", "attn_self_forward", "attn_workspace_size", "attn_default_scale", "attn_status_string"];
   async function instantiate(source) {
-    const module = await toModule(source);
-    const instance = await WebAssembly.instantiate(module, {
-      env: { emscripten_notify_memory_growth() {
-      } }
-    });
+    let module, instance;
+    try {
+      module = await toModule(source);
+      instance = await WebAssembly.instantiate(module, { env: { emscripten_notify_memory_growth() {
+      } } });
+    } catch (e) {
+      if (source === void 0) throw e;
+      throw asError(e, "createAttention: options.wasm is not a usable WebAssembly module");
+    }
+    const missing = REQUIRED_EXPORTS.filter((name) => !(name in instance.exports));
+    if (missing.length) {
+      throw new AttentionError(
+        ErrorCode.INVALID_ARGUMENT,
+        `createAttention: options.wasm is not the attnmap core (it lacks ${missing.slice(0, 3).join(", ")}${missing.length > 3 ? ", \u2026" : ""}); pass attnmap/attention.wasm`
+      );
+    }
     instance.exports._initialize();
     return makeApi(instance.exports);
   }
   function describe(x) {
-    if (x === null) return "null";
-    if (Array.isArray(x)) return `an array of length ${x.length}`;
-    if (ArrayBuffer.isView(x)) return `a ${x.constructor.name} of length ${x.length}`;
-    if (typeof x === "object") return `an object with keys [${Object.keys(x).join(", ")}]`;
-    if (typeof x === "string") return `the string ${JSON.stringify(x.length > 40 ? x.slice(0, 40) + "\u2026" : x)}`;
-    return `${typeof x} ${String(x)}`;
+    try {
+      if (x === null) return "null";
+      if (x === void 0) return "undefined";
+      if (Array.isArray(x)) return `an array of length ${x.length}`;
+      if (x instanceof DataView) return `a DataView of ${x.byteLength} bytes`;
+      if (ArrayBuffer.isView(x)) return `a ${x.constructor.name} of length ${x.length}`;
+      if (typeof x === "function") return "a function";
+      if (typeof x === "symbol") return "a symbol";
+      if (typeof x === "bigint") return `the BigInt ${x}n`;
+      if (typeof x === "string") return `the string ${JSON.stringify(x.length > 40 ? x.slice(0, 40) + "\u2026" : x)}`;
+      if (typeof x === "object") {
+        const proto = Object.getPrototypeOf(x);
+        if (proto !== Object.prototype && proto !== null) return `a ${proto?.constructor?.name || "non-plain object"}`;
+        const keys = Object.keys(x);
+        return `an object with keys [${keys.slice(0, 8).join(", ")}${keys.length > 8 ? ", \u2026" : ""}]`;
+      }
+      return `${typeof x} ${String(x)}`;
+    } catch {
+      return "a value that cannot be inspected";
+    }
+  }
+  function shapeText(shape) {
+    try {
+      return Array.isArray(shape) ? `[${shape.slice(0, 4).map((d) => typeof d === "bigint" ? `${d}n` : typeof d === "string" ? JSON.stringify(d) : String(d)).join(", ")}${shape.length > 4 ? ", \u2026" : ""}]` : describe(shape);
+    } catch {
+      return "a shape that cannot be inspected";
+    }
   }
   var shapeStr = (r, c) => `(${r}, ${c})`;
   function matrixArg(value, name) {
@@ -112,7 +157,7 @@
     if (value !== null && typeof value === "object" && "shape" in value && "data" in value) {
       const { shape, data } = value;
       if (!Array.isArray(shape) || shape.length !== 2 || !shape.every((d) => Number.isInteger(d) && d >= 0)) {
-        fail(ErrorCode.INVALID_ARGUMENT, `${name}.shape must be [rows, cols] of non-negative integers; received ${JSON.stringify(shape)}`);
+        fail(ErrorCode.INVALID_ARGUMENT, `${name}.shape must be [rows, cols] of non-negative integers; received ${shapeText(shape)}`);
       }
       const [rows, cols] = shape;
       if (rows === 0 || cols === 0) fail(ErrorCode.INVALID_ARGUMENT, `${name} is empty: shape ${shapeStr(rows, cols)}`);
@@ -149,7 +194,7 @@
     if (value !== null && typeof value === "object" && "shape" in value && "data" in value) {
       const { shape, data } = value;
       if (!Array.isArray(shape) || shape.length !== 2 || shape[0] !== n2 || shape[1] !== m) {
-        fail(ErrorCode.SHAPE_MISMATCH, `mask must have shape ${shapeStr(n2, m)} (queries, keys); received shape ${JSON.stringify(shape)}`);
+        fail(ErrorCode.SHAPE_MISMATCH, `mask must have shape ${shapeStr(n2, m)} (queries, keys); received shape ${shapeText(shape)}`);
       }
       if (!(data instanceof Uint8Array)) fail(ErrorCode.INVALID_ARGUMENT, `mask.data must be a Uint8Array (nonzero = may attend); received ${describe(data)}`);
       if (data.length !== n2 * m) fail(ErrorCode.SHAPE_MISMATCH, `mask.data has ${data.length} values but shape ${shapeStr(n2, m)} needs ${n2 * m}`);
@@ -162,11 +207,15 @@
     selfAttention: ["causal", "scale", "mask"],
     multiHeadAttention: ["heads", "kvHeads", "causal", "scale", "mask", "weights"]
   };
+  var isPlain = (o) => {
+    const p = Object.getPrototypeOf(o);
+    return p === Object.prototype || p === null;
+  };
   var DEFAULT_OPTIONS = Object.freeze({ causal: false, scale: void 0, mask: void 0, weights: true });
   function optionsArg(options, fn) {
     if (options === void 0 || options === null) return DEFAULT_OPTIONS;
-    if (typeof options !== "object" || Array.isArray(options)) {
-      fail(ErrorCode.INVALID_ARGUMENT, `${fn}: options must be an object; received ${describe(options)}`);
+    if (typeof options !== "object" || !isPlain(options)) {
+      fail(ErrorCode.INVALID_ARGUMENT, `${fn}: options must be a plain object like { causal: true }; received ${describe(options)}`);
     }
     for (const key in options) {
       if (Object.hasOwn(options, key) && !OPTION_KEYS[fn].includes(key)) {
@@ -220,6 +269,7 @@
     let warmWork = 0;
     const WARM_WORK = 2 ** 27, FIRST_CHUNK = 2 ** 20;
     let scratch = 0, scratchBytes = 0;
+    let busy = false;
     function allocate(counts, extraBytes, what) {
       const offsets = new Array(counts.length);
       let total = 0;
@@ -233,6 +283,13 @@
         fail(ErrorCode.TOO_LARGE, `${what} needs ${formatBytes(total)} of WebAssembly memory; wasm32 can address at most 4 GiB` + (what.includes("weights") ? " (pass { weights: false } to skip the n\xD7m weights)" : ""));
       }
       let base, release = noop;
+      if (busy) {
+        base = malloc(total);
+        if (base === 0) fail(ErrorCode.OUT_OF_MEMORY, `${what} needs ${formatBytes(total)} of WebAssembly memory and the allocation failed`);
+        views();
+        for (let i = 0; i < offsets.length; i++) offsets[i] += base;
+        return { offsets, extra: base + extraAt, release: () => free(base) };
+      }
       if (total <= scratchBytes) {
         base = scratch;
         for (let i = 0; i < offsets.length; i++) offsets[i] += base;
@@ -270,16 +327,19 @@
     function writeMatrix(arg, at) {
       const { name, rows, cols, nested, src } = arg;
       let p = at >>> 2;
+      const count = rows * cols;
       if (!nested) {
-        for (let i = 0; i < src.length; i++) {
+        if (src.length !== count) changed(name);
+        for (let i = 0; i < count; i++) {
           const x = src[i];
           if (typeof x !== "number" || !(Math.abs(x) <= FLT_MAX)) badValue(name, x, Math.floor(i / cols), i % cols);
         }
-        f322.set(src, p);
+        f322.set(src.length === count ? src : src.slice(0, count), p);
         return;
       }
       for (let i = 0; i < rows; i++) {
         const row = src[i];
+        if (!isRow(row) || row.length !== cols) changed(name);
         for (let j = 0; j < cols; j++) {
           const x = row[j];
           if (typeof x !== "number" || !(Math.abs(x) <= FLT_MAX)) badValue(name, x, i, j);
@@ -288,8 +348,9 @@
       }
     }
     function writeVector(arg, at) {
-      const { name, src } = arg;
-      for (let i = 0; i < src.length; i++) {
+      const { name, src, length } = arg;
+      if (src.length !== length) changed(name);
+      for (let i = 0; i < length; i++) {
         const x = src[i];
         if (typeof x !== "number" || !(Math.abs(x) <= FLT_MAX)) badValue(name, x, i);
       }
@@ -297,12 +358,14 @@
     }
     function writeMask(mask, at, n2, m) {
       if (!mask.nested) {
+        if (mask.src.length !== n2 * m) changed("mask");
         u8.set(mask.src, at);
         return;
       }
       let p = at;
       for (let i = 0; i < n2; i++) {
         const row = mask.src[i];
+        if (!Array.isArray(row) || row.length !== m) changed("mask");
         for (let j = 0; j < m; j++) {
           const b = row[j];
           if (typeof b !== "boolean") fail(ErrorCode.INVALID_ARGUMENT, `mask[${i}][${j}] must be true or false (true = may attend); received ${describe(b)}`);
@@ -347,6 +410,8 @@
         opts.weights ? `attention weights of shape ${shapeStr(n2, m)}` : "attention"
       );
       const [pq, pk, pv, pout, pw] = offsets;
+      const outer = busy;
+      busy = true;
       try {
         writeMatrix(q, pq);
         writeMatrix(k, pk);
@@ -368,6 +433,7 @@
         const [output, weights] = readMatrices(offsets, 3, [n2, dv2, n2, m]);
         return { output, weights };
       } finally {
+        busy = outer;
         release();
       }
     }
@@ -390,6 +456,8 @@
         `self-attention weights of shape ${shapeStr(n2, n2)}`
       );
       const [px, pwq, pwk, pwv, pq, pk, pv, ps, pc, pw, pout] = offsets;
+      const outer = busy;
+      busy = true;
       try {
         writeMatrix(x, px);
         writeMatrix(wq, pwq);
@@ -420,6 +488,7 @@
         const [q2, k2, v2, scores, scaled, weights, output] = readMatrices(offsets, 4, [n2, dk, n2, dk, n2, dv2, n2, n2, n2, n2, n2, n2, n2, dv2]);
         return { q: q2, k: k2, v: v2, scores, scaled, weights, output };
       } finally {
+        busy = outer;
         release();
       }
     }
@@ -492,6 +561,8 @@
         opts.weights ? `multi-head attention weights of shape (${heads}, ${n2}, ${m})` : "multi-head attention"
       );
       const [px, pkv, pwq, pwk, pwv, pwo, pbq, pbk, pbv, pbo, pout, pcat, pw, pwork] = offsets;
+      const outer = busy;
+      busy = true;
       try {
         writeMatrix(x, px);
         if (kv) writeMatrix(kv, pkv);
@@ -539,6 +610,7 @@
         for (let h2 = 0; h2 < heads; h2++) weights[h2] = { data: all.data.subarray(h2 * n2 * m, (h2 + 1) * n2 * m), shape: [n2, m] };
         return { output, weights, heads: headOutputs, concat };
       } finally {
+        busy = outer;
         release();
       }
     }
@@ -551,6 +623,9 @@
         return memory.buffer.byteLength;
       }
     });
+  }
+  function changed(name) {
+    fail(ErrorCode.INVALID_ARGUMENT, `${name} changed while it was being read (a getter or another call resized, replaced or detached it)`);
   }
   function badValue(name, x, i, j) {
     const where = j === void 0 ? `${name}[${i}]` : `${name}[${i}][${j}]`;
@@ -568,9 +643,12 @@
     return `${u === 0 ? b : b.toFixed(1)} ${units[u]}`;
   }
   function toRows(matrix) {
-    const { data, shape: [rows, cols] } = matrix;
-    const out = [];
-    for (let i = 0; i < rows; i++) out.push(Array.from(data.subarray(i * cols, (i + 1) * cols)));
+    const m = matrixArg(matrix, "toRows: matrix");
+    if (m.nested || !(m.src instanceof Float32Array)) {
+      fail(ErrorCode.INVALID_ARGUMENT, `toRows takes a matrix returned by the API, { data: Float32Array, shape }; received ${describe(matrix)}`);
+    }
+    const out = new Array(m.rows);
+    for (let i = 0; i < m.rows; i++) out[i] = Array.from(m.src.slice(i * m.cols, (i + 1) * m.cols));
     return out;
   }
 

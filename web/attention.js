@@ -370,11 +370,20 @@ function makeApi(exports) {
     if (!nested) {
       // exactly the checked rows·cols values (a getter may have resized or detached data since)
       if (src.length !== count) changed(name);
+      if (Array.isArray(src)) {
+        // each value read once: an index getter cannot swap a checked number afterwards
+        for (let i = 0; i < count; i++) {
+          const x = src[i];
+          if (typeof x !== 'number' || !(Math.abs(x) <= FLT_MAX)) badValue(name, x, Math.floor(i / cols), i % cols);
+          f32[p + i] = x;
+        }
+        return;
+      }
       for (let i = 0; i < count; i++) {
         const x = src[i];
-        if (typeof x !== 'number' || !(Math.abs(x) <= FLT_MAX)) badValue(name, x, Math.floor(i / cols), i % cols);
+        if (!(Math.abs(x) <= FLT_MAX)) badValue(name, x, Math.floor(i / cols), i % cols);
       }
-      f32.set(src.length === count ? src : src.slice(0, count), p);
+      f32.set(src, p);
       return;
     }
     for (let i = 0; i < rows; i++) {
@@ -392,11 +401,12 @@ function makeApi(exports) {
   function writeVector(arg, at) {
     const { name, src, length } = arg;
     if (src.length !== length) changed(name);
+    const p = at >>> 2;
     for (let i = 0; i < length; i++) {
-      const x = src[i];
+      const x = src[i];   // read once (see writeMatrix)
       if (typeof x !== 'number' || !(Math.abs(x) <= FLT_MAX)) badValue(name, x, i);
+      f32[p + i] = x;
     }
-    f32.set(src, at >>> 2);
   }
 
   function writeMask(mask, at, n, m) {

@@ -330,11 +330,19 @@
       const count = rows * cols;
       if (!nested) {
         if (src.length !== count) changed(name);
+        if (Array.isArray(src)) {
+          for (let i = 0; i < count; i++) {
+            const x = src[i];
+            if (typeof x !== "number" || !(Math.abs(x) <= FLT_MAX)) badValue(name, x, Math.floor(i / cols), i % cols);
+            f322[p + i] = x;
+          }
+          return;
+        }
         for (let i = 0; i < count; i++) {
           const x = src[i];
-          if (typeof x !== "number" || !(Math.abs(x) <= FLT_MAX)) badValue(name, x, Math.floor(i / cols), i % cols);
+          if (!(Math.abs(x) <= FLT_MAX)) badValue(name, x, Math.floor(i / cols), i % cols);
         }
-        f322.set(src.length === count ? src : src.slice(0, count), p);
+        f322.set(src, p);
         return;
       }
       for (let i = 0; i < rows; i++) {
@@ -350,11 +358,12 @@
     function writeVector(arg, at) {
       const { name, src, length } = arg;
       if (src.length !== length) changed(name);
+      const p = at >>> 2;
       for (let i = 0; i < length; i++) {
         const x = src[i];
         if (typeof x !== "number" || !(Math.abs(x) <= FLT_MAX)) badValue(name, x, i);
+        f322[p + i] = x;
       }
-      f322.set(src, at >>> 2);
     }
     function writeMask(mask, at, n2, m) {
       if (!mask.nested) {

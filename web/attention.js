@@ -52,7 +52,7 @@ async function toModule(source) {
   if (source instanceof WebAssembly.Module) return source;
   source = await source;
   if (typeof Response === 'function' && source instanceof Response) {
-    if (!source.ok) fail(ErrorCode.INVALID_ARGUMENT, `createAttention: fetching the wasm failed: HTTP ${source.status} ${source.statusText} for ${source.url || 'the response'}`);
+    if (!source.ok) fail(ErrorCode.INVALID_ARGUMENT, `createAttention: fetching the wasm failed: HTTP ${[source.status, source.statusText].filter(Boolean).join(' ')} for ${source.url || 'the response'}`);
     return WebAssembly.compile(await source.arrayBuffer());
   }
   if (source instanceof DataView) return WebAssembly.compile(new Uint8Array(source.buffer, source.byteOffset, source.byteLength));
@@ -69,12 +69,15 @@ let defaultInstance = null;
  * options.wasm: a WebAssembly.Module, the .wasm bytes, or a Response, for hosts that fetch it.
  */
 export function createAttention(options = {}) {
-  if (options === null || typeof options !== 'object') {
-    return Promise.reject(new AttentionError(ErrorCode.INVALID_ARGUMENT,
-      `createAttention: options must be an object; received ${describe(options)}`));
-  }
   let wasm;
-  try { wasm = options.wasm; } catch (e) { return Promise.reject(asError(e, 'createAttention: reading options.wasm failed')); }
+  try {
+    if (options === null || typeof options !== 'object' || !isPlain(options)) {
+      fail(ErrorCode.INVALID_ARGUMENT, `createAttention: options must be a plain object like { wasm }; received ${describe(options)}`);
+    }
+    wasm = options.wasm;
+  } catch (e) {
+    return Promise.reject(asError(e, 'createAttention: reading options failed'));
+  }
   if (wasm === undefined) {
     defaultInstance ??= instantiate(undefined).catch((e) => { defaultInstance = null; throw e; });
     return defaultInstance;

@@ -43,7 +43,7 @@
     if (source instanceof WebAssembly.Module) return source;
     source = await source;
     if (typeof Response === "function" && source instanceof Response) {
-      if (!source.ok) fail(ErrorCode.INVALID_ARGUMENT, `createAttention: fetching the wasm failed: HTTP ${source.status} ${source.statusText} for ${source.url || "the response"}`);
+      if (!source.ok) fail(ErrorCode.INVALID_ARGUMENT, `createAttention: fetching the wasm failed: HTTP ${[source.status, source.statusText].filter(Boolean).join(" ")} for ${source.url || "the response"}`);
       return WebAssembly.compile(await source.arrayBuffer());
     }
     if (source instanceof DataView) return WebAssembly.compile(new Uint8Array(source.buffer, source.byteOffset, source.byteLength));
@@ -55,17 +55,14 @@
   }
   var defaultInstance = null;
   function createAttention(options = {}) {
-    if (options === null || typeof options !== "object") {
-      return Promise.reject(new AttentionError(
-        ErrorCode.INVALID_ARGUMENT,
-        `createAttention: options must be an object; received ${describe(options)}`
-      ));
-    }
     let wasm;
     try {
+      if (options === null || typeof options !== "object" || !isPlain(options)) {
+        fail(ErrorCode.INVALID_ARGUMENT, `createAttention: options must be a plain object like { wasm }; received ${describe(options)}`);
+      }
       wasm = options.wasm;
     } catch (e) {
-      return Promise.reject(asError(e, "createAttention: reading options.wasm failed"));
+      return Promise.reject(asError(e, "createAttention: reading options failed"));
     }
     if (wasm === void 0) {
       defaultInstance ??= instantiate(void 0).catch((e) => {

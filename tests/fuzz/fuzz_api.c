@@ -1,0 +1,113 @@
+// fuzz_api.c - the entry points that take no data, and every entry point with extreme sizes.
+//
+//   attn_status_string   any int: never NULL, a short printable sentence; the eight statuses
+//                        have eight different sentences, none of them the unknown one;
+//   attn_default_scale   any int: 0 below 1, else 1/√d_k within 2 ulp;
+//   attn_workspace_size  any four ints: 0 when a size is < 1; otherwise at least m floats,
+//                        O(m·(d_k + d_v)), never n×m;
+//   attn_forward, attn_forward_naive, attn_forward_rows, attn_self_forward, attn_matmul with
+//                        sizes anywhere in int (INT_MIN..INT_MAX), any scale bits, any flags
+//                        and row range, but every buffer NULL, or 64-byte buffers and a size < 1:
+//                        never ATTN_OK, never a read or write (AddressSanitizer), no signed
+//                        overflow in the size arithmetic (UndefinedBehaviorSanitizer).
+#include "fuzz.h"
+
+#include <ctype.h>
+#include <limits.h>
+
+static int fz_int(fz *in) {
+    static const int EDGE[] = {0, 1, -1, 2, INT_MAX, INT_MIN, INT_MAX - 1, INT_MIN + 1, 32, 31, 33,
+                               65536, 46341, 46340, 1 << 30, -(1 << 30), 0x10000001, 16, 64, 8};
+    uint8_t b = fz_u8(in);
+    if (b < 128) return EDGE[b % (sizeof EDGE / sizeof EDGE[0])];
+    if (b < 192) return (int)(b - 160);
+    return (int)fz_u32(in);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    fz in = fz_init(data, size);
+
+    // attn_status_string
+    static const char *seen[ATTN_ERR_FLAGS + 1];
+    const char *unknown = attn_status_string((attn_status)-1);
+    CHECK(unknown != NULL, "attn_status_string(-1) is NULL");
+    for (int st = ATTN_OK; st <= ATTN_ERR_FLAGS; st++) {
+        const char *msg = attn_status_string((attn_status)st);
+        CHECK(msg && *msg && strcmp(msg, unknown) != 0, "attn_status_string(%d) = \"%s\"", st, msg ? msg : "(null)");
+        for (int o = ATTN_OK; o < st; o++) CHECK(strcmp(msg, attn_status_string((attn_status)o)) != 0, "statuses %d and %d share \"%s\"", o, st, msg);
+        if (!seen[st]) seen[st] = msg;
+        CHECK(seen[st] == msg || strcmp(seen[st], msg) == 0, "attn_status_string(%d) changed", st);
+    }
+    int any = fz_int(&in);
+    const char *msg = attn_status_string((attn_status)any);
+    CHECK(msg != NULL, "attn_status_string(%d) is NULL", any);
+    size_t len = strlen(msg);
+    CHECK(len > 0 && len < 200, "attn_status_string(%d) has %zu characters", any, len);
+    for (size_t i = 0; i < len; i++) CHECK(isprint((unsigned char)msg[i]), "attn_status_string(%d) holds byte %#x", any, msg[i]);
+
+    // attn_default_scale
+    int dk = fz_int(&in);
+    float sc = attn_default_scale(dk);
+    if (dk < 1) {
+        CHECK(sc == 0.0f, "attn_default_scale(%d) = %g, expected 0", dk, (double)sc);
+    } else {
+        double want = 1.0 / sqrt((double)dk);
+        CHECK(isfinite(sc) && sc > 0 && fabs(sc - want) <= 2 * want * 0x1p-23, "attn_default_scale(%d) = %.9g, 1/√d_k = %.9g", dk, (double)sc, want);
+    }
+
+    // attn_workspace_size
+    int n = fz_int(&in), m = fz_int(&in), d_k = fz_int(&in), d_v = fz_int(&in);
+    size_t ws = attn_workspace_size(n, m, d_k, d_v);
+    if (n < 1 || m < 1 || d_k < 1 || d_v < 1) {
+        CHECK(ws == 0, "attn_workspace_size(%d, %d, %d, %d) = %zu for a size < 1", n, m, d_k, d_v, ws);
+    } else if (ws != 0) {  // 0 is also the answer for sizes too large for size_t
+        double bound = 64.0 * ((double)m + 64) * ((double)d_k + d_v + 16) + (1 << 20);
+        CHECK(ws >= (size_t)m * sizeof(float), "attn_workspace_size(%d, %d, %d, %d) = %zu < m floats", n, m, d_k, d_v, ws);
+        CHECK((double)ws <= bound, "attn_workspace_size(%d, %d, %d, %d) = %zu is not O(m·(d_k + d_v))", n, m, d_k, d_v, ws);
+        CHECK(ws % sizeof(float) == 0, "attn_workspace_size = %zu is not a whole number of floats", ws);
+    } else {
+        // refused as too large: only plausible when m·d is near the size_t limit
+        CHECK((double)m * ((double)d_k + d_v) >= 0x1p56, "attn_workspace_size(%d, %d, %d, %d) = 0 for sizes that fit", n, m, d_k, d_v);
+    }
+
+    // every computing entry point with extreme sizes
+    float scale = bits_to_float(fz_u32(&in));
+    unsigned flags = fz_u8(&in) & 1 ? fz_u32(&in) : 0u;
+    int begin = fz_int(&in), end = fz_int(&in), dm = fz_int(&in);
+    uint8_t mode = fz_u8(&in);
+    if (mode & 1) {  // everything NULL, any sizes
+        attn_status s[5] = {
+            attn_forward(NULL, NULL, NULL, NULL, NULL, NULL, NULL, n, m, d_k, d_v, scale, flags),
+            attn_forward_naive(NULL, NULL, NULL, NULL, NULL, NULL, NULL, n, m, d_k, d_v, scale, flags),
+            attn_forward_rows(NULL, NULL, NULL, NULL, NULL, NULL, NULL, n, m, d_k, d_v, scale, flags, begin, end),
+            attn_self_forward(NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, n, dm, d_k, d_v, scale, flags),
+            attn_matmul(NULL, NULL, NULL, n, m, d_k),
+        };
+        for (int i = 0; i < 5; i++) CHECK(status_valid(s[i]) && s[i] != ATTN_OK, "entry point #%d returned %d with NULL buffers", i, s[i]);
+    } else {  // 64-byte buffers and at least one size < 1: must be refused before any access
+        float *buf[12];
+        for (int i = 0; i < 12; i++) buf[i] = fz_output(16);
+        uint8_t *mask = calloc(64, 1);
+        int which = fz_u8(&in) % 5, bad = fz_bad_dim(&in);
+        if (which == 0) n = bad; else if (which == 1) m = bad; else if (which == 2) d_k = bad; else if (which == 3) d_v = bad; else dm = bad;
+        attn_status s[5] = {
+            attn_forward(buf[0], buf[1], buf[2], buf[3], buf[4], buf[5], mask, n, m, d_k, d_v, scale, flags),
+            attn_forward_naive(buf[0], buf[1], buf[2], buf[3], buf[4], buf[5], mask, n, m, d_k, d_v, scale, flags),
+            attn_forward_rows(buf[0], buf[1], buf[2], buf[3], buf[4], buf[5], mask, n, m, d_k, d_v, scale, flags, begin, end),
+            // d_model is bad for "m" and "d_model"; matmul's (n, c, p) is (n, m or bad, d_k or d_v)
+            attn_self_forward(buf[0], buf[1], buf[2], buf[3], buf[4], buf[5], buf[6], buf[7], buf[8], buf[9], buf[10], mask,
+                              n, which == 1 || which == 4 ? bad : dm, d_k, d_v, scale, flags),
+            attn_matmul(buf[0], buf[1], buf[2], n, which == 1 || which == 4 ? bad : m, which == 3 ? d_v : d_k),
+        };
+        for (int i = 0; i < 5; i++) {
+            if (i < 3 && which == 4) continue;  // d_model is not a size of these
+            CHECK(status_valid(s[i]) && s[i] != ATTN_OK, "entry point #%d returned %d with a size < 1", i, s[i]);
+        }
+        for (int i = 0; i < 12; i++) {
+            for (int j = 0; j < 16; j++) CHECK(float_bits(buf[i][j]) == FZ_CANARY, "buffer %d written although a size is < 1", i);
+            free(buf[i]);
+        }
+        free(mask);
+    }
+    return 0;
+}

@@ -231,6 +231,11 @@
     if (inputs === null || typeof inputs !== "object" || Array.isArray(inputs)) {
       fail(ErrorCode.INVALID_ARGUMENT, `${fn}: the first argument must be an object { ${names.join(", ")} }; received ${describe(inputs)}`);
     }
+    for (const key in inputs) {
+      if (Object.hasOwn(inputs, key) && !names.includes(key)) {
+        fail(ErrorCode.INVALID_ARGUMENT, `${fn}: unknown input "${key}"; expected ${names.join(", ")}`);
+      }
+    }
     const args = new Array(names.length);
     for (let i = 0; i < names.length; i++) args[i] = matrixArg(inputs[names[i]], names[i]);
     return args;

@@ -9,23 +9,8 @@
 // with %.9g (exact for float32).
 #include "attention.h"
 
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-static float *readf(size_t count) {
-    float *p = malloc(count * sizeof *p + 4);
-    for (size_t i = 0; i < count; i++) {
-        if (scanf("%f", &p[i]) != 1) { fprintf(stderr, "harness_mha: short input\n"); exit(2); }
-    }
-    return p;
-}
-
-static void put(const char *name, const float *x, int rows, int cols) {
-    printf("%s %d %d", name, rows, cols);
-    for (size_t i = 0; i < (size_t)rows * cols; i++) printf(" %.9g", (double)x[i]);
-    printf("\n");
-}
+#define HARNESS_NAME "harness_mha"
+#include "harness_io.h"
 
 int main(void) {
     char kind[16];

@@ -249,21 +249,25 @@ static attn_status forward_rows(float *out, float *weights, float *workspace,
     return ATTN_OK;
 }
 
-// The tiled path (FlashAttention's schedule, on a CPU): queries in blocks of BQ rows, keys
-// in blocks of BK; per row a running maximum and sum, so that nothing of size n×m exists.
-// Register tiles: TQ query rows × 8 keys for Q·Kᵀ, TQ rows × 8 value columns for P·V.
-enum { TQ = 4, BQ = 16, BK = 64, TILED_MIN_KEYS = 32 };
+// The tiled path (FlashAttention's schedule, on a CPU): queries in blocks of 8 rows, keys in
+// blocks of BK; per row a running maximum and sum, so that nothing of size n×m exists.
+// The 8 rows of a block sit side by side in every buffer (rows in vector lanes): Q is packed
+// as Qᵀ (d_k, 8), scores and probabilities as Sᵀ (BK, 8), the output accumulators as Oᵀ
+// (d_v, 8). Then both products are 8 rows × 4 columns register tiles that read two vectors
+// and broadcast four scalars per step, every address a constant offset from two pointers,
+// and the softmax works on 8 rows at once with plain vertical vector operations.
+enum { BK = 64, TILED_MIN_KEYS = 32 };
 
 static size_t round_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
 static int use_tiled(int m) { return m >= TILED_MIN_KEYS; }
 
-// floats of tiled workspace: K packed (round_up(m, 8), d_k), scores (BQ, BK),
-// output accumulators (BQ, d_v), running max and sum (BQ each); plus 16 bytes to align
+// floats of tiled workspace: K packed (round_up(m, 4), d_k), Qᵀ (d_k, 8), Sᵀ (BK, 8),
+// Oᵀ (d_v, 8); plus 16 bytes to align
 static int tiled_floats(int m, int d_k, int d_v, size_t *count) {
-    size_t mp = round_up((size_t)m, 8);
-    if (!fits(mp, (size_t)d_k) || !fits(BQ, (size_t)d_v)) return 0;
+    size_t mp = round_up((size_t)m, 4);
+    if (!fits(mp, (size_t)d_k) || !fits(8, (size_t)d_k) || !fits(8, (size_t)d_v)) return 0;
     size_t c = mp * (size_t)d_k;
-    size_t rest = (size_t)BQ * BK + (size_t)BQ * d_v + 2 * BQ + 4;
+    size_t rest = (size_t)d_k * 8 + (size_t)BK * 8 + (size_t)d_v * 8 + 4;
     if (c > (size_t)-1 / sizeof(float) - rest) return 0;
     *count = c + rest;
     return 1;
@@ -276,17 +280,23 @@ size_t attn_workspace_size(int n, int m, int d_k, int d_v) {
     return tiled_floats(m, d_k, d_v, &count) ? count * sizeof(float) : 0;
 }
 
+// lane-wise maximum (no NaN reaches it: inputs are finite, masked scores are -inf)
+#ifdef __wasm_simd128__
+static inline v4f vmax4(v4f a, v4f b) { return __builtin_wasm_pmax_f32x4(a, b); }  // one maxps
+#else
+static inline v4f vmax4(v4f a, v4f b) { return select4(a < b, b, a); }
+#endif
+
 static attn_status forward_tiled(float *out, float *workspace,
                                  const float *q, const float *k, const float *v, const uint8_t *mask,
                                  int m, int d_k, int d_v, float scale, unsigned flags,
                                  int row_begin, int row_end) {
     float *kp = (float *)(((uintptr_t)workspace + 15) & ~(uintptr_t)15);
-    size_t mp = round_up((size_t)m, 8);
-    float *sb = kp + mp * (size_t)d_k;  // (BQ, BK) scores, then probabilities
-    float *ob = sb + BQ * BK;           // (BQ, d_v) output accumulators
-    float *mx = ob + (size_t)BQ * d_v;  // (BQ) running maximum
-    float *sum = mx + BQ;               // (BQ) running sum of exp
-    const v4f vscale = splat(scale);
+    size_t mp = round_up((size_t)m, 4);
+    float *qt = kp + mp * (size_t)d_k;  // (d_k, 8) this block's queries, transposed
+    float *st = qt + (size_t)d_k * 8;   // (BK, 8) scores, then probabilities, transposed
+    float *ot = st + BK * 8;            // (d_v, 8) output accumulators, transposed
+    const v4f vscale = splat(scale), ninf = splat(-INFINITY), zero = splat(0.0f);
 
     // K packed in panels of 4 keys, transposed: kp[(j/4)·d_k·4 + c·4 + j%4] = k[j][c]
     for (size_t j4 = 0; j4 < mp / 4; j4++) {
@@ -298,118 +308,111 @@ static attn_status forward_tiled(float *out, float *workspace,
         }
     }
 
-    for (int i0 = row_begin; i0 < row_end; i0 += BQ) {
-        int bq = row_end - i0 < BQ ? row_end - i0 : BQ;
-        for (int r = 0; r < BQ; r++) { mx[r] = -INFINITY; sum[r] = 0.0f; }
-        memset(ob, 0, (size_t)BQ * d_v * sizeof *ob);
-        // rows past bq in the last block take part in P·V with probabilities 0
-        memset(sb + (size_t)bq * BK, 0, (size_t)(BQ - bq) * BK * sizeof *sb);
+    for (int i0 = row_begin; i0 < row_end; i0 += 8) {
+        int bq = row_end - i0 < 8 ? row_end - i0 : 8;
+        // rows past bq in the last block are zeros: they compute harmless numbers, never stored
+        for (int c = 0; c < d_k; c++) {
+            for (int r = 0; r < 8; r++) qt[c * 8 + r] = r < bq ? q[(size_t)(i0 + r) * d_k + c] : 0.0f;
+        }
+        memset(ot, 0, (size_t)d_v * 8 * sizeof *ot);
+        v4f mx0 = ninf, mx1 = ninf, sum0 = zero, sum1 = zero;  // running max and sum, rows 0-3, 4-7
         // causal: no row of this block sees a key past its last row
         int jend = (flags & ATTN_CAUSAL) && i0 + bq < m ? i0 + bq : m;
 
         for (int j0 = 0; j0 < jend; j0 += BK) {
             int bk = jend - j0 < BK ? jend - j0 : BK;
-            int bkp = (int)round_up((size_t)bk, 8);
-            // pass 1: S = Q·Kᵀ·scale for the block, TQ rows × 8 keys per register tile
-            for (int r0 = 0; r0 < bq; r0 += TQ) {
-                const float *q0 = q + (size_t)(i0 + r0) * d_k;
-                const float *q1 = r0 + 1 < bq ? q0 + d_k : q0;
-                const float *q2 = r0 + 2 < bq ? q0 + 2 * (size_t)d_k : q0;
-                const float *q3 = r0 + 3 < bq ? q0 + 3 * (size_t)d_k : q0;
-                for (int jj = 0; jj < bkp; jj += 8) {
-                    const float *p0 = kp + (size_t)(j0 + jj) / 4 * (size_t)d_k * 4, *p1 = p0 + (size_t)d_k * 4;
-                    v4f a00 = splat(0), a01 = splat(0), a10 = splat(0), a11 = splat(0);
-                    v4f a20 = splat(0), a21 = splat(0), a30 = splat(0), a31 = splat(0);
-                    for (int c = 0; c < d_k; c++) {
-                        v4f k0 = load4(p0 + (size_t)c * 4), k1 = load4(p1 + (size_t)c * 4);
-                        v4f s0 = splat(q0[c]), s1 = splat(q1[c]), s2 = splat(q2[c]), s3 = splat(q3[c]);
-                        a00 += s0 * k0; a01 += s0 * k1;
-                        a10 += s1 * k0; a11 += s1 * k1;
-                        a20 += s2 * k0; a21 += s2 * k1;
-                        a30 += s3 * k0; a31 += s3 * k1;
-                    }
-                    v4f rows[4][2] = {{a00, a01}, {a10, a11}, {a20, a21}, {a30, a31}};
-                    for (int t = 0; t < TQ && r0 + t < bq; t++) {
-                        v4f x0 = rows[t][0] * vscale, x1 = rows[t][1] * vscale;
-                        float *dst = sb + (size_t)(r0 + t) * BK + jj;
-                        store4(dst, x0);
-                        store4(dst + 4, x1);
+            int bk4 = (int)round_up((size_t)bk, 4);
+            // pass 1: Sᵀ = (Q·Kᵀ·scale)ᵀ for the block, 8 rows × 4 keys per register tile
+            for (int jj = 0; jj < bk4; jj += 4) {
+                const float *kq = kp + (size_t)(j0 + jj) * d_k, *qq = qt;
+                v4f a0 = zero, a1 = zero, a2 = zero, a3 = zero, b0 = zero, b1 = zero, b2 = zero, b3 = zero;
+                for (int c = 0; c < d_k; c++, qq += 8, kq += 4) {
+                    v4f x0 = load4(qq), x1 = load4(qq + 4);
+                    v4f k0 = splat(kq[0]), k1 = splat(kq[1]), k2 = splat(kq[2]), k3 = splat(kq[3]);
+                    a0 += x0 * k0; b0 += x1 * k0;
+                    a1 += x0 * k1; b1 += x1 * k1;
+                    a2 += x0 * k2; b2 += x1 * k2;
+                    a3 += x0 * k3; b3 += x1 * k3;
+                }
+                float *s = st + jj * 8;
+                store4(s, a0 * vscale); store4(s + 4, b0 * vscale);
+                store4(s + 8, a1 * vscale); store4(s + 12, b1 * vscale);
+                store4(s + 16, a2 * vscale); store4(s + 20, b2 * vscale);
+                store4(s + 24, a3 * vscale); store4(s + 28, b3 * vscale);
+            }
+            // keys past the block's end (padding) and masked keys get -inf
+            for (int jj = bk; jj < bk4; jj++) { store4(st + jj * 8, ninf); store4(st + jj * 8 + 4, ninf); }
+            if (mask || ((flags & ATTN_CAUSAL) && j0 + bk > i0 + 1)) {
+                for (int jj = 0; jj < bk; jj++) {
+                    for (int r = 0; r < bq; r++) {
+                        if (!allowed(mask, i0 + r, j0 + jj, m, flags)) st[jj * 8 + r] = -INFINITY;
                     }
                 }
             }
-            // scores of padded keys (past m or past jend) are computed but never used
 
-            // passes 2-3, online: mask, block maximum, rescale what came before, exp, sum
-            int diagonal = (flags & ATTN_CAUSAL) && j0 + bkp > i0;
-            for (int r = 0; r < bq; r++) {
-                float *row = sb + (size_t)r * BK;
-                int i = i0 + r;
-                for (int jj = bk; jj < bkp; jj++) row[jj] = -INFINITY;
-                if (mask || diagonal) {
-                    for (int jj = 0; jj < bk; jj++) {
-                        if (!allowed(mask, i, j0 + jj, m, flags)) row[jj] = -INFINITY;
-                    }
+            // passes 2-3, online: the new running maximum, rescale what came before, exp, sum
+            v4f nm0 = mx0, nm1 = mx1;
+            for (int jj = 0; jj < bk4; jj++) {
+                nm0 = vmax4(nm0, load4(st + jj * 8));
+                nm1 = vmax4(nm1, load4(st + jj * 8 + 4));
+            }
+            // a row with nothing allowed so far keeps max -inf: subtract 0 instead (e^-inf = 0)
+            v4f z0 = select4(nm0 == ninf, zero, nm0), z1 = select4(nm1 == ninf, zero, nm1);
+            v4i grew = (nm0 != mx0) | (nm1 != mx1);
+            if (grew[0] | grew[1] | grew[2] | grew[3]) {
+                v4f c0 = exp4(mx0 - z0), c1 = exp4(mx1 - z1);  // 1 where unchanged, 0 from -inf
+                sum0 *= c0; sum1 *= c1;
+                for (int c = 0; c < d_v; c++) {
+                    store4(ot + c * 8, load4(ot + c * 8) * c0);
+                    store4(ot + c * 8 + 4, load4(ot + c * 8 + 4) * c1);
                 }
-                v4f vm = splat(-INFINITY);
-                for (int jj = 0; jj < bkp; jj += 4) vm = max4(vm, load4(row + jj));
-                float bm = hmax(vm);
-                if (bm == -INFINITY) {  // nothing allowed in this block for this row
-                    memset(row, 0, (size_t)bkp * sizeof *row);
-                    continue;
-                }
-                if (bm > mx[r]) {
-                    float corr = expf(mx[r] - bm);  // 0 when mx[r] was -inf
-                    sum[r] *= corr;
-                    float *o = ob + (size_t)r * d_v;
-                    for (int c = 0; c < d_v; c++) o[c] *= corr;
-                    mx[r] = bm;
-                }
-                v4f vmax = splat(mx[r]), vs = splat(0);
-                for (int jj = 0; jj < bkp; jj += 4) {
-                    v4f e = exp4(load4(row + jj) - vmax);
-                    store4(row + jj, e);
-                    vs += e;
-                }
-                sum[r] += hsum(vs);
+                mx0 = nm0; mx1 = nm1;
+            }
+            for (int jj = 0; jj < bk4; jj++) {
+                v4f p0 = exp4(load4(st + jj * 8) - z0), p1 = exp4(load4(st + jj * 8 + 4) - z1);
+                store4(st + jj * 8, p0); store4(st + jj * 8 + 4, p1);
+                sum0 += p0; sum1 += p1;
             }
 
-            // pass 4: O += P·V for the block, TQ rows × 8 value columns per register tile
-            for (int r0 = 0; r0 < bq; r0 += TQ) {
-                const float *pr0 = sb + (size_t)r0 * BK, *pr1 = pr0 + BK, *pr2 = pr1 + BK, *pr3 = pr2 + BK;
-                float *o0 = ob + (size_t)r0 * d_v, *o1 = o0 + d_v, *o2 = o1 + d_v, *o3 = o2 + d_v;
-                int c0 = 0;
-                for (; c0 + 8 <= d_v; c0 += 8) {
-                    v4f b00 = load4(o0 + c0), b01 = load4(o0 + c0 + 4), b10 = load4(o1 + c0), b11 = load4(o1 + c0 + 4);
-                    v4f b20 = load4(o2 + c0), b21 = load4(o2 + c0 + 4), b30 = load4(o3 + c0), b31 = load4(o3 + c0 + 4);
-                    const float *vr = v + (size_t)j0 * d_v + c0;
-                    for (int jj = 0; jj < bk; jj++, vr += d_v) {
-                        v4f v0 = load4(vr), v1 = load4(vr + 4);
-                        v4f s0 = splat(pr0[jj]), s1 = splat(pr1[jj]), s2 = splat(pr2[jj]), s3 = splat(pr3[jj]);
-                        b00 += s0 * v0; b01 += s0 * v1;
-                        b10 += s1 * v0; b11 += s1 * v1;
-                        b20 += s2 * v0; b21 += s2 * v1;
-                        b30 += s3 * v0; b31 += s3 * v1;
-                    }
-                    store4(o0 + c0, b00); store4(o0 + c0 + 4, b01); store4(o1 + c0, b10); store4(o1 + c0 + 4, b11);
-                    store4(o2 + c0, b20); store4(o2 + c0 + 4, b21); store4(o3 + c0, b30); store4(o3 + c0 + 4, b31);
+            // pass 4: Oᵀ += (P·V)ᵀ for the block, 8 rows × 4 value columns per register tile
+            int c0 = 0;
+            for (; c0 + 4 <= d_v; c0 += 4) {
+                float *o = ot + c0 * 8;
+                v4f o00 = load4(o), o01 = load4(o + 4), o10 = load4(o + 8), o11 = load4(o + 12);
+                v4f o20 = load4(o + 16), o21 = load4(o + 20), o30 = load4(o + 24), o31 = load4(o + 28);
+                const float *pp = st, *vr = v + (size_t)j0 * d_v + c0;
+                for (int jj = 0; jj < bk; jj++, pp += 8, vr += d_v) {
+                    v4f p0 = load4(pp), p1 = load4(pp + 4);
+                    v4f v0 = splat(vr[0]), v1 = splat(vr[1]), v2 = splat(vr[2]), v3 = splat(vr[3]);
+                    o00 += p0 * v0; o01 += p1 * v0;
+                    o10 += p0 * v1; o11 += p1 * v1;
+                    o20 += p0 * v2; o21 += p1 * v2;
+                    o30 += p0 * v3; o31 += p1 * v3;
                 }
-                for (; c0 < d_v; c0++) {  // the last d_v % 8 columns
-                    float b0 = o0[c0], b1 = o1[c0], b2 = o2[c0], b3 = o3[c0];
-                    for (int jj = 0; jj < bk; jj++) {
-                        float x = v[(size_t)(j0 + jj) * d_v + c0];
-                        b0 += pr0[jj] * x; b1 += pr1[jj] * x; b2 += pr2[jj] * x; b3 += pr3[jj] * x;
-                    }
-                    o0[c0] = b0; o1[c0] = b1; o2[c0] = b2; o3[c0] = b3;
+                store4(o, o00); store4(o + 4, o01); store4(o + 8, o10); store4(o + 12, o11);
+                store4(o + 16, o20); store4(o + 20, o21); store4(o + 24, o30); store4(o + 28, o31);
+            }
+            for (; c0 < d_v; c0++) {  // the last d_v % 4 columns
+                float *o = ot + (size_t)c0 * 8;
+                v4f o0 = load4(o), o1 = load4(o + 4);
+                for (int jj = 0; jj < bk; jj++) {
+                    v4f x = splat(v[(size_t)(j0 + jj) * d_v + c0]);
+                    o0 += load4(st + jj * 8) * x;
+                    o1 += load4(st + jj * 8 + 4) * x;
                 }
+                store4(o, o0); store4(o + 4, o1);
             }
         }
 
-        // normalize: out = O / sum (a row that attended to nothing stays 0)
+        // normalize: out = O / sum (a row that attended to nothing has sum 0 and stays 0)
+        float sums[8];
+        store4(sums, sum0);
+        store4(sums + 4, sum1);
         for (int r = 0; r < bq; r++) {
-            float *o = out + (size_t)(i0 + r) * d_v, *acc = ob + (size_t)r * d_v;
-            float inv = sum[r] > 0.0f ? 1.0f / sum[r] : 0.0f;
+            float *o = out + (size_t)(i0 + r) * d_v;
+            float inv = sums[r] > 0.0f ? 1.0f / sums[r] : 0.0f;
             for (int c = 0; c < d_v; c++) {
-                o[c] = acc[c] * inv;
+                o[c] = ot[(size_t)c * 8 + r] * inv;
                 if (!isfinite(o[c])) return ATTN_ERR_OVERFLOW;
             }
         }

@@ -13,6 +13,22 @@
 #include <string.h>
 
 // ----------------------------------------------------------------------------
+// 4-wide vectors for the fast paths and the checks (GCC/Clang vector extensions: SSE
+// natively, wasm simd128 under emcc -msimd128; the same source gives the same rounding on both)
+
+typedef float v4f __attribute__((vector_size(16)));
+typedef int32_t v4i __attribute__((vector_size(16)));
+
+static inline v4f load4(const float *p) { v4f r; memcpy(&r, p, sizeof r); return r; }
+static inline void store4(float *p, v4f x) { memcpy(p, &x, sizeof x); }
+static inline v4f splat(float x) { return (v4f){x, x, x, x}; }
+// lanes of a where mask is set (all ones), else lanes of b
+static inline v4f select4(v4i mask, v4f a, v4f b) { return (v4f)((mask & (v4i)a) | (~mask & (v4i)b)); }
+static inline v4f max4(v4f a, v4f b) { return select4(a > b, a, b); }
+static inline float hmax(v4f x) { float a = x[0] > x[1] ? x[0] : x[1], b = x[2] > x[3] ? x[2] : x[3]; return a > b ? a : b; }
+static inline float hsum(v4f x) { return (x[0] + x[1]) + (x[2] + x[3]); }
+
+// ----------------------------------------------------------------------------
 // status, sizes, validation
 
 const char *attn_status_string(attn_status status) {
@@ -42,19 +58,58 @@ static attn_status check_sizes(int n, int m, int d_k, int d_v) {
     return ATTN_OK;
 }
 
+// Every one of count values finite (|x| ≤ FLT_MAX is false for NaN and ±inf).
+static int all_finite(const float *x, size_t count) {
+    const v4i absmask = {0x7fffffff, 0x7fffffff, 0x7fffffff, 0x7fffffff};
+    const v4f fmax = splat(FLT_MAX);
+    v4i ok = {-1, -1, -1, -1};
+    size_t i = 0;
+    for (; i + 4 <= count; i += 4) ok &= (v4f)((v4i)load4(x + i) & absmask) <= fmax;
+    for (; i < count; i++) {
+        if (!isfinite(x[i])) return 0;
+    }
+    return ok[0] & ok[1] & ok[2] & ok[3];
+}
+
 // Every value finite; the largest squared row norm and the largest |x|, in double.
+// Four lanes at a time: |x| ≤ FLT_MAX (false for NaN and ±inf), the largest |x| in float
+// (exact), squares summed in double two lanes at a time.
 static int scan(const float *x, int rows, int cols, double *max_sq, double *max_abs) {
-    *max_sq = 0; *max_abs = 0;
+    typedef double v2d __attribute__((vector_size(16)));
+    const v4i absmask = {0x7fffffff, 0x7fffffff, 0x7fffffff, 0x7fffffff};
+    const v4f fmax = {FLT_MAX, FLT_MAX, FLT_MAX, FLT_MAX};
+    v4f amax = {0, 0, 0, 0};
+    v4i ok = {-1, -1, -1, -1};
+    float tail_max = 0.0f;
+    double sq_max = 0;
     for (int i = 0; i < rows; i++) {
-        double sq = 0;
-        for (int c = 0; c < cols; c++) {
-            float e = x[(size_t)i * cols + c];
+        const float *r = x + (size_t)i * cols;
+        v2d s0 = {0, 0}, s1 = {0, 0};
+        int c = 0;
+        for (; c + 4 <= cols; c += 4) {
+            v4f e = load4(r + c);
+            v4f a = (v4f)((v4i)e & absmask);
+            ok &= a <= fmax;
+            amax = select4(a > amax, a, amax);
+            v2d lo = __builtin_convertvector(__builtin_shufflevector(e, e, 0, 1), v2d);
+            v2d hi = __builtin_convertvector(__builtin_shufflevector(e, e, 2, 3), v2d);
+            s0 += lo * lo;
+            s1 += hi * hi;
+        }
+        double sq = (s0[0] + s0[1]) + (s1[0] + s1[1]);
+        for (; c < cols; c++) {
+            float e = r[c];
             if (!isfinite(e)) return 0;
             sq += (double)e * e;
-            if (fabs((double)e) > *max_abs) *max_abs = fabs((double)e);
+            if (fabsf(e) > tail_max) tail_max = fabsf(e);
         }
-        if (sq > *max_sq) *max_sq = sq;
+        if (sq > sq_max) sq_max = sq;
     }
+    if (!(ok[0] & ok[1] & ok[2] & ok[3])) return 0;
+    float m = tail_max;
+    for (int t = 0; t < 4; t++) m = amax[t] > m ? amax[t] : m;
+    *max_sq = sq_max;
+    *max_abs = m;
     return 1;
 }
 
@@ -142,21 +197,6 @@ attn_status attn_forward_naive(float *out, float *weights, float *workspace,
     return ATTN_OK;
 }
 
-// ----------------------------------------------------------------------------
-// the fast paths: 4-wide vectors (GCC/Clang vector extensions: SSE natively, wasm simd128
-// under emcc -msimd128; the same source gives the same rounding on both)
-
-typedef float v4f __attribute__((vector_size(16)));
-typedef int32_t v4i __attribute__((vector_size(16)));
-
-static inline v4f load4(const float *p) { v4f r; memcpy(&r, p, sizeof r); return r; }
-static inline void store4(float *p, v4f x) { memcpy(p, &x, sizeof x); }
-static inline v4f splat(float x) { return (v4f){x, x, x, x}; }
-// lanes of a where mask is set (all ones), else lanes of b
-static inline v4f select4(v4i mask, v4f a, v4f b) { return (v4f)((mask & (v4i)a) | (~mask & (v4i)b)); }
-static inline v4f max4(v4f a, v4f b) { return select4(a > b, a, b); }
-static inline float hmax(v4f x) { float a = x[0] > x[1] ? x[0] : x[1], b = x[2] > x[3] ? x[2] : x[3]; return a > b ? a : b; }
-static inline float hsum(v4f x) { return (x[0] + x[1]) + (x[2] + x[3]); }
 
 // e^x for x <= 0, four lanes (Cephes expf: x = n·ln2 + r, |r| <= ln2/2, a degree-6
 // polynomial, then 2^n through the exponent bits; within 2 ulp of expf). Lanes below
@@ -451,8 +491,7 @@ attn_status attn_matmul(float *out, const float *a, const float *b, int n, int c
     if (n < 1 || c < 1 || p < 1) return ATTN_ERR_SIZE;
     if (!fits((size_t)n, (size_t)c) || !fits((size_t)c, (size_t)p) || !fits((size_t)n, (size_t)p))
         return ATTN_ERR_TOO_LARGE;
-    double sq, ab;
-    if (!scan(a, n, c, &sq, &ab) || !scan(b, c, p, &sq, &ab)) return ATTN_ERR_NON_FINITE;
+    if (!all_finite(a, (size_t)n * c) || !all_finite(b, (size_t)c * p)) return ATTN_ERR_NON_FINITE;
     return matmul_tiles(out, a, b, n, c, p);
 }
 
@@ -494,10 +533,7 @@ static attn_status matmul_tiles(float *out, const float *a, const float *b, int 
             }
         }
     }
-    for (size_t i = 0; i < (size_t)n * p; i++) {
-        if (!isfinite(out[i])) return ATTN_ERR_OVERFLOW;
-    }
-    return ATTN_OK;
+    return all_finite(out, (size_t)n * p) ? ATTN_OK : ATTN_ERR_OVERFLOW;
 }
 
 attn_status attn_self_forward(float *q, float *k, float *v, float *scores, float *scaled,
@@ -515,9 +551,8 @@ attn_status attn_self_forward(float *q, float *k, float *v, float *scores, float
         !fits((size_t)d_model, (size_t)d_v)) return ATTN_ERR_TOO_LARGE;
     if (!isfinite(scale) || scale < 0.0f) return ATTN_ERR_SCALE;
     if (flags & ~ATTN_CAUSAL) return ATTN_ERR_FLAGS;
-    double sq, ab;
-    if (!scan(x, n, d_model, &sq, &ab) || !scan(wq, d_model, d_k, &sq, &ab) ||
-        !scan(wk, d_model, d_k, &sq, &ab) || !scan(wv, d_model, d_v, &sq, &ab))
+    if (!all_finite(x, (size_t)n * d_model) || !all_finite(wq, (size_t)d_model * d_k) ||
+        !all_finite(wk, (size_t)d_model * d_k) || !all_finite(wv, (size_t)d_model * d_v))
         return ATTN_ERR_NON_FINITE;
     // Q = X·W_Q, K = X·W_K, V = X·W_V
     if ((st = matmul_tiles(q, x, wq, n, d_model, d_k)) != ATTN_OK) return st;

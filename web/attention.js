@@ -387,6 +387,9 @@ function makeApi(exports) {
         }
         return;
       }
+      // a genuine Float32Array holds float32 values: copied as is; NaN or ±inf among them
+      // makes the C core answer NON_FINITE, and findNonFinite then names the value
+      if (ArrayBuffer.isView(src) && src instanceof Float32Array) { f32.set(src, p); return; }
       for (let i = 0; i < count; i++) {
         const x = src[i];
         if (!(Math.abs(x) <= FLT_MAX)) badValue(name, x, Math.floor(i / cols), i % cols);
@@ -436,6 +439,19 @@ function makeApi(exports) {
   }
 
   const readMatrix = (at, rows, cols) => ({ data: f32.slice(at >>> 2, (at >>> 2) + rows * cols), shape: [rows, cols] });
+
+  // After NON_FINITE: the first NaN or ±inf in the copies the C core read, named after its
+  // argument (args: checked matrix arguments, at: their byte offsets in wasm memory).
+  function findNonFinite(args, at) {
+    views();
+    for (let a = 0; a < args.length; a++) {
+      const { name, rows, cols } = args[a], p = at[a] >>> 2;
+      for (let i = 0; i < rows * cols; i++) {
+        const x = f32[p + i];
+        if (!Number.isFinite(x)) badValue(name, x, Math.floor(i / cols), i % cols);
+      }
+    }
+  }
 
   function check(status, fn) {
     if (status === ATTN_OK) return;
@@ -494,6 +510,7 @@ function makeApi(exports) {
         if (status !== ATTN_OK) break;
         warmWork += (end - begin) * rowWork;
       }
+      if (status === ATTN_ERR_NON_FINITE) findNonFinite([q, k, v], [pq, pk, pv]);
       check(status, 'attention');
       if (!opts.weights) return { output: readMatrix(pout, n, dv) };
       const [output, weights] = readMatrices(offsets, 3, [n, dv, n, m]);
@@ -530,6 +547,7 @@ function makeApi(exports) {
       if (mask) writeMask(mask, extra, n, n);
       const status = exports.attn_self_forward(pq, pk, pv, ps, pc, pw, pout, px, pwq, pwk, pwv,
         mask ? extra : 0, n, dm, dk, dv, scaleFor(opts.scale, dk), opts.causal ? ATTN_CAUSAL : 0);
+      if (status === ATTN_ERR_NON_FINITE) findNonFinite([x, wq, wk, wv], [px, pwq, pwk, pwv]);
       check(status, 'selfAttention');
       const [q2, k2, v2, scores, scaled, weights, output] = readMatrices(offsets, 4, [n, dk, n, dk, n, dv, n, n, n, n, n, n, n, dv]);
       return { q: q2, k: k2, v: v2, scores, scaled, weights, output };
@@ -610,6 +628,7 @@ function makeApi(exports) {
       const status = exports.attn_mha_forward(pout, pcat, opts.weights ? pw : 0, pwork,
         px, kv ? pkv : 0, pwq, pwk, pwv, pwo, bq ? pbq : 0, bk ? pbk : 0, bv ? pbv : 0, bo ? pbo : 0,
         mask ? extra : 0, n, m, dm, heads, kvHeads, scaleFor(opts.scale, dh), opts.causal ? ATTN_CAUSAL : 0);
+      if (status === ATTN_ERR_NON_FINITE) findNonFinite(kv ? [x, kv, wq, wk, wv, wo] : [x, wq, wk, wv, wo], kv ? [px, pkv, pwq, pwk, pwv, pwo] : [px, pwq, pwk, pwv, pwo]);
       check(status, fn);
       const dims = opts.weights ? [n, dm, n, dm, heads * n, m] : [n, dm, n, dm];
       const [output, concat, all] = readMatrices(offsets, 10, dims);

@@ -33,6 +33,7 @@ import {
   attentionFlops, fmt, fmtBytes, makeInputs, makeMhaInputs, makeSelfInputs, maxAbsDiff, median, mhaFlops, nested,
 } from './lib.js';
 import { mhaModel } from './onnx-model.js';
+import { benchPool, poolReport } from './pool.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..');
@@ -769,6 +770,10 @@ with standard deviation 1/√d_model, the four biases normal with standard devia
 
 ${mhaReport(r)}
 
+## More than one core
+
+${poolReport(r.pool)}
+
 ## Reading
 
 ${reading(r)}
@@ -819,6 +824,8 @@ async function main() {
   r.mha = await benchMha(impls, natMha.exe);
   if (natMha.error) r.mha.errors.native = natMha.error;
 
+  r.pool = await benchPool({ quick: QUICK, progress });
+
   progress(`tiny calls: ${TINY.batches} batches of ${TINY.calls}`);
   r.tiny = await tinyCalls(impls);
 
@@ -834,6 +841,7 @@ async function main() {
   const wrong = [];
   for (const x of r.sizes) for (const [c, v] of Object.entries(x.results)) if (!v.ok) wrong.push(`${c} at n = ${x.n}`);
   for (const [c, v] of Object.entries(r.mha.results)) if (!v.ok) wrong.push(`${c} in the multi-head layer`);
+  for (const x of r.pool.rows) if (!x.same) wrong.push(`the pool at n = ${x.n}${x.causal ? ' (causal)' : ''}`);
 
   const body = report(r);
   const m = r.machine;
@@ -841,6 +849,7 @@ async function main() {
     `${r.peak.gflops ? `, peak ${fmt(r.peak.gflops)} GFLOP/s` : ''}${r.nativeError ? `\nnative C not measured: ${r.nativeError}` : ''}\n`);
   console.log(body);
   console.log(`\n## GPT-2-small multi-head attention layer\n\n${mhaReport(r)}`);
+  console.log(`\n## More than one core\n\n${poolReport(r.pool)}`);
   console.log(`\n${reading(r)}\n`);
   if (wrong.length) {
     console.error(`bench: outputs that disagree with attnmap by more than ${TOLERANCE}: ${wrong.join(', ')}`);

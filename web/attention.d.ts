@@ -48,6 +48,12 @@ export interface AttentionOptions {
 export interface AttentionCallOptions extends AttentionOptions {
   /** Return the (n, m) weights. Default true. With false, nothing of size n×m is returned. */
   weights?: boolean;
+  /**
+   * Only query rows [begin, end), 0 <= begin < end <= n, with `weights: false`: the output is
+   * (end - begin, d_v), bit for bit those rows of the whole output (causal stays aligned to
+   * the full sequence). What createAttentionPool hands each worker.
+   */
+  rows?: [begin: number, end: number];
 }
 
 export interface AttentionInputs {

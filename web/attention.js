@@ -228,7 +228,7 @@ function maskArg(value, n, m) {
 }
 
 const OPTION_KEYS = {
-  attention: ['causal', 'scale', 'mask', 'weights'],
+  attention: ['causal', 'scale', 'mask', 'weights', 'rows'],
   selfAttention: ['causal', 'scale', 'mask'],
   multiHeadAttention: ['heads', 'kvHeads', 'causal', 'scale', 'mask', 'weights'],
 };
@@ -247,14 +247,20 @@ function optionsArg(options, fn) {
       fail(ErrorCode.INVALID_ARGUMENT, `${fn}: unknown option "${key}"; expected one of ${OPTION_KEYS[fn].join(', ')}`);
     }
   }
-  const { causal = false, scale, mask, weights = true } = options;
+  const { causal = false, scale, mask, weights = true, rows } = options;
   if (typeof causal !== 'boolean') fail(ErrorCode.INVALID_ARGUMENT, `causal must be true or false; received ${describe(causal)}`);
   if (typeof weights !== 'boolean') fail(ErrorCode.INVALID_ARGUMENT, `weights must be true or false; received ${describe(weights)}`);
   if (scale !== undefined && scale !== null &&
       (typeof scale !== 'number' || !Number.isFinite(scale) || scale < 0 || scale > FLT_MAX)) {
     fail(ErrorCode.INVALID_ARGUMENT, `scale must be a finite number >= 0 (default 1/√d_k); received ${describe(scale)}`);
   }
-  return { causal, scale: scale ?? undefined, mask, weights };
+  if (rows !== undefined && rows !== null) {
+    if (!Array.isArray(rows) || rows.length !== 2 || !rows.every((r) => Number.isInteger(r) && r >= 0)) {
+      fail(ErrorCode.INVALID_ARGUMENT, `rows must be [begin, end], two integers with 0 <= begin < end <= n; received ${describe(rows)}`);
+    }
+    if (weights) fail(ErrorCode.INVALID_ARGUMENT, `rows needs { weights: false }: a range of query rows returns only their output rows`);
+  }
+  return { causal, scale: scale ?? undefined, mask, weights, rows: rows ?? undefined };
 }
 
 function inputsArg(inputs, fn, names) {
@@ -485,6 +491,9 @@ function makeApi(exports) {
       fail(ErrorCode.SHAPE_MISMATCH, `v must have one row per key: shape (${m}, d_v) to match k ${shapeStr(m, dk)}; received v ${shapeStr(v.rows, v.cols)}`);
     }
     const mask = maskArg(opts.mask, n, m);
+    // rows: [begin, end) of the queries only (the output of the others is not computed)
+    const [r0, r1] = opts.rows ?? [0, n];
+    if (r1 <= r0 || r1 > n) fail(ErrorCode.INVALID_ARGUMENT, `rows must be [begin, end] with 0 <= begin < end <= n = ${n}; received [${r0}, ${r1}]`);
     // with weights: false the C core needs a workspace of O(m·d), never n×m
     const workFloats = opts.weights ? n * m : Math.ceil(exports.attn_workspace_size(n, m, dk, dv) / 4);
     const { offsets, extra, release } = allocate(
@@ -502,17 +511,17 @@ function makeApi(exports) {
       // functions, and a call in progress never switches. So the first long calls are cut
       // into row ranges of growing size (same bits: rows are independent).
       const rowWork = m * (dk + dv);
-      let rows = n, status;
-      if (warmWork < WARM_WORK && n * rowWork > FIRST_CHUNK) rows = Math.max(1, Math.floor(FIRST_CHUNK / rowWork));
-      for (let begin = 0; begin < n; begin += rows, rows *= 2) {
-        const end = Math.min(n, begin + rows);
+      let rows = r1 - r0, status;
+      if (warmWork < WARM_WORK && rows * rowWork > FIRST_CHUNK) rows = Math.max(1, Math.floor(FIRST_CHUNK / rowWork));
+      for (let begin = r0; begin < r1; begin += rows, rows *= 2) {
+        const end = Math.min(r1, begin + rows);
         status = exports.attn_forward_rows(pout, pweights, pwork, pq, pk, pv, pmask, n, m, dk, dv, scale, flags, begin, end);
         if (status !== ATTN_OK) break;
         warmWork += (end - begin) * rowWork;
       }
       if (status === ATTN_ERR_NON_FINITE) findNonFinite([q, k, v], [pq, pk, pv]);
       check(status, 'attention');
-      if (!opts.weights) return { output: readMatrix(pout, n, dv) };
+      if (!opts.weights) return { output: readMatrix(pout + r0 * dv * 4, r1 - r0, dv) };
       const [output, weights] = readMatrices(offsets, 3, [n, dv, n, m]);
       return { output, weights };
     } finally {

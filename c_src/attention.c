@@ -28,6 +28,17 @@ static inline v4f max4(v4f a, v4f b) { return select4(a > b, a, b); }
 static inline float hmax(v4f x) { float a = x[0] > x[1] ? x[0] : x[1], b = x[2] > x[3] ? x[2] : x[3]; return a > b ? a : b; }
 static inline float hsum(v4f x) { return (x[0] + x[1]) + (x[2] + x[3]); }
 
+// a·b + c in the tiled kernel's two products (and only there). The default build rounds twice,
+// as everywhere else. With -DATTN_RELAXED (build.sh's second build, -mrelaxed-simd) it is wasm's
+// f32x4.relaxed_madd: one fused rounding where the CPU has FMA. clang 14 (Debian's emcc 3.1.6)
+// knows only the pre-standard opcode of that instruction; build.sh rewrites it to the standard
+// one, which takes the same operands in the same order and computes a·b + c.
+#ifdef ATTN_RELAXED
+#define MADD(a, b, c) ((v4f)__builtin_wasm_fma_f32x4((a), (b), (c)))
+#else
+#define MADD(a, b, c) ((a) * (b) + (c))
+#endif
+
 // ----------------------------------------------------------------------------
 // status, sizes, validation
 
@@ -369,10 +380,10 @@ static attn_status forward_tiled(float *out, float *workspace,
                 for (int c = 0; c < d_k; c++, qq += 8, kq += 4) {
                     v4f x0 = load4(qq), x1 = load4(qq + 4);
                     v4f k0 = splat(kq[0]), k1 = splat(kq[1]), k2 = splat(kq[2]), k3 = splat(kq[3]);
-                    a0 += x0 * k0; b0 += x1 * k0;
-                    a1 += x0 * k1; b1 += x1 * k1;
-                    a2 += x0 * k2; b2 += x1 * k2;
-                    a3 += x0 * k3; b3 += x1 * k3;
+                    a0 = MADD(x0, k0, a0); b0 = MADD(x1, k0, b0);
+                    a1 = MADD(x0, k1, a1); b1 = MADD(x1, k1, b1);
+                    a2 = MADD(x0, k2, a2); b2 = MADD(x1, k2, b2);
+                    a3 = MADD(x0, k3, a3); b3 = MADD(x1, k3, b3);
                 }
                 float *s = st + jj * 8;
                 store4(s, a0 * vscale); store4(s + 4, b0 * vscale);
@@ -424,10 +435,10 @@ static attn_status forward_tiled(float *out, float *workspace,
                 for (int jj = 0; jj < bk; jj++, pp += 8, vr += d_v) {
                     v4f p0 = load4(pp), p1 = load4(pp + 4);
                     v4f v0 = splat(vr[0]), v1 = splat(vr[1]), v2 = splat(vr[2]), v3 = splat(vr[3]);
-                    o00 += p0 * v0; o01 += p1 * v0;
-                    o10 += p0 * v1; o11 += p1 * v1;
-                    o20 += p0 * v2; o21 += p1 * v2;
-                    o30 += p0 * v3; o31 += p1 * v3;
+                    o00 = MADD(p0, v0, o00); o01 = MADD(p1, v0, o01);
+                    o10 = MADD(p0, v1, o10); o11 = MADD(p1, v1, o11);
+                    o20 = MADD(p0, v2, o20); o21 = MADD(p1, v2, o21);
+                    o30 = MADD(p0, v3, o30); o31 = MADD(p1, v3, o31);
                 }
                 store4(o, o00); store4(o + 4, o01); store4(o + 8, o10); store4(o + 12, o11);
                 store4(o + 16, o20); store4(o + 20, o21); store4(o + 24, o30); store4(o + 28, o31);

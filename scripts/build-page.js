@@ -39,6 +39,8 @@ export async function buildPage() {
     write: false,
     logLevel: 'silent',
     banner: { js: BANNER },
+    // the page never asks for the relaxed-SIMD build: leave its dynamic import out of the bundle
+    external: ['./attention-relaxed-wasm.js'],
   });
   return result.outputFiles[0].contents;
 }

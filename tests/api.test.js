@@ -251,3 +251,21 @@ test('views are refreshed when memory grows', () => {
   }
   assert.deepEqual(toRows(attn.attention({ q, k, v }).weights)[1].map((x) => x.toFixed(4)), ['0.3157', '0.3686', '0.3157']);
 });
+
+test('rows: [begin, end) of the queries, bit for bit those rows of the whole output; bad ranges refused', () => {
+  let s = 7;
+  const mat = (r, c) => ({ data: Float32Array.from({ length: r * c }, () => { s = (s * 1664525 + 1013904223) >>> 0; return s / 2 ** 31 - 1; }), shape: [r, c] });
+  const x = { q: mat(70, 12), k: mat(45, 12), v: mat(45, 5) };
+  for (const causal of [false, true]) {
+    const full = attn.attention(x, { causal, weights: false }).output.data;
+    for (const [b, e] of [[0, 70], [0, 1], [69, 70], [8, 16], [13, 58]]) {
+      const part = attn.attention(x, { causal, weights: false, rows: [b, e] }).output;
+      assert.deepEqual(part.shape, [e - b, 5]);
+      assert.deepEqual(Array.from(part.data), Array.from(full.subarray(b * 5, e * 5)), `rows [${b}, ${e}) causal ${causal}`);
+    }
+  }
+  for (const rows of [[0, 0], [5, 3], [0, 71], [-1, 3], [1.5, 3], [0], '0,3', [0, 3, 5], [0n, 3]]) {
+    expectError(() => attn.attention(x, { weights: false, rows }), 'INVALID_ARGUMENT', /rows must be \[begin, end\]/);
+  }
+  expectError(() => attn.attention(x, { rows: [0, 3] }), 'INVALID_ARGUMENT', /rows needs \{ weights: false \}/);
+});

@@ -8,12 +8,17 @@ import path from 'node:path';
 import { root } from './helpers.js';
 import { sourcesHash, builtHash } from '../scripts/start.js';
 import wasmBase64 from '../web/attention-wasm.js';
+import relaxedBase64 from '../web/attention-relaxed-wasm.js';
 
 const hasEmcc = spawnSync('sh', ['-c', 'command -v emcc'], { stdio: 'ignore' }).status === 0;
 
-test('web/attention-wasm.js holds exactly web/attention.wasm', () => {
+test('web/attention-wasm.js holds exactly web/attention.wasm, and the relaxed pair likewise', () => {
   const wasm = fs.readFileSync(path.join(root, 'web/attention.wasm'));
   assert.ok(Buffer.from(wasmBase64, 'base64').equals(wasm));
+  const relaxed = fs.readFileSync(path.join(root, 'web/attention-relaxed.wasm'));
+  assert.ok(Buffer.from(relaxedBase64, 'base64').equals(relaxed));
+  const header = (f) => fs.readFileSync(path.join(root, 'web', f), 'utf8').slice(0, 200).match(/sources sha256 ([0-9a-f]{16})/)?.[1];
+  assert.equal(header('attention-relaxed-wasm.js'), header('attention-wasm.js'));
 });
 
 test('the committed build records the hash of the current c_src/ and build.sh', () => {
@@ -25,7 +30,7 @@ test('build.sh from the current sources reproduces the committed bytes', { skip:
   const out = fs.mkdtempSync(path.join(os.tmpdir(), 'attnmap-build-'));
   try {
     execFileSync('bash', [path.join(root, 'build.sh'), out], { stdio: 'pipe' });
-    for (const f of ['attention.wasm', 'attention-wasm.js']) {
+    for (const f of ['attention.wasm', 'attention-wasm.js', 'attention-relaxed.wasm', 'attention-relaxed-wasm.js']) {
       const fresh = fs.readFileSync(path.join(out, f)), committed = fs.readFileSync(path.join(root, 'web', f));
       assert.ok(fresh.equals(committed), `web/${f} differs from a fresh build (${fresh.length} vs ${committed.length} bytes): run bash build.sh and commit it`);
     }

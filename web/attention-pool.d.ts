@@ -6,6 +6,8 @@ export interface AttentionPoolOptions {
   workers?: number;
   /** Where attention-worker.js is served, for hosts or bundlers that move it. Default: next to attention-pool.js. */
   workerUrl?: string | URL;
+  /** Workers use the fused multiply-add build where the engine has relaxed SIMD (see createAttention). Default false. */
+  relaxed?: boolean;
 }
 
 export interface PoolAttentionOptions extends AttentionOptions {
@@ -18,6 +20,8 @@ export interface PoolAttentionOptions extends AttentionOptions {
 export interface AttentionPool {
   /** The number of workers. */
   readonly size: number;
+  /** Whether the workers run the fused multiply-add build. */
+  readonly relaxed: boolean;
   /**
    * Scaled dot-product attention with `weights: false`, query rows split across the workers so
    * that each gets the same work. Bit for bit what `createAttention().attention` returns.

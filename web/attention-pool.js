@@ -37,14 +37,9 @@ async function spawn(url) {
     };
   }
   const { Worker: NodeWorker } = await import(/* @vite-ignore */ ['node', 'worker_threads'].join(':'));
-  // the worker inherits Node's flags, except those that only make sense for the main script
-  const execArgv = [];
-  const argv = globalThis.process.execArgv;
-  for (let i = 0; i < argv.length; i++) {
-    if (['-e', '--eval', '-p', '--print'].includes(argv[i])) i++;
-    else if (!/^(--input-type|--eval=|--print=)/.test(argv[i])) execArgv.push(argv[i]);
-  }
-  const w = new NodeWorker(url ?? new URL('./attention-worker.js', import.meta.url), { execArgv });
+  // execArgv []: the worker needs none of the main script's flags (-e, --input-type, loaders),
+  // and V8's flags (such as --experimental-wasm-relaxed-simd) apply to the whole process anyway
+  const w = new NodeWorker(url ?? new URL('./attention-worker.js', import.meta.url), { execArgv: [] });
   return {
     post: (msg) => w.postMessage(msg),
     onMessage: (fn) => w.on('message', fn),
@@ -80,7 +75,8 @@ export async function createAttentionPool(options = {}) {
   if (options === null || typeof options !== 'object') {
     fail(ErrorCode.INVALID_ARGUMENT, `createAttentionPool: options must be an object like { workers: 2 }; received ${String(options)}`);
   }
-  const { workers: count = defaultWorkers(), workerUrl } = options;
+  const { workers: count = defaultWorkers(), workerUrl, relaxed = false } = options;
+  if (typeof relaxed !== 'boolean') fail(ErrorCode.INVALID_ARGUMENT, `createAttentionPool: relaxed must be true or false; received ${String(relaxed)}`);
   if (!Number.isInteger(count) || count < 1 || count > 64) {
     fail(ErrorCode.INVALID_ARGUMENT, `createAttentionPool: workers must be an integer from 1 to 64; received ${String(count)}`);
   }
@@ -100,7 +96,7 @@ export async function createAttentionPool(options = {}) {
     const state = { w, inFlight: 0 };
     ready.push(new Promise((resolve, reject) => {
       w.onMessage((msg) => {
-        if ('ready' in msg) { if (msg.ready) resolve(); else reject(toError(msg.error)); return; }
+        if ('ready' in msg) { if (msg.ready) resolve(msg.relaxed); else reject(toError(msg.error)); return; }
         const p = pending.get(msg.id);
         if (!p) return;
         pending.delete(msg.id);
@@ -116,9 +112,11 @@ export async function createAttentionPool(options = {}) {
       });
     }));
     pool.push(state);
+    w.post({ init: { relaxed } });
   }
+  let usesRelaxed;
   try {
-    await Promise.all(ready);
+    usesRelaxed = (await Promise.all(ready)).every(Boolean);
   } catch (e) {
     for (const s of pool) s.w.terminate();
     throw e;
@@ -146,6 +144,8 @@ export async function createAttentionPool(options = {}) {
   return Object.freeze({
     /** The number of workers. */
     size: count,
+    /** True when the workers run the fused multiply-add build ({ relaxed: true } where the engine has it). */
+    relaxed: usesRelaxed,
     /**
      * attention(inputs, options) with `weights: false`, its query rows split across the
      * workers. Resolves to { output }, bit for bit what createAttention() gives.

@@ -2,6 +2,7 @@
 // Web Worker (module) in browsers and as a worker_threads Worker in Node.
 //
 // Protocol (structured clone, no SharedArrayBuffer):
+//   -> { init: { relaxed } }     first: load the core (createAttention({ relaxed }))
 //   -> { id, inputs, options }   an attention() call, options.rows = this worker's rows
 //   <- { id, data, shape }       its output rows (data's buffer is transferred)
 //   <- { id, error: { code, message } }
@@ -21,20 +22,21 @@ if (inBrowser) {
 }
 
 let attn = null;
-try {
-  attn = await createAttention();
-} catch (e) {
-  post({ ready: false, error: { code: e?.code ?? 'INVALID_ARGUMENT', message: String(e?.message ?? e) } });
-}
-
-if (attn) {
-  listen(({ id, inputs, options }) => {
+listen(async (msg) => {
+  if (msg.init) {
     try {
-      const { output } = attn.attention(inputs, options);
-      post({ id, data: output.data, shape: output.shape }, [output.data.buffer]);
+      attn = await createAttention({ relaxed: msg.init.relaxed === true });
+      post({ ready: true, relaxed: attn.relaxed });
     } catch (e) {
-      post({ id, error: { code: e?.code ?? 'INVALID_ARGUMENT', message: String(e?.message ?? e) } });
+      post({ ready: false, error: { code: e?.code ?? 'INVALID_ARGUMENT', message: String(e?.message ?? e) } });
     }
-  });
-  post({ ready: true });
-}
+    return;
+  }
+  const { id, inputs, options } = msg;
+  try {
+    const { output } = attn.attention(inputs, options);
+    post({ id, data: output.data, shape: output.shape }, [output.data.buffer]);
+  } catch (e) {
+    post({ id, error: { code: e?.code ?? 'INVALID_ARGUMENT', message: String(e?.message ?? e) } });
+  }
+});

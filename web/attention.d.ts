@@ -168,6 +168,8 @@ export interface Attention {
   multiHeadAttention(inputs: MultiHeadAttentionInputs, options: MultiHeadAttentionOptions): MultiHeadAttentionResult;
   /** Bytes of WebAssembly memory this instance holds (it grows, never shrinks). */
   readonly memoryBytes: number;
+  /** True when this instance runs the fused multiply-add build (createAttention({ relaxed: true })). */
+  readonly relaxed: boolean;
 }
 
 export interface CreateAttentionOptions {
@@ -176,7 +178,17 @@ export interface CreateAttentionOptions {
    * Default: the copy embedded in the package, compiled once and shared by every caller.
    */
   wasm?: WebAssembly.Module | BufferSource | Response | PromiseLike<Response>;
+  /**
+   * Use the build with fused multiply-add (wasm relaxed SIMD, `attnmap/attention-relaxed.wasm`)
+   * where the engine has it, else the default build; `Attention.relaxed` tells which runs. Only
+   * the tiled kernel (`weights: false`, m >= 32) uses it: faster there, one rounding instead of
+   * two, but its last bits may differ between CPUs. Default false: the same bits everywhere.
+   */
+  relaxed?: boolean;
 }
+
+/** Whether this engine has wasm relaxed SIMD (Chrome 114+, Node 22+, or Node 20 with --experimental-wasm-relaxed-simd). */
+export function hasRelaxedSimd(): boolean;
 
 /** Load the WebAssembly core. Without options, every call returns the same shared instance. */
 export function createAttention(options?: CreateAttentionOptions): Promise<Attention>;

@@ -47,7 +47,21 @@ function decodeBase64(s) {
   return out;
 }
 
-async function toModule(source) {
+// A module using f32x4.relaxed_madd validates only where the engine has relaxed SIMD.
+const RELAXED_PROBE = (() => {
+  const c = [0xfd, 12, ...new Array(16).fill(0)], body = [0, ...c, ...c, ...c, 0xfd, 0x85, 0x02, 0x0b];
+  return new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 0x60, 0, 1, 0x7b, 3, 2, 1, 0, 10, body.length + 2, 1, body.length, ...body]);
+})();
+
+/** Whether this engine runs wasm relaxed SIMD (fused multiply-add), which { relaxed: true } uses. */
+export function hasRelaxedSimd() {
+  try { return WebAssembly.validate(RELAXED_PROBE); } catch { return false; }
+}
+
+async function toModule(source, relaxed) {
+  if ((source === undefined || source === null) && relaxed) {
+    return WebAssembly.compile(decodeBase64((await import('./attention-relaxed-wasm.js')).default));
+  }
   if (source === undefined || source === null) return WebAssembly.compile(decodeBase64(wasmBase64));
   if (source instanceof WebAssembly.Module) return source;
   source = await source;
@@ -61,28 +75,34 @@ async function toModule(source) {
     `createAttention: options.wasm must be a WebAssembly.Module, an ArrayBuffer, a typed array or a Response; received ${describe(source)}`);
 }
 
-let defaultInstance = null;
+const shared = { default: null, relaxed: null };
 
 /**
  * Load the WebAssembly core and return the attention API. Without options, the wasm
  * embedded in the package is compiled and instantiated once and shared by every caller.
  * options.wasm: a WebAssembly.Module, the .wasm bytes, or a Response, for hosts that fetch it.
+ * options.relaxed: true picks the build with fused multiply-add (wasm relaxed SIMD) where the
+ * engine has it (api.relaxed tells), else the default build. It changes the last bits of
+ * long weights-free calls only, and may give other last bits on other CPUs.
  */
 export function createAttention(options = {}) {
-  let wasm;
+  let wasm, relaxed;
   try {
     if (options === null || typeof options !== 'object' || !isPlain(options)) {
       fail(ErrorCode.INVALID_ARGUMENT, `createAttention: options must be a plain object like { wasm }; received ${describe(options)}`);
     }
-    wasm = options.wasm;
+    ({ wasm, relaxed = false } = options);
+    if (typeof relaxed !== 'boolean') fail(ErrorCode.INVALID_ARGUMENT, `createAttention: relaxed must be true or false; received ${describe(relaxed)}`);
+    if (relaxed && wasm !== undefined) fail(ErrorCode.INVALID_ARGUMENT, 'createAttention: pass either wasm or relaxed, not both (the relaxed build is attnmap/attention-relaxed.wasm)');
   } catch (e) {
     return Promise.reject(asError(e, 'createAttention: reading options failed'));
   }
   if (wasm === undefined) {
-    defaultInstance ??= instantiate(undefined).catch((e) => { defaultInstance = null; throw e; });
-    return defaultInstance;
+    const key = relaxed && hasRelaxedSimd() ? 'relaxed' : 'default';
+    shared[key] ??= instantiate(undefined, key === 'relaxed').catch((e) => { shared[key] = null; throw e; });
+    return shared[key];
   }
-  return instantiate(wasm);
+  return instantiate(wasm, false);
 }
 
 // anything thrown by the host (a getter, the engine) as an AttentionError
@@ -93,10 +113,10 @@ function asError(e, what) {
 
 const REQUIRED_EXPORTS = ['memory', 'malloc', 'free', '_initialize', 'attn_forward', 'attn_forward_rows', 'attn_self_forward', 'attn_workspace_size', 'attn_default_scale', 'attn_status_string'];
 
-async function instantiate(source) {
+async function instantiate(source, relaxed) {
   let module, instance;
   try {
-    module = await toModule(source);
+    module = await toModule(source, relaxed);
     instance = await WebAssembly.instantiate(module, { env: { emscripten_notify_memory_growth() {} } });
   } catch (e) {
     // the embedded core failing is the host's doing (a CSP without 'wasm-unsafe-eval', no
@@ -110,7 +130,7 @@ async function instantiate(source) {
       `createAttention: options.wasm is not the attnmap core (it lacks ${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ', …' : ''}); pass attnmap/attention.wasm`);
   }
   instance.exports._initialize();
-  return makeApi(instance.exports);
+  return makeApi(instance.exports, relaxed);
 }
 
 // ----------------------------------------------------------------------------
@@ -302,7 +322,7 @@ const MHA_INPUTS = ['x', 'wq', 'wk', 'wv', 'wo', 'bq', 'bk', 'bv', 'bo', 'kv'];
 // ----------------------------------------------------------------------------
 // the API object
 
-function makeApi(exports) {
+function makeApi(exports, relaxed) {
   const { memory, malloc, free } = exports;
   let f32 = new Float32Array(memory.buffer);
   let u8 = new Uint8Array(memory.buffer);
@@ -662,6 +682,8 @@ function makeApi(exports) {
     attention,
     selfAttention,
     multiHeadAttention,
+    /** True when this instance runs the fused multiply-add build (createAttention({ relaxed: true })). */
+    relaxed,
     /** Bytes of WebAssembly memory in use by this instance (grows, never shrinks). */
     get memoryBytes() { return memory.buffer.byteLength; },
   });

@@ -1,0 +1,123 @@
+// The relaxed-SIMD build (fused multiply-add in the tiled kernel): picked only on request and
+// only where the engine has relaxed SIMD; as accurate as the default build against float64;
+// the same bits as the default build on every path that is not the tiled kernel.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { createAttention, hasRelaxedSimd } from '../web/attention.js';
+import { root } from './helpers.js';
+import { startServer } from '../scripts/serve.js';
+import { launch } from './browser.js';
+
+const cpuHasFma = (() => { try { return /\bfma\b/.test(fs.readFileSync('/proc/cpuinfo', 'utf8')); } catch { return false; } })();
+
+test('without engine support { relaxed: true } falls back to the default build; bad values are refused', async () => {
+  const d = await createAttention(), r = await createAttention({ relaxed: true });
+  assert.equal(d.relaxed, false);
+  assert.equal(r.relaxed, hasRelaxedSimd());
+  if (!hasRelaxedSimd()) assert.equal(r, d, 'the shared default instance');
+  for (const relaxed of ['yes', 1, null]) {
+    await assert.rejects(createAttention({ relaxed }), { name: 'AttentionError', code: 'INVALID_ARGUMENT', message: /relaxed must be true or false/ });
+  }
+  await assert.rejects(createAttention({ relaxed: true, wasm: new Uint8Array(8) }), { code: 'INVALID_ARGUMENT', message: /either wasm or relaxed/ });
+  // the relaxed module must not validate where relaxed SIMD is missing (it is only picked after the probe)
+  if (!hasRelaxedSimd()) assert.equal(WebAssembly.validate(fs.readFileSync(path.join(root, 'web/attention-relaxed.wasm'))), false);
+});
+
+// run in a child with relaxed SIMD switched on (Node 20: a V8 flag; Node 22+ has it anyway)
+const CHILD = `
+import { createAttention, hasRelaxedSimd } from ${JSON.stringify(path.join(root, 'web/attention.js'))};
+import { createAttentionPool } from ${JSON.stringify(path.join(root, 'web/attention-pool.js'))};
+const d = await createAttention(), r = await createAttention({ relaxed: true });
+let s = 12345;
+const mk = (n, c) => ({ data: Float32Array.from({ length: n * c }, () => { s = (s * 1664525 + 1013904223) >>> 0; return s / 2 ** 31 - 1; }), shape: [n, c] });
+function reference(x, o) {   // float64, row by row
+  const [n, dk] = x.q.shape, [m] = x.k.shape, dv = x.v.shape[1], scale = 1 / Math.sqrt(dk), out = new Float64Array(n * dv);
+  for (let i = 0; i < n; i++) {
+    const row = new Float64Array(m); let mx = -Infinity;
+    for (let j = 0; j < m; j++) {
+      if ((o.causal && j > i) || (o.mask && !o.mask.data[i * m + j])) { row[j] = -Infinity; continue; }
+      let t = 0; for (let c = 0; c < dk; c++) t += x.q.data[i * dk + c] * x.k.data[j * dk + c];
+      row[j] = t * scale; mx = Math.max(mx, row[j]);
+    }
+    if (mx === -Infinity) continue;
+    let sum = 0; for (let j = 0; j < m; j++) { row[j] = Math.exp(row[j] - mx); sum += row[j]; }
+    for (let j = 0; j < m; j++) for (let c = 0; c < dv; c++) out[i * dv + c] += row[j] / sum * x.v.data[j * dv + c];
+  }
+  return out;
+}
+const cases = [];
+for (const [n, m, dk, dv, causal, masked] of [[300, 300, 64, 64, false, false], [257, 199, 33, 17, true, false], [64, 500, 128, 8, false, true], [1, 40, 3, 5, false, false]]) {
+  const x = { q: mk(n, dk), k: mk(m, dk), v: mk(m, dv) }, o = { causal, weights: false };
+  if (masked) o.mask = { data: Uint8Array.from({ length: n * m }, (_, i) => (i * 31) % 7 !== 0), shape: [n, m] };
+  const a = d.attention(x, o).output.data, b = r.attention(x, o).output.data, ref = reference(x, o);
+  let errD = 0, errR = 0, differ = 0, bad = 0;
+  for (let i = 0; i < a.length; i++) {
+    errD = Math.max(errD, Math.abs(a[i] - ref[i])); errR = Math.max(errR, Math.abs(b[i] - ref[i]));
+    if (a[i] !== b[i]) differ++;
+    if (!(Math.abs(b[i] - ref[i]) <= 1e-5 + 1.3e-6 * Math.abs(ref[i]))) bad++;
+  }
+  cases.push({ n, m, errD, errR, differ, bad });
+}
+// every other path: bit for bit the default build
+const small = { q: mk(3, 8), k: mk(3, 8), v: mk(3, 8) }, mid = { q: mk(40, 16), k: mk(40, 16), v: mk(40, 16) };
+const same = (p, q) => p.length === q.length && p.every((v, i) => Object.is(v, q[i]));
+const sameOther = same(d.attention(small).weights.data, r.attention(small).weights.data) &&
+  same(d.attention(mid).output.data, r.attention(mid).output.data) &&
+  (() => { const w = { x: small.q, wq: mk(8, 8), wk: mk(8, 8), wv: mk(8, 8) }; return same(d.selfAttention(w).output.data, r.selfAttention(w).output.data); })();
+const pool = await createAttentionPool({ workers: 2, relaxed: true });
+const x = { q: mk(333, 64), k: mk(321, 64), v: mk(321, 64) };
+const poolSame = same((await pool.attention(x, { causal: true })).output.data, r.attention(x, { causal: true, weights: false }).output.data);
+await pool.close();
+console.log(JSON.stringify({ has: hasRelaxedSimd(), relaxed: r.relaxed, poolRelaxed: pool.relaxed, cases, sameOther, poolSame }));
+`;
+
+test('with relaxed SIMD (a child with --experimental-wasm-relaxed-simd): as accurate as the default build, the same bits off the tiled path', () => {
+  const run = spawnSync(process.execPath, ['--experimental-wasm-relaxed-simd', '--input-type=module', '-e', CHILD], { encoding: 'utf8', timeout: 120000 });
+  assert.equal(run.status, 0, run.stderr);
+  const r = JSON.parse(run.stdout.trim().split('\n').at(-1));
+  assert.equal(r.has, true);
+  assert.equal(r.relaxed, true);
+  assert.equal(r.poolRelaxed, true);
+  for (const c of r.cases) {
+    assert.equal(c.bad, 0, `n = ${c.n}, m = ${c.m}: ${c.bad} values outside the tolerance`);
+    assert.ok(c.errR <= 2 * c.errD + 1e-7, `n = ${c.n}: relaxed error ${c.errR} vs default ${c.errD}`);
+  }
+  // on a CPU with FMA the fused build really rounds differently (so it is the one running)
+  if (cpuHasFma) assert.ok(r.cases[0].differ > 0, 'the relaxed build gave the default bits at n = 300: is FMA used?');
+  assert.equal(r.sameOther, true);
+  assert.equal(r.poolSame, true);
+});
+
+test('in Chromium (relaxed SIMD on by default): { relaxed: true } runs the fused build within tolerance', async () => {
+  const server = await startServer({ root });
+  const browser = await launch();
+  try {
+    const page = await browser.newPage();
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(`${server.url}tests/fixtures/core/index.html`);
+    await page.waitForFunction(() => window.attnReady);
+    const r = await page.evaluate(async () => {
+      const { createAttention, hasRelaxedSimd } = await import('/web/attention.js');
+      const d = await createAttention(), x = await createAttention({ relaxed: true });
+      let s = 99;
+      const mk = (n, c) => ({ data: Float32Array.from({ length: n * c }, () => { s = (s * 1664525 + 1013904223) >>> 0; return s / 2 ** 31 - 1; }), shape: [n, c] });
+      const inputs = { q: mk(200, 64), k: mk(200, 64), v: mk(200, 64) };
+      const a = d.attention(inputs, { weights: false }).output.data, b = x.attention(inputs, { weights: false }).output.data;
+      let max = 0, differ = 0;
+      for (let i = 0; i < a.length; i++) { max = Math.max(max, Math.abs(a[i] - b[i])); if (a[i] !== b[i]) differ++; }
+      return { has: hasRelaxedSimd(), relaxed: x.relaxed, max, differ };
+    });
+    assert.equal(r.has, true);
+    assert.equal(r.relaxed, true);
+    assert.ok(r.max < 1e-6, `max difference ${r.max}`);
+    if (cpuHasFma) assert.ok(r.differ > 0);
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+});

@@ -34,6 +34,7 @@ import {
 } from './lib.js';
 import { mhaModel } from './onnx-model.js';
 import { benchPool, poolReport } from './pool.js';
+import { benchChromium, chromiumReport } from './chromium.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..');
@@ -770,6 +771,10 @@ with standard deviation 1/√d_model, the four biases normal with standard devia
 
 ${mhaReport(r)}
 
+## In Chromium, with relaxed SIMD
+
+${chromiumReport(r.chromium)}
+
 ## More than one core
 
 ${poolReport(r.pool)}
@@ -825,6 +830,7 @@ async function main() {
   if (natMha.error) r.mha.errors.native = natMha.error;
 
   r.pool = await benchPool({ quick: QUICK, progress });
+  r.chromium = await benchChromium({ quick: QUICK, root, progress });
 
   progress(`tiny calls: ${TINY.batches} batches of ${TINY.calls}`);
   r.tiny = await tinyCalls(impls);
@@ -841,6 +847,7 @@ async function main() {
   const wrong = [];
   for (const x of r.sizes) for (const [c, v] of Object.entries(x.results)) if (!v.ok) wrong.push(`${c} at n = ${x.n}`);
   for (const [c, v] of Object.entries(r.mha.results)) if (!v.ok) wrong.push(`${c} in the multi-head layer`);
+  for (const s of r.chromium.sizes ?? []) for (const [c, v] of Object.entries(s.results)) if (!(v.diff <= TOLERANCE)) wrong.push(`${c} in Chromium at n = ${s.n}`);
   for (const x of r.pool.rows) if (!x.same) wrong.push(`the pool at n = ${x.n}${x.causal ? ' (causal)' : ''}`);
 
   const body = report(r);
@@ -849,6 +856,7 @@ async function main() {
     `${r.peak.gflops ? `, peak ${fmt(r.peak.gflops)} GFLOP/s` : ''}${r.nativeError ? `\nnative C not measured: ${r.nativeError}` : ''}\n`);
   console.log(body);
   console.log(`\n## GPT-2-small multi-head attention layer\n\n${mhaReport(r)}`);
+  console.log(`\n## In Chromium, with relaxed SIMD\n\n${chromiumReport(r.chromium)}`);
   console.log(`\n## More than one core\n\n${poolReport(r.pool)}`);
   console.log(`\n${reading(r)}\n`);
   if (wrong.length) {

@@ -269,3 +269,13 @@ test('rows: [begin, end) of the queries, bit for bit those rows of the whole out
   }
   expectError(() => attn.attention(x, { rows: [0, 3] }), 'INVALID_ARGUMENT', /rows needs \{ weights: false \}/);
 });
+
+test('the first bad value in argument order is named, also when a Float32Array (copied without a JS pass) comes first', () => {
+  const f = (rows) => ({ data: Float32Array.from(rows.flat()), shape: [rows.length, rows[0].length] });
+  expectError(() => attn.attention({ q: f([[1, NaN]]), k: [[1, 'x']], v: [[1]] }), 'NON_FINITE', /^q\[0\]\[1\] is NaN/);
+  expectError(() => attn.attention({ q: f([[1, NaN]]), k: [[1, 2]], v: [[1]] }, { mask: [[1]] }), 'NON_FINITE', /^q\[0\]\[1\] is NaN/);
+  expectError(() => attn.attention({ q: [[1, 2]], k: f([[Infinity, 1]]), v: [[NaN]] }), 'NON_FINITE', /^k\[0\]\[0\] is Infinity/);
+  expectError(() => attn.selfAttention({ x: [[1, 2]], wq: f([[1], [2]]), wk: f([[1], [NaN]]), wv: [['a'], [1]] }), 'NON_FINITE', /^wk\[1\]\[0\] is NaN/);
+  expectError(() => attn.multiHeadAttention({ x: f([[NaN, 1]]), wq: [[1, 0], [0, 1]], wk: [[1, 0], [0, 1]], wv: [[1, 0], [0, 1]], wo: [[1, 0], [0, 1]], bq: [NaN, 0] }, { heads: 1 }),
+    'NON_FINITE', /^x\[0\]\[0\] is NaN/);
+});

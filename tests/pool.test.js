@@ -109,9 +109,24 @@ test('bad inputs reject with attention()\'s own error; the pool stays usable', a
   let e = await rejects(pool.attention(good, { weights: true }));
   assert.equal(e.code, 'INVALID_ARGUMENT');
   assert.match(e.message, /output only/);
-  e = await rejects(pool.attention({ q: [[1, 2]], k: [[1, 2]], v: [[() => 1]] }));
-  assert.equal(e.code, 'INVALID_ARGUMENT');
-  assert.match(e.message, /cannot be sent to a worker/);
+  // what structured clone cannot send, or would change, is checked here first, as attention() checks it
+  class Options { constructor() { this.causal = true; } }
+  const viaProto = Object.create({ q: [[1, 2]], k: [[1, 2]], v: [[3]] });
+  const huge = { q: { data: new Float32Array(4), shape: [1e12, 1] }, k: [[1]], v: [[1]] };
+  for (const [inputs, options] of [[{ q: [[1, 2]], k: [[1, 2]], v: [[() => 1]] }], [good, new Options()], [good, () => {}],
+    [good, { rows: 5 }], [good, { rows: [0, 1, 2] }], [good, { rows: '0,1' }], [good, { rows: [1, 2] }], [huge]]) {
+    let want;
+    try { attn.attention(inputs, options === undefined || !Object.getPrototypeOf(options) || Object.getPrototypeOf(options) === Object.prototype ? { ...options, weights: false } : options); } catch (err) { want = err; }
+    const t0 = Date.now();
+    const got = await rejects(pool.attention(inputs, options));
+    assert.ok(Date.now() - t0 < 2000, 'rejected at once');
+    assert.deepEqual([got.code, got.message], [want.code, want.message]);
+  }
+  assert.deepEqual((await pool.attention(viaProto)).output.shape, [1, 1]);   // inherited inputs work, as in attention()
+  // a small view of a large buffer: only the view's values count
+  const big = new Float32Array(1000).fill(NaN);
+  big.set([1, 2], 500);
+  assert.deepEqual((await pool.attention({ q: { data: big.subarray(500, 502), shape: [1, 2] }, k: [[1, 2]], v: [[3]] })).output.data, Float32Array.of(3));
   assert.deepEqual((await pool.attention(good)).output.shape, [1, 1]);
 });
 

@@ -10,15 +10,44 @@
 // rows }), so the output is bit for bit the one createAttention() gives. Rows are split so that
 // each worker gets the same work (with causal, later rows see more keys). The inputs are
 // copied to every worker (structured clone): worth it from a few hundred rows on.
-import { AttentionError, ErrorCode } from './attention.js';
+import { AttentionError, ErrorCode, createAttention } from './attention.js';
 
 const MAX_WORKERS = 8;
 const fail = (code, message) => { throw new AttentionError(code, message); };
-const toError = (e) => (e instanceof AttentionError ? e : new AttentionError(e?.code in ErrorCode ? e.code : ErrorCode.INVALID_ARGUMENT, String(e?.message ?? e)));
+const toError = (e) => (e instanceof AttentionError ? e
+  : new AttentionError(typeof e?.code === 'string' && Object.hasOwn(ErrorCode, e.code) ? e.code : ErrorCode.INVALID_ARGUMENT, String(e?.message ?? e)));
 
-function defaultWorkers() {
-  const cores = (typeof navigator === 'object' && navigator.hardwareConcurrency) || globalThis.process?.env?.ATTNMAP_CORES || 2;
-  return Math.max(1, Math.min(MAX_WORKERS, Number(cores) || 2));
+async function defaultWorkers() {
+  let cores = typeof navigator === 'object' ? navigator.hardwareConcurrency : undefined;
+  if (!cores && isNode) {
+    const os = await import(/* @vite-ignore */ ['node', 'os'].join(':'));
+    cores = os.availableParallelism?.() ?? os.cpus().length;
+  }
+  return Math.max(1, Math.min(MAX_WORKERS, Number.isInteger(cores) ? cores : 2));
+}
+
+const isPlain = (o) => o !== null && typeof o === 'object' && [Object.prototype, null].includes(Object.getPrototypeOf(o));
+
+// A checked matrix argument as { data: Float32Array, shape }, compact (a view of a larger buffer
+// would send the whole buffer to every worker), holding the float32 values the core would read.
+function flatMatrix(x) {
+  if (Array.isArray(x)) {
+    const rows = x.length, cols = x[0].length, data = new Float32Array(rows * cols);
+    for (let i = 0; i < rows; i++) for (let j = 0; j < cols; j++) data[i * cols + j] = x[i][j];
+    return { data, shape: [rows, cols] };
+  }
+  const { data, shape } = x;
+  return { data: data instanceof Float32Array ? data.slice() : Float32Array.from(data), shape: [shape[0], shape[1]] };
+}
+
+function flatMask(mask, n, m) {
+  if (mask === undefined || mask === null) return undefined;
+  if (Array.isArray(mask)) {
+    const data = new Uint8Array(n * m);
+    for (let i = 0; i < n; i++) for (let j = 0; j < m; j++) data[i * m + j] = mask[i][j] ? 1 : 0;
+    return { data, shape: [n, m] };
+  }
+  return { data: mask.data.slice(), shape: [n, m] };
 }
 
 // A worker, browser or Node, behind one small interface. Node is asked first: libraries may
@@ -65,7 +94,6 @@ export function splitRows(r0, r1, m, causal, parts) {
   return ranges;
 }
 
-const rowsOf = (x) => (Array.isArray(x) ? x.length : Array.isArray(x?.shape) ? x.shape[0] : undefined);
 
 /**
  * Start `workers` workers (default: one per core, at most 8), each loading the core.
@@ -75,7 +103,7 @@ export async function createAttentionPool(options = {}) {
   if (options === null || typeof options !== 'object') {
     fail(ErrorCode.INVALID_ARGUMENT, `createAttentionPool: options must be an object like { workers: 2 }; received ${String(options)}`);
   }
-  const { workers: count = defaultWorkers(), workerUrl, relaxed = false } = options;
+  const { workers: count = await defaultWorkers(), workerUrl, relaxed = false } = options;
   if (typeof relaxed !== 'boolean') fail(ErrorCode.INVALID_ARGUMENT, `createAttentionPool: relaxed must be true or false; received ${String(relaxed)}`);
   if (!Number.isInteger(count) || count < 1 || count > 64) {
     fail(ErrorCode.INVALID_ARGUMENT, `createAttentionPool: workers must be an integer from 1 to 64; received ${String(count)}`);
@@ -140,7 +168,9 @@ export async function createAttentionPool(options = {}) {
     });
   }
 
-  let turn = 0;   // which worker takes a call that is not split
+  // in this thread, the same core checks every call first (one query row computed), so that a
+  // bad call fails as attention() fails, whatever the inputs are made of
+  const local = await createAttention({ relaxed });
   return Object.freeze({
     /** The number of workers. */
     size: count,
@@ -152,23 +182,30 @@ export async function createAttentionPool(options = {}) {
      */
     async attention(inputs, options) {
       if (closed) fail(ErrorCode.INVALID_ARGUMENT, 'attention pool: the pool is closed');
-      const plain = options === undefined || options === null ||
-        (typeof options === 'object' && [Object.prototype, null].includes(Object.getPrototypeOf(options)));
-      if (plain && options?.weights === true) {
+      // options read once, as attention() reads them; anything but a plain object fails there
+      if (options !== undefined && options !== null && !isPlain(options)) local.attention(inputs, options);
+      const o = options === undefined || options === null ? {} : { ...options };
+      if (o.weights === true) {
         fail(ErrorCode.INVALID_ARGUMENT, 'attention pool: returns the output only; leave weights out or pass { weights: false } (the n×m weights need createAttention().attention)');
       }
-      const n = rowsOf(inputs?.q), m = rowsOf(inputs?.k);
-      const opts = plain ? { ...options, weights: false } : options;
-      const [r0, r1] = plain && Array.isArray(options?.rows) ? options.rows : [0, n];
-      const splittable = plain && Number.isInteger(n) && Number.isInteger(m) && m > 0 &&
-        Number.isInteger(r0) && Number.isInteger(r1) && 0 <= r0 && r0 < r1 && r1 <= n;
-      if (!splittable) {
-        // let one worker check the arguments: its error is attention()'s own
-        const part = await send(pool[turn++ % count], inputs, opts);
-        return { output: part };
+      const wanted = o.rows;
+      const pair = Array.isArray(wanted) && wanted.length === 2 && Number.isInteger(wanted[0]) && Number.isInteger(wanted[1]) &&
+        wanted[0] >= 0 && wanted[0] < wanted[1] ? [wanted[0], wanted[1]] : null;
+      // the check: attention() itself on the first requested row (a bad rows value fails as given)
+      try {
+        local.attention(inputs, { ...o, weights: false, rows: pair ? [pair[0], pair[0] + 1] : wanted ?? [0, 1] });
+      } catch (e) {
+        if (pair && e.code === ErrorCode.INVALID_ARGUMENT && /^rows /.test(e.message)) local.attention(inputs, { ...o, weights: false, rows: pair });
+        throw e;
       }
-      const ranges = splitRows(r0, r1, m, options?.causal === true, count);
-      const parts = await Promise.all(ranges.map((rows, i) => send(pool[i], inputs, { ...opts, rows })));
+      // checked: now the same numbers as plain typed arrays, which structured clone copies as is
+      const q = flatMatrix(inputs.q), k = flatMatrix(inputs.k), v = flatMatrix(inputs.v);
+      const n = q.shape[0], m = k.shape[0];
+      const [r0, r1] = pair ?? [0, n];
+      if (r1 > n) local.attention(inputs, { ...o, weights: false, rows: [r0, r1] });   // fails: rows past n
+      const opts = { causal: o.causal, scale: o.scale, mask: flatMask(o.mask, n, m), weights: false };
+      const ranges = splitRows(r0, r1, m, o.causal === true, count);
+      const parts = await Promise.all(ranges.map((rows, i) => send(pool[i], { q, k, v }, { ...opts, rows })));
       const dv = parts[0].shape[1];
       const data = new Float32Array((r1 - r0) * dv);
       for (let i = 0; i < parts.length; i++) data.set(parts[i].data, (ranges[i][0] - r0) * dv);

@@ -274,13 +274,15 @@ function optionsArg(options, fn) {
       (typeof scale !== 'number' || !Number.isFinite(scale) || scale < 0 || scale > FLT_MAX)) {
     fail(ErrorCode.INVALID_ARGUMENT, `scale must be a finite number >= 0 (default 1/√d_k); received ${describe(scale)}`);
   }
+  let range;
   if (rows !== undefined && rows !== null) {
-    if (!Array.isArray(rows) || rows.length !== 2 || !rows.every((r) => Number.isInteger(r) && r >= 0)) {
+    range = Array.isArray(rows) && rows.length === 2 ? [rows[0], rows[1]] : null;   // each read once
+    if (!range || !range.every((r) => Number.isInteger(r) && r >= 0)) {
       fail(ErrorCode.INVALID_ARGUMENT, `rows must be [begin, end], two integers with 0 <= begin < end <= n; received ${describe(rows)}`);
     }
     if (weights) fail(ErrorCode.INVALID_ARGUMENT, `rows needs { weights: false }: a range of query rows returns only their output rows`);
   }
-  return { causal, scale: scale ?? undefined, mask, weights, rows: rows ?? undefined };
+  return { causal, scale: scale ?? undefined, mask, weights, rows: range };
 }
 
 function inputsArg(inputs, fn, names) {
@@ -466,6 +468,25 @@ function makeApi(exports, relaxed) {
 
   const readMatrix = (at, rows, cols) => ({ data: f32.slice(at >>> 2, (at >>> 2) + rows * cols), shape: [rows, cols] });
 
+  // Copy the matrix arguments in order. A Float32Array is copied without a JS pass (see
+  // writeMatrix): when a later argument fails its check, the earlier copies are scanned first,
+  // so that the error names the first bad value in argument order, as the C core would.
+  function writeAll(args, at) {
+    for (let i = 0; i < args.length; i++) {
+      try {
+        writeMatrix(args[i], at[i]);
+      } catch (e) {
+        findNonFinite(args.slice(0, i), at.slice(0, i));
+        throw e;
+      }
+    }
+  }
+
+  // the mask (or biases) after the matrices: the same order of errors
+  function afterMatrices(fn, args, at) {
+    try { fn(); } catch (e) { findNonFinite(args, at); throw e; }
+  }
+
   // After NON_FINITE: the first NaN or ±inf in the copies the C core read, named after its
   // argument (args: checked matrix arguments, at: their byte offsets in wasm memory).
   function findNonFinite(args, at) {
@@ -515,7 +536,7 @@ function makeApi(exports, relaxed) {
     const [r0, r1] = opts.rows ?? [0, n];
     if (r1 <= r0 || r1 > n) fail(ErrorCode.INVALID_ARGUMENT, `rows must be [begin, end] with 0 <= begin < end <= n = ${n}; received [${r0}, ${r1}]`);
     // with weights: false the C core needs a workspace of O(m·d), never n×m
-    const workFloats = opts.weights ? n * m : Math.ceil(exports.attn_workspace_size(n, m, dk, dv) / 4);
+    const workFloats = opts.weights ? n * m : Math.ceil((exports.attn_workspace_size(n, m, dk, dv) >>> 0) / 4);   // size_t: unsigned
     const { offsets, extra, release } = allocate(
       [n * dk, m * dk, m * dv, n * dv, workFloats],
       mask ? n * m : 0, opts.weights ? `attention weights of shape ${shapeStr(n, m)}` : 'attention');
@@ -523,8 +544,8 @@ function makeApi(exports, relaxed) {
     const outer = busy;
     busy = true;
     try {
-      writeMatrix(q, pq); writeMatrix(k, pk); writeMatrix(v, pv);
-      if (mask) writeMask(mask, extra, n, m);
+      writeAll([q, k, v], [pq, pk, pv]);
+      if (mask) afterMatrices(() => writeMask(mask, extra, n, m), [q, k, v], [pq, pk, pv]);
       const flags = opts.causal ? ATTN_CAUSAL : 0, scale = scaleFor(opts.scale, dk);
       const pweights = opts.weights ? pw : 0, pwork = opts.weights ? 0 : pw, pmask = mask ? extra : 0;
       // A fresh instance runs baseline-compiled wasm until the engine has optimised the hot
@@ -572,8 +593,8 @@ function makeApi(exports, relaxed) {
     const outer = busy;
     busy = true;
     try {
-      writeMatrix(x, px); writeMatrix(wq, pwq); writeMatrix(wk, pwk); writeMatrix(wv, pwv);
-      if (mask) writeMask(mask, extra, n, n);
+      writeAll([x, wq, wk, wv], [px, pwq, pwk, pwv]);
+      if (mask) afterMatrices(() => writeMask(mask, extra, n, n), [x, wq, wk, wv], [px, pwq, pwk, pwv]);
       const status = exports.attn_self_forward(pq, pk, pv, ps, pc, pw, pout, px, pwq, pwk, pwv,
         mask ? extra : 0, n, dm, dk, dv, scaleFor(opts.scale, dk), opts.causal ? ATTN_CAUSAL : 0);
       if (status === ATTN_ERR_NON_FINITE) findNonFinite([x, wq, wk, wv], [px, pwq, pwk, pwv]);
@@ -650,14 +671,16 @@ function makeApi(exports, relaxed) {
     const outer = busy;
     busy = true;
     try {
-      writeMatrix(x, px); if (kv) writeMatrix(kv, pkv);
-      writeMatrix(wq, pwq); writeMatrix(wk, pwk); writeMatrix(wv, pwv); writeMatrix(wo, pwo);
-      for (const [b, at] of [[bq, pbq], [bk, pbk], [bv, pbv], [bo, pbo]]) if (b) writeVector(b, at);
-      if (mask) writeMask(mask, extra, n, m);
+      const mats = kv ? [x, kv, wq, wk, wv, wo] : [x, wq, wk, wv, wo], at = kv ? [px, pkv, pwq, pwk, pwv, pwo] : [px, pwq, pwk, pwv, pwo];
+      writeAll(mats, at);
+      afterMatrices(() => {
+        for (const [b, p] of [[bq, pbq], [bk, pbk], [bv, pbv], [bo, pbo]]) if (b) writeVector(b, p);
+        if (mask) writeMask(mask, extra, n, m);
+      }, mats, at);
       const status = exports.attn_mha_forward(pout, pcat, opts.weights ? pw : 0, pwork,
         px, kv ? pkv : 0, pwq, pwk, pwv, pwo, bq ? pbq : 0, bk ? pbk : 0, bv ? pbv : 0, bo ? pbo : 0,
         mask ? extra : 0, n, m, dm, heads, kvHeads, scaleFor(opts.scale, dh), opts.causal ? ATTN_CAUSAL : 0);
-      if (status === ATTN_ERR_NON_FINITE) findNonFinite(kv ? [x, kv, wq, wk, wv, wo] : [x, wq, wk, wv, wo], kv ? [px, pkv, pwq, pwk, pwv, pwo] : [px, pwq, pwk, pwv, pwo]);
+      if (status === ATTN_ERR_NON_FINITE) findNonFinite(mats, at);
       check(status, fn);
       const dims = opts.weights ? [n, dm, n, dm, heads * n, m] : [n, dm, n, dm];
       const [output, concat, all] = readMatrices(offsets, 10, dims);

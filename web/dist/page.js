@@ -271,13 +271,15 @@
     if (scale !== void 0 && scale !== null && (typeof scale !== "number" || !Number.isFinite(scale) || scale < 0 || scale > FLT_MAX)) {
       fail(ErrorCode.INVALID_ARGUMENT, `scale must be a finite number >= 0 (default 1/\u221Ad_k); received ${describe(scale)}`);
     }
+    let range;
     if (rows !== void 0 && rows !== null) {
-      if (!Array.isArray(rows) || rows.length !== 2 || !rows.every((r) => Number.isInteger(r) && r >= 0)) {
+      range = Array.isArray(rows) && rows.length === 2 ? [rows[0], rows[1]] : null;
+      if (!range || !range.every((r) => Number.isInteger(r) && r >= 0)) {
         fail(ErrorCode.INVALID_ARGUMENT, `rows must be [begin, end], two integers with 0 <= begin < end <= n; received ${describe(rows)}`);
       }
       if (weights) fail(ErrorCode.INVALID_ARGUMENT, `rows needs { weights: false }: a range of query rows returns only their output rows`);
     }
-    return { causal, scale: scale ?? void 0, mask, weights, rows: rows ?? void 0 };
+    return { causal, scale: scale ?? void 0, mask, weights, rows: range };
   }
   function inputsArg(inputs, fn, names) {
     if (inputs === null || typeof inputs !== "object" || Array.isArray(inputs)) {
@@ -441,6 +443,24 @@
       }
     }
     const readMatrix2 = (at, rows, cols) => ({ data: f322.slice(at >>> 2, (at >>> 2) + rows * cols), shape: [rows, cols] });
+    function writeAll(args, at) {
+      for (let i = 0; i < args.length; i++) {
+        try {
+          writeMatrix(args[i], at[i]);
+        } catch (e) {
+          findNonFinite(args.slice(0, i), at.slice(0, i));
+          throw e;
+        }
+      }
+    }
+    function afterMatrices(fn, args, at) {
+      try {
+        fn();
+      } catch (e) {
+        findNonFinite(args, at);
+        throw e;
+      }
+    }
     function findNonFinite(args, at) {
       views();
       for (let a = 0; a < args.length; a++) {
@@ -482,7 +502,7 @@
       const mask = maskArg(opts.mask, n2, m);
       const [r0, r1] = opts.rows ?? [0, n2];
       if (r1 <= r0 || r1 > n2) fail(ErrorCode.INVALID_ARGUMENT, `rows must be [begin, end] with 0 <= begin < end <= n = ${n2}; received [${r0}, ${r1}]`);
-      const workFloats = opts.weights ? n2 * m : Math.ceil(exports.attn_workspace_size(n2, m, dk, dv2) / 4);
+      const workFloats = opts.weights ? n2 * m : Math.ceil((exports.attn_workspace_size(n2, m, dk, dv2) >>> 0) / 4);
       const { offsets, extra, release } = allocate(
         [n2 * dk, m * dk, m * dv2, n2 * dv2, workFloats],
         mask ? n2 * m : 0,
@@ -492,10 +512,8 @@
       const outer = busy;
       busy = true;
       try {
-        writeMatrix(q, pq);
-        writeMatrix(k, pk);
-        writeMatrix(v, pv);
-        if (mask) writeMask(mask, extra, n2, m);
+        writeAll([q, k, v], [pq, pk, pv]);
+        if (mask) afterMatrices(() => writeMask(mask, extra, n2, m), [q, k, v], [pq, pk, pv]);
         const flags = opts.causal ? ATTN_CAUSAL : 0, scale = scaleFor(opts.scale, dk);
         const pweights = opts.weights ? pw : 0, pwork = opts.weights ? 0 : pw, pmask = mask ? extra : 0;
         const rowWork = m * (dk + dv2);
@@ -539,11 +557,8 @@
       const outer = busy;
       busy = true;
       try {
-        writeMatrix(x, px);
-        writeMatrix(wq, pwq);
-        writeMatrix(wk, pwk);
-        writeMatrix(wv, pwv);
-        if (mask) writeMask(mask, extra, n2, n2);
+        writeAll([x, wq, wk, wv], [px, pwq, pwk, pwv]);
+        if (mask) afterMatrices(() => writeMask(mask, extra, n2, n2), [x, wq, wk, wv], [px, pwq, pwk, pwv]);
         const status = exports.attn_self_forward(
           pq,
           pk,
@@ -645,14 +660,12 @@
       const outer = busy;
       busy = true;
       try {
-        writeMatrix(x, px);
-        if (kv) writeMatrix(kv, pkv);
-        writeMatrix(wq, pwq);
-        writeMatrix(wk, pwk);
-        writeMatrix(wv, pwv);
-        writeMatrix(wo, pwo);
-        for (const [b, at] of [[bq, pbq], [bk, pbk], [bv, pbv], [bo, pbo]]) if (b) writeVector(b, at);
-        if (mask) writeMask(mask, extra, n2, m);
+        const mats = kv ? [x, kv, wq, wk, wv, wo] : [x, wq, wk, wv, wo], at = kv ? [px, pkv, pwq, pwk, pwv, pwo] : [px, pwq, pwk, pwv, pwo];
+        writeAll(mats, at);
+        afterMatrices(() => {
+          for (const [b, p] of [[bq, pbq], [bk, pbk], [bv, pbv], [bo, pbo]]) if (b) writeVector(b, p);
+          if (mask) writeMask(mask, extra, n2, m);
+        }, mats, at);
         const status = exports.attn_mha_forward(
           pout,
           pcat,
@@ -677,7 +690,7 @@
           scaleFor(opts.scale, dh),
           opts.causal ? ATTN_CAUSAL : 0
         );
-        if (status === ATTN_ERR_NON_FINITE) findNonFinite(kv ? [x, kv, wq, wk, wv, wo] : [x, wq, wk, wv, wo], kv ? [px, pkv, pwq, pwk, pwv, pwo] : [px, pwq, pwk, pwv, pwo]);
+        if (status === ATTN_ERR_NON_FINITE) findNonFinite(mats, at);
         check(status, fn);
         const dims = opts.weights ? [n2, dm, n2, dm, heads * n2, m] : [n2, dm, n2, dm];
         const [output, concat, all] = readMatrices(offsets, 10, dims);

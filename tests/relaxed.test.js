@@ -1,7 +1,7 @@
 // The relaxed-SIMD build (fused multiply-add in the tiled kernel): picked only on request and
 // only where the engine has relaxed SIMD; as accurate as the default build against float64;
 // the same bits as the default build on every path that is not the tiled kernel.
-import { test } from 'node:test';
+import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -92,6 +92,9 @@ test('with relaxed SIMD (a child with --experimental-wasm-relaxed-simd): as accu
 });
 
 test('in Chromium (relaxed SIMD on by default): { relaxed: true } runs the fused build within tolerance', async () => {
+  const missing = path.join(root, 'tests/fixtures/relaxed-missing');
+  for (const f of ['attention.js', 'attention-wasm.js']) fs.copyFileSync(path.join(root, 'web', f), path.join(missing, f));
+  after(() => { for (const f of ['attention.js', 'attention-wasm.js']) fs.rmSync(path.join(missing, f), { force: true }); });
   const server = await startServer({ root });
   const browser = await launch();
   try {
@@ -114,6 +117,14 @@ test('in Chromium (relaxed SIMD on by default): { relaxed: true } runs the fused
     assert.equal(r.has, true);
     assert.equal(r.relaxed, true);
     assert.ok(r.max < 1e-6, `max difference ${r.max}`);
+    // a host that copied only the embed's files: { relaxed: true } falls back to the default build
+    const fallback = await page.evaluate(async () => {
+      const { createAttention } = await import('/tests/fixtures/relaxed-missing/attention.js');
+      const a = await createAttention({ relaxed: true });
+      return { relaxed: a.relaxed, w: Array.from(a.attention({ q: [[1, 0]], k: [[1, 0], [0, 1]], v: [[1], [2]] }).output.data) };
+    });
+    assert.equal(fallback.relaxed, false);
+    assert.equal(fallback.w.length, 1);
     if (cpuHasFma) assert.ok(r.differ > 0);
     assert.deepEqual(errors, []);
   } finally {

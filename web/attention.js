@@ -99,7 +99,10 @@ export function createAttention(options = {}) {
   }
   if (wasm === undefined) {
     const key = relaxed && hasRelaxedSimd() ? 'relaxed' : 'default';
-    shared[key] ??= instantiate(undefined, key === 'relaxed').catch((e) => { shared[key] = null; throw e; });
+    // the relaxed build is a file of its own (attention-relaxed-wasm.js): a host that did not
+    // copy it gets the default build, and api.relaxed says so
+    shared[key] ??= instantiate(undefined, key === 'relaxed')
+      .catch((e) => { shared[key] = null; if (key === 'relaxed') return createAttention(); throw e; });
     return shared[key];
   }
   return instantiate(wasm, false);

@@ -113,6 +113,7 @@
       const key = relaxed && hasRelaxedSimd() ? "relaxed" : "default";
       shared[key] ??= instantiate(void 0, key === "relaxed").catch((e) => {
         shared[key] = null;
+        if (key === "relaxed") return createAttention();
         throw e;
       });
       return shared[key];

@@ -34,25 +34,17 @@ exports=_malloc,_free,_attn_forward,_attn_forward_rows,_attn_forward_naive,_attn
 # -sSTACK_SIZE=64KB
 # -sFILESYSTEM=0          no stdio, no file system
 # -sMALLOC=emmalloc       the small allocator: one malloc and one free per call
-emcc c_src/attention.c c_src/mha.c \
-  -O3 -msimd128 -ffp-contract=off \
-  --no-entry -sSTANDALONE_WASM \
-  -sALLOW_MEMORY_GROWTH -sMAXIMUM_MEMORY=4GB -sINITIAL_MEMORY=1MB -sTOTAL_STACK=64KB \
-  -sFILESYSTEM=0 -sMALLOC=emmalloc \
-  -sEXPORTED_FUNCTIONS="$exports" \
-  -o "$out/attention.wasm"
+flags=(-O3 -msimd128 -ffp-contract=off
+  --no-entry -sSTANDALONE_WASM
+  -sALLOW_MEMORY_GROWTH -sMAXIMUM_MEMORY=4GB -sINITIAL_MEMORY=1MB -sTOTAL_STACK=64KB
+  -sFILESYSTEM=0 -sMALLOC=emmalloc
+  -sEXPORTED_FUNCTIONS="$exports")
+emcc c_src/attention.c c_src/mha.c "${flags[@]}" -o "$out/attention.wasm"
 
-# the same bytes as an ES module, for hosts that cannot fetch (file://, bundlers, CSP)
 # The same core with fused multiply-add in the tiled kernel (wasm relaxed SIMD), for engines that
 # have it; createAttention({ relaxed: true }) picks it. clang 14 writes the draft opcode of
 # f32x4.relaxed_madd: scripts/patch-relaxed.js rewrites it to the standard one and checks it.
-emcc c_src/attention.c c_src/mha.c \
-  -O3 -msimd128 -mrelaxed-simd -DATTN_RELAXED -ffp-contract=off \
-  --no-entry -sSTANDALONE_WASM \
-  -sALLOW_MEMORY_GROWTH -sMAXIMUM_MEMORY=4GB -sINITIAL_MEMORY=1MB -sTOTAL_STACK=64KB \
-  -sFILESYSTEM=0 -sMALLOC=emmalloc \
-  -sEXPORTED_FUNCTIONS="$exports" \
-  -o "$out/attention-relaxed.wasm"
+emcc c_src/attention.c c_src/mha.c "${flags[@]}" -mrelaxed-simd -DATTN_RELAXED -o "$out/attention-relaxed.wasm"
 node scripts/patch-relaxed.js "$out/attention-relaxed.wasm"
 
 # each wasm also as a JS module holding it in base64 (no fetch: Node, bundlers, file:// and CSPs)

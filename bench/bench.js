@@ -22,7 +22,6 @@
 //   times attn_forward alone, one sample whenever its turn in the round-robin comes;
 // - no timing is asserted anywhere: this is a measurement, not a test.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -33,6 +32,7 @@ import {
   attentionFlops, fmt, fmtBytes, makeInputs, makeMhaInputs, makeSelfInputs, maxAbsDiff, median, mhaFlops, nested,
 } from './lib.js';
 import { mhaModel } from './onnx-model.js';
+import { sourcesHash, builtHash } from '../scripts/start.js';
 import { benchPool, poolReport } from './pool.js';
 import { benchChromium, chromiumReport } from './chromium.js';
 
@@ -93,15 +93,7 @@ function tryRun(cmd, args) {
 // The committed wasm names the hash of the sources it was built from (build.sh): compare it
 // with c_src/ now, to say whether native C and wasm measure the same code.
 function sourcesMatchWasm() {
-  const header = fs.readFileSync(path.join(root, 'web/attention-wasm.js'), 'utf8').slice(0, 200);
-  const built = header.match(/sources sha256 ([0-9a-f]+)/)?.[1];
-  const files = [
-    ...fs.readdirSync(path.join(root, 'c_src')).filter((f) => f.endsWith('.c')).sort(),
-    ...fs.readdirSync(path.join(root, 'c_src')).filter((f) => f.endsWith('.h')).sort(),
-  ].map((f) => path.join(root, 'c_src', f));
-  const hash = createHash('sha256');
-  for (const f of [...files, path.join(root, 'build.sh')]) hash.update(fs.readFileSync(f));
-  const now = hash.digest('hex').slice(0, 16);
+  const built = builtHash(), now = sourcesHash();
   return { built, now, same: built === now };
 }
 

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createAttention, AttentionError, toRows } from '../web/attention.js';
-import { golden, assertClose } from './helpers.js';
+import { golden, assertClose, seededMatrix } from './helpers.js';
 
 const attn = await createAttention();
 const S5 = golden().cases.find((c) => c.name === 'section5-hand');
@@ -253,9 +253,7 @@ test('views are refreshed when memory grows', () => {
 });
 
 test('rows: [begin, end) of the queries, bit for bit those rows of the whole output; bad ranges refused', () => {
-  let s = 7;
-  const mat = (r, c) => ({ data: Float32Array.from({ length: r * c }, () => { s = (s * 1664525 + 1013904223) >>> 0; return s / 2 ** 31 - 1; }), shape: [r, c] });
-  const x = { q: mat(70, 12), k: mat(45, 12), v: mat(45, 5) };
+  const x = { q: seededMatrix(70, 12, 7), k: seededMatrix(45, 12, 8), v: seededMatrix(45, 5, 9) };
   for (const causal of [false, true]) {
     const full = attn.attention(x, { causal, weights: false }).output.data;
     for (const [b, e] of [[0, 70], [0, 1], [69, 70], [8, 16], [13, 58]]) {

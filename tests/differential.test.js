@@ -12,7 +12,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { createAttention } from '../web/attention.js';
-import { assertClose } from './helpers.js';
+import { assertClose, referenceAttention as reference } from './helpers.js';
 
 const SEED = process.env.DIFF_SEED !== undefined ? Number(process.env.DIFF_SEED) >>> 0 : crypto.randomBytes(4).readUInt32LE(0);
 const CASES = Number(process.env.DIFF_CASES || 5000);
@@ -38,30 +38,6 @@ const fround = Math.fround;
 
 // ----------------------------------------------------------------------------
 // the reference, in float64, on the float32 values the core receives
-
-/** softmax(q kᵀ · scale) per row over allowed keys (all 0 when none is), then · v. */
-function reference(q, k, v, n, m, dk, dv, scale, allowed) {
-  const weights = new Float64Array(n * m), output = new Float64Array(n * dv);
-  const s = new Float64Array(m);
-  for (let i = 0; i < n; i++) {
-    let max = -Infinity;
-    for (let j = 0; j < m; j++) {
-      if (!allowed(i, j)) { s[j] = -Infinity; continue; }
-      let dot = 0;
-      for (let c = 0; c < dk; c++) dot += q[i * dk + c] * k[j * dk + c];
-      s[j] = dot * scale;
-      if (s[j] > max) max = s[j];
-    }
-    if (max === -Infinity) continue;  // fully masked: weights 0, output 0
-    let sum = 0;
-    for (let j = 0; j < m; j++) { const e = s[j] === -Infinity ? 0 : Math.exp(s[j] - max); weights[i * m + j] = e; sum += e; }
-    for (let j = 0; j < m; j++) {
-      const w = (weights[i * m + j] /= sum);
-      if (w !== 0) for (let c = 0; c < dv; c++) output[i * dv + c] += w * v[j * dv + c];
-    }
-  }
-  return { weights, output };
-}
 
 /** a (n, c) · b (c, p) in float64, plus an optional bias (p). */
 function matmul(a, b, n, c, p, bias) {

@@ -55,3 +55,39 @@ export function mhaCaseArgs(c, extra = {}) {
   if (c.mask) options.mask = c.mask;
   return [inputs, options];
 }
+
+// ----------------------------------------------------------------------------
+// a float64 reference (tests/differential.test.js, tests/relaxed.test.js), on the float32
+// values the core receives; allowed(i, j) says whether query i may attend to key j
+
+/** softmax(q kᵀ · scale) per row over allowed keys (all 0 when none is), then · v. */
+export function referenceAttention(q, k, v, n, m, dk, dv, scale, allowed) {
+  const weights = new Float64Array(n * m), output = new Float64Array(n * dv);
+  const s = new Float64Array(m);
+  for (let i = 0; i < n; i++) {
+    let max = -Infinity;
+    for (let j = 0; j < m; j++) {
+      if (!allowed(i, j)) { s[j] = -Infinity; continue; }
+      let dot = 0;
+      for (let c = 0; c < dk; c++) dot += q[i * dk + c] * k[j * dk + c];
+      s[j] = dot * scale;
+      if (s[j] > max) max = s[j];
+    }
+    if (max === -Infinity) continue;  // fully masked: weights 0, output 0
+    let sum = 0;
+    for (let j = 0; j < m; j++) { const e = s[j] === -Infinity ? 0 : Math.exp(s[j] - max); weights[i * m + j] = e; sum += e; }
+    for (let j = 0; j < m; j++) {
+      const w = (weights[i * m + j] /= sum);
+      if (w !== 0) for (let c = 0; c < dv; c++) output[i * dv + c] += w * v[j * dv + c];
+    }
+  }
+  return { weights, output };
+}
+
+/** A (rows, cols) matrix of values in [-1, 1), from a small LCG: the same numbers for the same seed. */
+export function seededMatrix(rows, cols, seed) {
+  let s = seed >>> 0;
+  const data = new Float32Array(rows * cols);
+  for (let i = 0; i < data.length; i++) { s = (s * 1664525 + 1013904223) >>> 0; data[i] = s / 2 ** 31 - 1; }
+  return { data, shape: [rows, cols] };
+}

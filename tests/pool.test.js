@@ -6,21 +6,13 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { createAttention, AttentionError } from '../web/attention.js';
 import { createAttentionPool, splitRows } from '../web/attention-pool.js';
-import { root, bitsHex } from './helpers.js';
+import { root, bitsHex, seededMatrix as matrix } from './helpers.js';
 import { startServer } from '../scripts/serve.js';
 import { launch } from './browser.js';
 
 const attn = await createAttention();
 const pool = await createAttentionPool({ workers: 3 });
 after(() => pool.close());
-
-// seeded inputs, so that a failure can be replayed
-function matrix(rows, cols, seed) {
-  let s = seed >>> 0;
-  const data = new Float32Array(rows * cols);
-  for (let i = 0; i < data.length; i++) { s = (s * 1664525 + 1013904223) >>> 0; data[i] = s / 2 ** 31 - 1; }
-  return { data, shape: [rows, cols] };
-}
 
 async function rejects(promise) {
   try { await promise; } catch (e) { return e; }

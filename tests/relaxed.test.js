@@ -30,23 +30,14 @@ test('without engine support { relaxed: true } falls back to the default build; 
 const CHILD = `
 import { createAttention, hasRelaxedSimd } from ${JSON.stringify(path.join(root, 'web/attention.js'))};
 import { createAttentionPool } from ${JSON.stringify(path.join(root, 'web/attention-pool.js'))};
+import { referenceAttention, seededMatrix } from ${JSON.stringify(path.join(root, 'tests/helpers.js'))};
 const d = await createAttention(), r = await createAttention({ relaxed: true });
-let s = 12345;
-const mk = (n, c) => ({ data: Float32Array.from({ length: n * c }, () => { s = (s * 1664525 + 1013904223) >>> 0; return s / 2 ** 31 - 1; }), shape: [n, c] });
-function reference(x, o) {   // float64, row by row
-  const [n, dk] = x.q.shape, [m] = x.k.shape, dv = x.v.shape[1], scale = 1 / Math.sqrt(dk), out = new Float64Array(n * dv);
-  for (let i = 0; i < n; i++) {
-    const row = new Float64Array(m); let mx = -Infinity;
-    for (let j = 0; j < m; j++) {
-      if ((o.causal && j > i) || (o.mask && !o.mask.data[i * m + j])) { row[j] = -Infinity; continue; }
-      let t = 0; for (let c = 0; c < dk; c++) t += x.q.data[i * dk + c] * x.k.data[j * dk + c];
-      row[j] = t * scale; mx = Math.max(mx, row[j]);
-    }
-    if (mx === -Infinity) continue;
-    let sum = 0; for (let j = 0; j < m; j++) { row[j] = Math.exp(row[j] - mx); sum += row[j]; }
-    for (let j = 0; j < m; j++) for (let c = 0; c < dv; c++) out[i * dv + c] += row[j] / sum * x.v.data[j * dv + c];
-  }
-  return out;
+let seed = 12345;
+const mk = (n, c) => seededMatrix(n, c, seed++);
+function reference(x, o) {   // float64, on the same float32 values
+  const [n, dk] = x.q.shape, [m] = x.k.shape, dv = x.v.shape[1];
+  const allowed = (i, j) => !(o.causal && j > i) && !(o.mask && !o.mask.data[i * m + j]);
+  return referenceAttention(x.q.data, x.k.data, x.v.data, n, m, dk, dv, 1 / Math.sqrt(dk), allowed).output;
 }
 const cases = [];
 for (const [n, m, dk, dv, causal, masked] of [[300, 300, 64, 64, false, false], [257, 199, 33, 17, true, false], [64, 500, 128, 8, false, true], [1, 40, 3, 5, false, false]]) {

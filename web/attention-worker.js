@@ -21,6 +21,9 @@ if (inBrowser) {
   listen = (fn) => parentPort.on('message', fn);
 }
 
+// an error as the message the pool turns back into an AttentionError
+const failure = (e) => ({ code: e?.code ?? 'INVALID_ARGUMENT', message: String(e?.message ?? e) });
+
 let attn = null;
 listen(async (msg) => {
   if (msg.init) {
@@ -28,7 +31,7 @@ listen(async (msg) => {
       attn = await createAttention({ relaxed: msg.init.relaxed === true });
       post({ ready: true, relaxed: attn.relaxed });
     } catch (e) {
-      post({ ready: false, error: { code: e?.code ?? 'INVALID_ARGUMENT', message: String(e?.message ?? e) } });
+      post({ ready: false, error: failure(e) });
     }
     return;
   }
@@ -37,6 +40,6 @@ listen(async (msg) => {
     const { output } = attn.attention(inputs, options);
     post({ id, data: output.data, shape: output.shape }, [output.data.buffer]);
   } catch (e) {
-    post({ id, error: { code: e?.code ?? 'INVALID_ARGUMENT', message: String(e?.message ?? e) } });
+    post({ id, error: failure(e) });
   }
 });

@@ -108,7 +108,10 @@ export async function createAttentionPool(options = {}) {
   if (!Number.isInteger(count) || count < 1 || count > 64) {
     fail(ErrorCode.INVALID_ARGUMENT, `createAttentionPool: workers must be an integer from 1 to 64; received ${String(count)}`);
   }
-  const pending = new Map();   // id -> { resolve, reject, worker }
+  // in this thread, the same core checks every call first (one query row computed), so that a
+  // bad call fails as attention() fails, whatever the inputs are made of
+  const local = await createAttention({ relaxed });
+  const pending = new Map();   // id -> { resolve, reject, state }
   let nextId = 1, closed = false;
 
   const ready = [];
@@ -118,7 +121,7 @@ export async function createAttentionPool(options = {}) {
     try {
       w = await spawn(workerUrl);
     } catch (e) {
-      for (const p of pool) p.terminate();
+      for (const st of pool) st.w.terminate();
       throw new AttentionError(ErrorCode.INVALID_ARGUMENT, `createAttentionPool: cannot start a worker: ${e?.message ?? e}`);
     }
     const state = { w, inFlight: 0 };
@@ -159,7 +162,7 @@ export async function createAttentionPool(options = {}) {
       pending.set(id, { resolve, reject, state });
       try {
         state.w.post({ id, inputs, options: opts });
-      } catch (e) {   // DataCloneError: a function, a Proxy, ... among the inputs
+      } catch (e) {   // DataCloneError: not expected (the inputs are plain typed arrays by now), kept as a net
         pending.delete(id);
         reject(new AttentionError(ErrorCode.INVALID_ARGUMENT, `attention pool: the inputs cannot be sent to a worker (${e?.message ?? e}); pass number[][] or { data: Float32Array, shape }`));
         return;
@@ -168,9 +171,6 @@ export async function createAttentionPool(options = {}) {
     });
   }
 
-  // in this thread, the same core checks every call first (one query row computed), so that a
-  // bad call fails as attention() fails, whatever the inputs are made of
-  const local = await createAttention({ relaxed });
   return Object.freeze({
     /** The number of workers. */
     size: count,

@@ -562,13 +562,15 @@ attn_status attn_self_forward(float *q, float *k, float *v, float *scores, float
         !fits((size_t)d_model, (size_t)d_v)) return ATTN_ERR_TOO_LARGE;
     if (!isfinite(scale) || scale < 0.0f) return ATTN_ERR_SCALE;
     if (flags & ~ATTN_CAUSAL) return ATTN_ERR_FLAGS;
-    if (!all_finite(x, (size_t)n * d_model) || !all_finite(wq, (size_t)d_model * d_k) ||
-        !all_finite(wk, (size_t)d_model * d_k) || !all_finite(wv, (size_t)d_model * d_v))
-        return ATTN_ERR_NON_FINITE;
-    // Q = X·W_Q, K = X·W_K, V = X·W_V
-    if ((st = matmul_tiles(q, x, wq, n, d_model, d_k)) != ATTN_OK) return st;
-    if ((st = matmul_tiles(k, x, wk, n, d_model, d_k)) != ATTN_OK) return st;
-    if ((st = matmul_tiles(v, x, wv, n, d_model, d_v)) != ATTN_OK) return st;
+    // Q = X·W_Q, K = X·W_K, V = X·W_V. A NaN or ±inf in x or a weight always makes some
+    // element of a product non-finite (NaN·0 and inf·0 are NaN), so the inputs are scanned
+    // only when a product is not finite: NON_FINITE if one of them holds it, else OVERFLOW.
+    if (matmul_tiles(q, x, wq, n, d_model, d_k) != ATTN_OK || matmul_tiles(k, x, wk, n, d_model, d_k) != ATTN_OK ||
+        matmul_tiles(v, x, wv, n, d_model, d_v) != ATTN_OK) {
+        int finite = all_finite(x, (size_t)n * d_model) && all_finite(wq, (size_t)d_model * d_k) &&
+                     all_finite(wk, (size_t)d_model * d_k) && all_finite(wv, (size_t)d_model * d_v);
+        return finite ? ATTN_ERR_OVERFLOW : ATTN_ERR_NON_FINITE;
+    }
     // both the raw scores and the scaled ones must stay finite
     if ((st = check_values(q, k, v, n, n, d_k, d_v, scale > 1.0f ? scale : 1.0f, NULL)) != ATTN_OK) return st;
     for (int i = 0; i < n; i++) {

@@ -48,14 +48,55 @@ test('number[][] and { data, shape } give identical results; results are copies'
   assert.deepEqual(a.output.shape, [3, 3]);
   assert.deepEqual(Array.from(a.weights.data), Array.from(b.weights.data));
   assert.deepEqual(Array.from(a.output.data), Array.from(b.output.data));
-  // not a view into wasm memory: its own buffer, unaffected by later calls
-  // one copy per call holds that call's results; it is not wasm memory (which is >= 1 MiB)
-  assert.ok(a.weights.data.buffer.byteLength <= 2 * 9 * 4 + 16, `buffer of ${a.weights.data.buffer.byteLength} bytes`);
-  assert.equal(a.weights.data.buffer, a.output.data.buffer);
+  // not a view into wasm memory (which is >= 1 MiB): unaffected by later calls
+  assert.ok(a.weights.data.buffer.byteLength <= 8192, `buffer of ${a.weights.data.buffer.byteLength} bytes`);
   const before = Array.from(a.weights.data);
   attn.attention({ q: k, k: q, v });
   assert.deepEqual(Array.from(a.weights.data), before);
   assert.deepEqual(toRows(a.weights)[1].map((x) => x.toFixed(4)), ['0.3157', '0.3686', '0.3157']);
+});
+
+test('small results share an 8 KiB ArrayBuffer across calls, without overlap; large ones have their own', () => {
+  // 40 calls fill several 8 KiB slabs: every result keeps its own values
+  const calls = [];
+  for (let i = 0; i < 40; i++) {
+    const inputs = { q: seededMatrix(3, 4, i), k: seededMatrix(5, 4, 100 + i), v: seededMatrix(5, 3, 200 + i) };
+    calls.push({ inputs, r: attn.attention(inputs), s: attn.selfAttention({ x: seededMatrix(3, 8, i), wq: seededMatrix(8, 8, i + 1), wk: seededMatrix(8, 8, i + 2), wv: seededMatrix(8, 8, i + 3) }) });
+  }
+  const spans = new Map();
+  for (const { inputs, r, s } of calls) {
+    const again = attn.attention(inputs);
+    assert.deepEqual(Array.from(r.weights.data), Array.from(again.weights.data));
+    assert.deepEqual(Array.from(r.output.data), Array.from(again.output.data));
+    for (const m of [r.weights, r.output, ...Object.values(s)]) {
+      assert.equal(m.data.buffer.byteLength, 8192);
+      assert.equal(m.data.length, m.shape[0] * m.shape[1]);
+      if (!spans.has(m.data.buffer)) spans.set(m.data.buffer, []);
+      spans.get(m.data.buffer).push([m.data.byteOffset, m.data.byteOffset + m.data.byteLength]);
+    }
+  }
+  assert.ok(spans.size >= 2, `${spans.size} slabs`);
+  for (const list of spans.values()) {
+    list.sort((x, y) => x[0] - y[0]);
+    for (let i = 1; i < list.length; i++) assert.ok(list[i][0] >= list[i - 1][1], 'results overlap');
+  }
+  // the shared buffer transferred away (it detaches the results that share it, as with
+  // Node's Buffer pool): later calls start a fresh one
+  const a = attn.attention({ q, k, v }), b = attn.attention({ q, k, v });
+  assert.equal(a.output.data.buffer, b.output.data.buffer);
+  structuredClone(a.output.data.buffer, { transfer: [a.output.data.buffer] });
+  assert.equal(b.output.data.length, 0);
+  const c = attn.attention({ q, k, v });
+  assert.equal(c.weights.data.buffer.byteLength, 8192);
+  assert.deepEqual(toRows(c.weights)[1].map((x) => x.toFixed(4)), ['0.3157', '0.3686', '0.3157']);
+  // over 256 floats: an ArrayBuffer of its own, exactly its size
+  const big = attn.attention({ q: seededMatrix(20, 8, 1), k: seededMatrix(20, 8, 2), v: seededMatrix(20, 16, 3) }, { weights: false });
+  assert.equal(big.output.data.byteOffset, 0);
+  assert.equal(big.output.data.buffer.byteLength, 20 * 16 * 4);
+  const both = attn.attention({ q: seededMatrix(20, 8, 1), k: seededMatrix(20, 8, 2), v: seededMatrix(20, 16, 3) });
+  assert.equal(both.weights.data.buffer, both.output.data.buffer);
+  assert.equal(both.output.data.buffer.byteLength, (20 * 16 + 20 * 20) * 4);
+  assert.deepEqual(Array.from(both.output.data), Array.from(big.output.data));
 });
 
 test('weights: false omits the weights and gives the same output', () => {

@@ -132,7 +132,7 @@ test('heads are the columns of concat, weights an array of (n, m), all copies', 
   const before = Array.from(r.weights[1].data);
   run(byName('causal'));
   assert.deepEqual(Array.from(r.weights[1].data), before, 'not a view into wasm memory');
-  assert.ok(r.output.data.buffer.byteLength < 4096);
+  assert.ok(r.output.data.buffer.byteLength <= 8192, 'a copy, not wasm memory');
 });
 
 test('weights: false omits the weights, keeps heads and concat, same results', () => {

@@ -4,7 +4,7 @@
 // Protocol (structured clone, no SharedArrayBuffer):
 //   -> { init: { relaxed } }     first: load the core (createAttention({ relaxed }))
 //   -> { id, inputs, options }   an attention() call, options.rows = this worker's rows
-//   <- { id, data, shape }       its output rows (data's buffer is transferred)
+//   <- { id, data, shape }       its output rows (data's buffer transferred when its own)
 //   <- { id, error: { code, message } }
 //   <- { ready: true } once, or { ready: false, error } when the core cannot load
 import { createAttention } from './attention.js';
@@ -38,7 +38,9 @@ listen(async (msg) => {
   const { id, inputs, options } = msg;
   try {
     const { output } = attn.attention(inputs, options);
-    post({ id, data: output.data, shape: output.shape }, [output.data.buffer]);
+    // a small output is a view of a buffer shared with other results: sent as a copy of its own
+    const data = output.data.byteLength === output.data.buffer.byteLength ? output.data : output.data.slice();
+    post({ id, data, shape: output.shape }, [data.buffer]);
   } catch (e) {
     post({ id, error: failure(e) });
   }

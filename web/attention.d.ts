@@ -22,7 +22,12 @@
  * ```
  */
 
-/** A row-major float32 matrix. Every matrix the API returns has this form and owns its buffer. */
+/**
+ * A row-major float32 matrix. Every matrix the API returns has this form and is a copy that
+ * later calls never change. Small results (a call's results up to 256 floats in all) are views
+ * into an 8 KiB ArrayBuffer shared with other small results, as Node's Buffer pool does: use
+ * `data` (with its byteOffset), and copy with `data.slice()` before transferring `data.buffer`.
+ */
 export interface Matrix {
   data: Float32Array;
   shape: [rows: number, cols: number];

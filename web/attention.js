@@ -5,9 +5,8 @@
 //   const attn = await createAttention();
 //   const { weights } = attn.attention({ q, k, v });
 //
-// The wrapper owns wasm memory: every call allocates one block, writes the inputs, calls
-// C, copies the results out with slice() and frees the block in `finally`. Nothing returned
-// is a view into wasm memory. Every bad input becomes an AttentionError before C sees it.
+// The wrapper owns wasm memory: every call lays out one block, writes the inputs, calls C
+// and copies the results out (see copyOut). Nothing returned is a view into wasm memory. Every bad input becomes an AttentionError before C sees it.
 import wasmBase64 from './attention-wasm.js';
 
 /** Error codes, stable across versions. */
@@ -199,10 +198,10 @@ function matrixArg(value, name) {
   }
   if (value !== null && typeof value === 'object' && 'shape' in value && 'data' in value) {
     const { shape, data } = value;
-    if (!Array.isArray(shape) || shape.length !== 2 || !shape.every((d) => Number.isInteger(d) && d >= 0)) {
+    const rows = Array.isArray(shape) && shape.length === 2 ? shape[0] : -1, cols = rows === -1 ? -1 : shape[1];
+    if (!(Number.isInteger(rows) && rows >= 0 && Number.isInteger(cols) && cols >= 0)) {
       fail(ErrorCode.INVALID_ARGUMENT, `${name}.shape must be [rows, cols] of non-negative integers; received ${shapeText(shape)}`);
     }
-    const [rows, cols] = shape;
     if (rows === 0 || cols === 0) fail(ErrorCode.INVALID_ARGUMENT, `${name} is empty: shape ${shapeStr(rows, cols)}`);
     if (!(data instanceof Float32Array || data instanceof Float64Array || Array.isArray(data))) {
       fail(ErrorCode.INVALID_ARGUMENT, `${name}.data must be a Float32Array, a Float64Array or a number[]; received ${describe(data)}`);
@@ -265,9 +264,12 @@ function optionsArg(options, fn) {
   if (typeof options !== 'object' || !isPlain(options)) {
     fail(ErrorCode.INVALID_ARGUMENT, `${fn}: options must be a plain object like { causal: true }; received ${describe(options)}`);
   }
+  const keys = fn === 'attention' ? OPTION_KEYS.attention : fn === 'selfAttention' ? OPTION_KEYS.selfAttention : OPTION_KEYS.multiHeadAttention;
   for (const key in options) {
-    if (Object.hasOwn(options, key) && !OPTION_KEYS[fn].includes(key)) {
-      fail(ErrorCode.INVALID_ARGUMENT, `${fn}: unknown option "${key}"; expected one of ${OPTION_KEYS[fn].join(', ')}`);
+    let known = false;
+    for (let i = 0; i < keys.length; i++) if (keys[i] === key) { known = true; break; }
+    if (!known && Object.hasOwn(options, key)) {
+      fail(ErrorCode.INVALID_ARGUMENT, `${fn}: unknown option "${key}"; expected one of ${keys.join(', ')}`);
     }
   }
   const { causal = false, scale, mask, weights = true, rows } = options;
@@ -288,18 +290,19 @@ function optionsArg(options, fn) {
   return { causal, scale: scale ?? undefined, mask, weights, rows: range };
 }
 
-function inputsArg(inputs, fn, names) {
+// The inputs object: an object whose own keys are all among names. The callers then read
+// each input by name (inputs.x, not inputs[name]: a keyed load of varying names is slow).
+function inputsObject(inputs, fn, names) {
   if (inputs === null || typeof inputs !== 'object' || Array.isArray(inputs)) {
     fail(ErrorCode.INVALID_ARGUMENT, `${fn}: the first argument must be an object { ${names.join(', ')} }; received ${describe(inputs)}`);
   }
   for (const key in inputs) {
-    if (Object.hasOwn(inputs, key) && !names.includes(key)) {
+    let known = false;
+    for (let i = 0; i < names.length; i++) if (names[i] === key) { known = true; break; }
+    if (!known && Object.hasOwn(inputs, key)) {
       fail(ErrorCode.INVALID_ARGUMENT, `${fn}: unknown input "${key}"; expected ${names.join(', ')}`);
     }
   }
-  const args = new Array(names.length);
-  for (let i = 0; i < names.length; i++) args[i] = matrixArg(inputs[names[i]], names[i]);
-  return args;
 }
 
 // An optional vector argument (a bias): null when absent, else { name, length, src }.
@@ -322,6 +325,7 @@ function headsArg(value, name) {
   return value;
 }
 
+const SELF_INPUTS = ['x', 'wq', 'wk', 'wv'], ATTENTION_INPUTS = ['q', 'k', 'v'];
 const MHA_INPUTS = ['x', 'wq', 'wk', 'wv', 'wo', 'bq', 'bk', 'bv', 'bo', 'kv'];
 
 // ----------------------------------------------------------------------------
@@ -346,14 +350,17 @@ function makeApi(exports, relaxed) {
   let busy = false;   // a call is writing into wasm memory
 
   // Lay out buffers of the given float counts in one block, 16-byte aligned.
-  // Returns { base, offsets (bytes), extra, release() } or throws TOO_LARGE / OUT_OF_MEMORY.
-  function allocate(counts, extraBytes, what) {
-    const offsets = new Array(counts.length);
+  // Returns { offsets (bytes), extra, release() } or throws TOO_LARGE / OUT_OF_MEMORY;
+  // whatFor() names the block in those errors (a function: no string is built per call).
+  // The offsets are written over counts (a fresh array literal at every call site).
+  function allocate(counts, extraBytes, whatFor) {
+    const offsets = counts;
     let total = 0;
-    for (let i = 0; i < counts.length; i++) { offsets[i] = total; total += Math.ceil((counts[i] * 4) / 16) * 16; }
+    for (let i = 0; i < counts.length; i++) { const c = counts[i]; offsets[i] = total; total += Math.ceil(c / 4) * 16; }
     const extraAt = total;
     total += Math.ceil(extraBytes / 16) * 16;
     if (total > MAX_BYTES) {
+      const what = whatFor();
       fail(ErrorCode.TOO_LARGE, `${what} needs ${formatBytes(total)} of WebAssembly memory; wasm32 can address at most 4 GiB` +
         (what.includes('weights') ? ' (pass { weights: false } to skip the n×m weights)' : ''));
     }
@@ -361,7 +368,7 @@ function makeApi(exports, relaxed) {
     if (busy) {
       // called from inside another call (a getter): the scratch block holds that call's data
       base = malloc(total);
-      if (base === 0) fail(ErrorCode.OUT_OF_MEMORY, `${what} needs ${formatBytes(total)} of WebAssembly memory and the allocation failed`);
+      if (base === 0) fail(ErrorCode.OUT_OF_MEMORY, `${whatFor()} needs ${formatBytes(total)} of WebAssembly memory and the allocation failed`);
       views();
       for (let i = 0; i < offsets.length; i++) offsets[i] += base;
       return { offsets, extra: base + extraAt, release: () => free(base) };
@@ -380,23 +387,46 @@ function makeApi(exports, relaxed) {
       base = malloc(total);
       release = () => free(base);
     }
-    if (base === 0) fail(ErrorCode.OUT_OF_MEMORY, `${what} needs ${formatBytes(total)} of WebAssembly memory and the allocation failed`);
+    if (base === 0) fail(ErrorCode.OUT_OF_MEMORY, `${whatFor()} needs ${formatBytes(total)} of WebAssembly memory and the allocation failed`);
     views();
     for (let i = 0; i < offsets.length; i++) offsets[i] += base;
     return { offsets, extra: base + extraAt, release };
   }
 
+  // Results leave wasm memory as copies, never as views of it. A fresh ArrayBuffer costs V8
+  // about 1 µs, more than a tutorial-sized call's C part, so the results of small calls (up to
+  // POOL_MAX floats) are copied into a shared 8 KiB ArrayBuffer, as Node's Buffer pool does;
+  // larger ones get an ArrayBuffer of their own. A slab whose buffer was transferred away
+  // (length 0) is replaced.
+  const SLAB_FLOATS = 2048, POOL_MAX = 256;
+  let slab = new Float32Array(0), slabBuffer = slab.buffer, slabPos = 0;
+  let copied = null, copiedAt = 0;   // where copyOut put its last copy: ArrayBuffer, byte offset
+
+  // floats [start, end) of wasm memory, copied into a fresh ArrayBuffer or the slab
+  function copyOut(start, end) {
+    const count = end - start;
+    if (count > POOL_MAX) { copied = f32.slice(start, end).buffer; copiedAt = 0; return; }
+    if (slabPos + count > slab.length) {   // full, or detached (length 0)
+      slab = new Float32Array(SLAB_FLOATS); slabBuffer = slab.buffer; slabPos = 0;
+    }
+    slab.set(f32.subarray(start, end), slabPos);
+    copied = slabBuffer; copiedAt = 4 * slabPos;
+    slabPos = (slabPos + count + 3) & ~3;   // the next copy 16-byte aligned
+  }
+
   // Copy the matrices laid out from byte offsets[first] to offsets[last] + rows·cols floats
-  // out of wasm memory with one slice; each result is a view of that copy (its own
-  // ArrayBuffer, never wasm memory). dims = [rows0, cols0, rows1, cols1, ...].
+  // out of wasm memory in one copy; each result is a view of that copy.
+  // dims = [rows0, cols0, rows1, cols1, ...].
   function readMatrices(offsets, first, dims) {
     const count = dims.length / 2, start = offsets[first] >>> 2;
     const end = (offsets[first + count - 1] >>> 2) + dims[dims.length - 2] * dims[dims.length - 1];
-    const copy = f32.slice(start, end).buffer;
+    copyOut(start, end);
+    const buffer = copied, base = copiedAt - 4 * start;
+    copied = null;   // not kept alive here
     const out = new Array(count);
     for (let i = 0; i < count; i++) {
       const rows = dims[2 * i], cols = dims[2 * i + 1];
-      out[i] = { data: new Float32Array(copy, offsets[first + i] - 4 * start, rows * cols), shape: [rows, cols] };
+      out[i] = { data: new Float32Array(buffer, base + offsets[first + i], rows * cols), shape: [rows, cols] };
     }
     return out;
   }
@@ -469,7 +499,12 @@ function makeApi(exports, relaxed) {
     }
   }
 
-  const readMatrix = (at, rows, cols) => ({ data: f32.slice(at >>> 2, (at >>> 2) + rows * cols), shape: [rows, cols] });
+  function readMatrix(at, rows, cols) {
+    copyOut(at >>> 2, (at >>> 2) + rows * cols);
+    const data = new Float32Array(copied, copiedAt, rows * cols);
+    copied = null;
+    return { data, shape: [rows, cols] };
+  }
 
   // Copy the matrix arguments in order. A Float32Array is copied without a JS pass (see
   // writeMatrix): when a later argument fails its check, the earlier copies are scanned first,
@@ -521,11 +556,18 @@ function makeApi(exports, relaxed) {
     return new TextDecoder().decode(u8.subarray(ptr, end));
   }
 
-  function scaleFor(scale, dk) { return scale === undefined ? exports.attn_default_scale(dk) : scale; }
+  // 1/√d_k as the C core computes it in float, remembered for the last d_k
+  let lastDk = 0, lastScale = 0;
+  function scaleFor(scale, dk) {
+    if (scale !== undefined) return scale;
+    if (dk !== lastDk) { lastScale = exports.attn_default_scale(dk); lastDk = dk; }
+    return lastScale;
+  }
 
   /** Scaled dot-product attention: q (n, d_k), k (m, d_k), v (m, d_v). */
   function attention(inputs, options) {
-    const [q, k, v] = inputsArg(inputs, 'attention', ['q', 'k', 'v']);
+    inputsObject(inputs, 'attention', ATTENTION_INPUTS);
+    const q = matrixArg(inputs.q, 'q'), k = matrixArg(inputs.k, 'k'), v = matrixArg(inputs.v, 'v');
     const opts = optionsArg(options, 'attention');
     const n = q.rows, m = k.rows, dk = q.cols, dv = v.cols;
     if (k.cols !== dk) {
@@ -542,8 +584,8 @@ function makeApi(exports, relaxed) {
     const workFloats = opts.weights ? n * m : Math.ceil((exports.attn_workspace_size(n, m, dk, dv) >>> 0) / 4);   // size_t: unsigned
     const { offsets, extra, release } = allocate(
       [n * dk, m * dk, m * dv, n * dv, workFloats],
-      mask ? n * m : 0, opts.weights ? `attention weights of shape ${shapeStr(n, m)}` : 'attention');
-    const [pq, pk, pv, pout, pw] = offsets;
+      mask ? n * m : 0, () => (opts.weights ? `attention weights of shape ${shapeStr(n, m)}` : 'attention'));
+    const pq = offsets[0], pk = offsets[1], pv = offsets[2], pout = offsets[3], pw = offsets[4];
     const outer = busy;
     busy = true;
     try {
@@ -576,10 +618,12 @@ function makeApi(exports, relaxed) {
 
   /** The episode step by step: x (n, d_model), wq/wk (d_model, d_k), wv (d_model, d_v). */
   function selfAttention(inputs, options) {
-    const [x, wq, wk, wv] = inputsArg(inputs, 'selfAttention', ['x', 'wq', 'wk', 'wv']);
+    inputsObject(inputs, 'selfAttention', SELF_INPUTS);
+    const x = matrixArg(inputs.x, 'x'), wq = matrixArg(inputs.wq, 'wq'), wk = matrixArg(inputs.wk, 'wk'), wv = matrixArg(inputs.wv, 'wv');
     const opts = optionsArg(options, 'selfAttention');
     const n = x.rows, dm = x.cols, dk = wq.cols, dv = wv.cols;
-    for (const w of [wq, wk, wv]) {
+    for (let i = 1; i < 4; i++) {
+      const w = i === 1 ? wq : i === 2 ? wk : wv;
       if (w.rows !== dm) {
         fail(ErrorCode.SHAPE_MISMATCH, `${w.name} must have shape (d_model, ${w.name === 'wv' ? 'd_v' : 'd_k'}) with d_model = ${dm} (the columns of x ${shapeStr(n, dm)}); received ${w.name} ${shapeStr(w.rows, w.cols)}` +
           (w.cols === dm ? ` (a PyTorch nn.Linear weight is (out, in): pass its transpose)` : ''));
@@ -591,19 +635,19 @@ function makeApi(exports, relaxed) {
     const mask = maskArg(opts.mask, n, n);
     const { offsets, extra, release } = allocate(
       [n * dm, dm * dk, dm * dk, dm * dv, n * dk, n * dk, n * dv, n * n, n * n, n * n, n * dv],
-      mask ? n * n : 0, `self-attention weights of shape ${shapeStr(n, n)}`);
-    const [px, pwq, pwk, pwv, pq, pk, pv, ps, pc, pw, pout] = offsets;
+      mask ? n * n : 0, () => `self-attention weights of shape ${shapeStr(n, n)}`);
+    const px = offsets[0], pwq = offsets[1], pwk = offsets[2], pwv = offsets[3];
     const outer = busy;
     busy = true;
     try {
       writeAll([x, wq, wk, wv], [px, pwq, pwk, pwv]);
       if (mask) afterMatrices(() => writeMask(mask, extra, n, n), [x, wq, wk, wv], [px, pwq, pwk, pwv]);
-      const status = exports.attn_self_forward(pq, pk, pv, ps, pc, pw, pout, px, pwq, pwk, pwv,
+      const status = exports.attn_self_forward(offsets[4], offsets[5], offsets[6], offsets[7], offsets[8], offsets[9], offsets[10], px, pwq, pwk, pwv,
         mask ? extra : 0, n, dm, dk, dv, scaleFor(opts.scale, dk), opts.causal ? ATTN_CAUSAL : 0);
       if (status === ATTN_ERR_NON_FINITE) findNonFinite([x, wq, wk, wv], [px, pwq, pwk, pwv]);
       check(status, 'selfAttention');
-      const [q2, k2, v2, scores, scaled, weights, output] = readMatrices(offsets, 4, [n, dk, n, dk, n, dv, n, n, n, n, n, n, n, dv]);
-      return { q: q2, k: k2, v: v2, scores, scaled, weights, output };
+      const r = readMatrices(offsets, 4, [n, dk, n, dk, n, dv, n, n, n, n, n, n, n, dv]);
+      return { q: r[0], k: r[1], v: r[2], scores: r[3], scaled: r[4], weights: r[5], output: r[6] };
     } finally {
       busy = outer;
       release();
@@ -669,7 +713,7 @@ function makeApi(exports, relaxed) {
       [n * dm, kv ? m * dm : 0, dm * dm, dm * dkv, dm * dkv, dm * dm,
         bq ? dm : 0, bk ? dkv : 0, bv ? dkv : 0, bo ? dm : 0,
         n * dm, n * dm, opts.weights ? heads * n * m : 0, Math.ceil(workBytes / 4)],
-      mask ? n * m : 0, opts.weights ? `multi-head attention weights of shape (${heads}, ${n}, ${m})` : 'multi-head attention');
+      mask ? n * m : 0, () => (opts.weights ? `multi-head attention weights of shape (${heads}, ${n}, ${m})` : 'multi-head attention'));
     const [px, pkv, pwq, pwk, pwv, pwo, pbq, pbk, pbv, pbo, pout, pcat, pw, pwork] = offsets;
     const outer = busy;
     busy = true;

@@ -227,6 +227,36 @@ static void test_self_forward(void) {
     }
 }
 
+// A NaN or ±inf anywhere in x, wq, wk or wv is NON_FINITE (the inputs are scanned only after
+// a product came out non-finite), also where it meets a zero (inf·0); finite inputs whose
+// product overflows are OVERFLOW.
+static void test_self_forward_statuses(void) {
+    const float bad[] = {NAN, INFINITY, -INFINITY};
+    for (int t = 0; t < 200; t++) {
+        int n = randint(1, 9), dm = randint(1, 10), dk = randint(1, 9), dv = randint(1, 9);
+        size_t sizes[4] = {(size_t)n * dm, (size_t)dm * dk, (size_t)dm * dk, (size_t)dm * dv};
+        float *in[4];
+        for (int a = 0; a < 4; a++) in[a] = randmat(sizes[a], -1, 1);
+        if (t % 3 == 0) memset(in[0], 0, sizes[0] * sizeof(float));   // x = 0: inf·0 = NaN
+        int which = t % 4;
+        size_t at = (size_t)randint(0, (int)sizes[which] - 1);
+        in[which][at] = bad[t % 3];
+        float *q = malloc((size_t)n * dk * 4), *k = malloc((size_t)n * dk * 4), *v = malloc((size_t)n * dv * 4);
+        float *sc = malloc((size_t)n * n * 4), *sd = malloc((size_t)n * n * 4), *w = malloc((size_t)n * n * 4);
+        float *o = malloc((size_t)n * dv * 4);
+        attn_status s = attn_self_forward(q, k, v, sc, sd, w, o, in[0], in[1], in[2], in[3], NULL, n, dm, dk, dv,
+                                          attn_default_scale(dk), 0);
+        CHECK(s == ATTN_ERR_NON_FINITE, "self status case %d (input %d): %d, want NON_FINITE", t, which, s);
+        in[which][at] = 3e30f;   // finite again, but X·W overflows (or, with x = 0, the value is unused)
+        for (size_t i = 0; i < sizes[0]; i++) in[0][i] = 3e30f;
+        s = attn_self_forward(q, k, v, sc, sd, w, o, in[0], in[1], in[2], in[3], NULL, n, dm, dk, dv,
+                              attn_default_scale(dk), 0);
+        CHECK(s == ATTN_ERR_OVERFLOW, "self status case %d: %d, want OVERFLOW", t, s);
+        for (int a = 0; a < 4; a++) free(in[a]);
+        free(q); free(k); free(v); free(sc); free(sd); free(w); free(o);
+    }
+}
+
 int main(void) {
     test_fast_matches_naive();
     test_row_ranges();
@@ -235,6 +265,7 @@ int main(void) {
     test_fully_masked_row();
     test_bad_inputs();
     test_self_forward();
+    test_self_forward_statuses();
     printf("# C core (ASan+UBSan): %d checks\n%d passed, %d failed\n", checks, checks - failures, failures);
     return failures ? 1 : 0;
 }

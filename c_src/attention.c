@@ -471,6 +471,12 @@ static attn_status forward_tiled(float *out, float *workspace,
     return ATTN_OK;
 }
 
+// forward_tiled is called through this pointer to keep it a function of its own (binaryen's
+// inliner ignores noinline): engines compile wasm lazily, one function at a time on its first
+// call, so a tutorial-sized first call does not wait for the large tiled kernel to compile.
+static attn_status (*volatile tiled_kernel)(float *, float *, const float *, const float *, const float *,
+                                            const uint8_t *, int, int, int, float, unsigned, int, int) = forward_tiled;
+
 attn_status attn_forward_rows(float *out, float *weights, float *workspace,
                               const float *q, const float *k, const float *v, const uint8_t *mask,
                               int n, int m, int d_k, int d_v, float scale, unsigned flags,
@@ -482,7 +488,7 @@ attn_status attn_forward_rows(float *out, float *weights, float *workspace,
     if (st != ATTN_OK) return st;
     // the tiled path sums e^(s - max)·v before dividing: at most m·max|v|, which must stay finite
     if (!weights && use_tiled(m) && vmax * m < 0.5 * (double)FLT_MAX)
-        return forward_tiled(out, workspace, q, k, v, mask, m, d_k, d_v, scale, flags, row_begin, row_end);
+        return tiled_kernel(out, workspace, q, k, v, mask, m, d_k, d_v, scale, flags, row_begin, row_end);
     return forward_rows(out, weights, workspace, q, k, v, mask, m, d_k, d_v, scale, flags, row_begin, row_end);
 }
 

@@ -99,6 +99,21 @@ test('small results share an 8 KiB ArrayBuffer across calls, without overlap; la
   assert.deepEqual(Array.from(both.output.data), Array.from(big.output.data));
 });
 
+test('a { data, shape } shape is read once per entry, shape[1] only after shape[0] passed; holes are refused', () => {
+  const shape = ['x', 0];
+  Object.defineProperty(shape, 1, { get() { throw new Error('shape[1] was read'); } });
+  expectError(() => attn.attention({ q: { data: new Float32Array(4), shape }, k: [[1, 0]], v: [[1]] }), 'INVALID_ARGUMENT', /^q\.shape must be \[rows, cols\] of non-negative integers/);
+  for (const holey of [[2, , ], new Array(2), [, 2]]) {   // eslint-disable-line no-sparse-arrays
+    expectError(() => attn.attention({ q: { data: new Float32Array(4), shape: holey }, k: [[1, 0], [0, 1]], v: [[1, 0], [0, 1]] }), 'INVALID_ARGUMENT', /^q\.shape must be/);
+  }
+  let reads = 0;
+  const counted = [2, 2];
+  Object.defineProperty(counted, 0, { get() { reads++; return reads === 1 ? 2 : 1.5; } });
+  const r = attn.attention({ q: { data: new Float32Array(4), shape: counted }, k: [[1, 0], [0, 1]], v: [[1, 0], [0, 1]] });
+  assert.deepEqual(r.output.shape, [2, 2]);
+  assert.equal(reads, 1);
+});
+
 test('weights: false omits the weights and gives the same output', () => {
   const a = attn.attention({ q, k, v });
   const b = attn.attention({ q, k, v }, { weights: false });

@@ -24,9 +24,10 @@
 
 /**
  * A row-major float32 matrix. Every matrix the API returns has this form and is a copy that
- * later calls never change. Small results (a call's results up to 256 floats in all) are views
- * into an 8 KiB ArrayBuffer shared with other small results, as Node's Buffer pool does: use
- * `data` (with its byteOffset), and copy with `data.slice()` before transferring `data.buffer`.
+ * later calls never change. Small results (a call's results up to 1 KiB in all) are views into
+ * an 8 KiB ArrayBuffer shared with other small results, as Node's Buffer pool does: read `data`
+ * itself (it has its byteOffset), and send `data.slice()` to a worker or to storage (transferring
+ * `data.buffer` would empty the other results in it; cloning `data` copies the whole buffer).
  */
 export interface Matrix {
   data: Float32Array;

@@ -198,7 +198,9 @@ function matrixArg(value, name) {
   }
   if (value !== null && typeof value === 'object' && 'shape' in value && 'data' in value) {
     const { shape, data } = value;
-    const rows = Array.isArray(shape) && shape.length === 2 ? shape[0] : -1, cols = rows === -1 ? -1 : shape[1];
+    // each entry read once, shape[1] only after shape[0] passed
+    const rows = Array.isArray(shape) && shape.length === 2 ? shape[0] : -1;
+    const cols = Number.isInteger(rows) && rows >= 0 ? shape[1] : -1;
     if (!(Number.isInteger(rows) && rows >= 0 && Number.isInteger(cols) && cols >= 0)) {
       fail(ErrorCode.INVALID_ARGUMENT, `${name}.shape must be [rows, cols] of non-negative integers; received ${shapeText(shape)}`);
     }
@@ -395,7 +397,7 @@ function makeApi(exports, relaxed) {
 
   // Results leave wasm memory as copies, never as views of it. A fresh ArrayBuffer costs V8
   // about 1 µs, more than a tutorial-sized call's C part, so the results of small calls (up to
-  // POOL_MAX floats) are copied into a shared 8 KiB ArrayBuffer, as Node's Buffer pool does;
+  // POOL_MAX floats, 1 KiB, from the first result's start to the last one's end) are copied into a shared 8 KiB ArrayBuffer, as Node's Buffer pool does;
   // larger ones get an ArrayBuffer of their own. A slab whose buffer was transferred away
   // (length 0) is replaced.
   const SLAB_FLOATS = 2048, POOL_MAX = 256;

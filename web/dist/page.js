@@ -200,7 +200,8 @@
     }
     if (value !== null && typeof value === "object" && "shape" in value && "data" in value) {
       const { shape, data } = value;
-      const rows = Array.isArray(shape) && shape.length === 2 ? shape[0] : -1, cols = rows === -1 ? -1 : shape[1];
+      const rows = Array.isArray(shape) && shape.length === 2 ? shape[0] : -1;
+      const cols = Number.isInteger(rows) && rows >= 0 ? shape[1] : -1;
       if (!(Number.isInteger(rows) && rows >= 0 && Number.isInteger(cols) && cols >= 0)) {
         fail(ErrorCode.INVALID_ARGUMENT, `${name}.shape must be [rows, cols] of non-negative integers; received ${shapeText(shape)}`);
       }

@@ -611,6 +611,41 @@ function mhaReport(r) {
 }
 
 // A reading of the numbers, written from the numbers, so that it stays true on every rerun.
+// Issue 4's targets against this run's figures, one row each: what was asked, what was measured.
+function targetsReport(r) {
+  const rows = [];
+  const yes = (ok) => (ok ? 'met' : '**not met**');
+  const large = r.sizes.filter((x) => x.n >= 1024 && x.n <= 4096 && x.results.ours);
+  const gf = (x, ms) => attentionFlops(x.n, x.n, x.d, x.d) / 1e6 / ms;
+  if (large.length) {
+    const g = large.map((x) => gf(x, x.results.ours.median));
+    rows.push(['≥ 42 GFLOP/s at n = 1024–4096, d = 64, public API (Node)', `${large.map((x, i) => `${fmt(g[i])} (n = ${x.n})`).join(', ')}`, yes(Math.min(...g) >= 42)]);
+    const withOrt = large.filter((x) => x.results.ort);
+    if (withOrt.length) {
+      const q = withOrt.map((x) => x.results.ort.median / x.results.ours.median);
+      rows.push(['≥ 1.6× onnxruntime-web, same run (Node)', withOrt.map((x, i) => `${fmt(q[i])}× (n = ${x.n})`).join(', '), yes(Math.min(...q) >= 1.6)]);
+    }
+  }
+  const cs = (r.chromium?.sizes ?? []).filter((s) => s.n >= 1024 && s.results.default && s.results.ort);
+  if (cs.length) {
+    for (const [key, label] of [['default', 'default build'], ['relaxed', 'relaxed SIMD build']]) {
+      if (!cs.every((s) => s.results[key])) continue;
+      const q = cs.map((s) => s.results.ort.median / s.results[key].median);
+      rows.push([`≥ 1.6× onnxruntime-web (Chromium, ${label})`, cs.map((s, i) => `${fmt(q[i])}× (n = ${s.n})`).join(', '), yes(Math.min(...q) >= 1.6)]);
+    }
+  }
+  const t = Object.fromEntries(r.tiny.map((x) => [x.name, x]));
+  if (t.self) rows.push(['tiny selfAttention (n = 3, d = 8, public API) < 2 µs median', `${fmt(t.self.median)} µs`, yes(t.self.median < 2)]);
+  if (t.self && t.ort) rows.push(['tiny call ≥ 7× faster than onnxruntime-web session.run', `${fmt(t.ort.median / t.self.median)}×`, yes(t.ort.median / t.self.median >= 7)]);
+  if (r.cold.ours) rows.push(['cold start: import + createAttention() + first call < 15 ms', `${fmt(r.cold.ours.createAndFirst)} ms`, yes(r.cold.ours.createAndFirst < 15)]);
+  rows.push(['32,768² with { weights: false }, nothing n×m, < 128 MiB growth; n = 4096 with weights', 'tests/long.test.js in `npm test`', 'see the tests']);
+  if (r.pool?.rows?.length) {
+    const sp = r.pool.rows.filter((x) => x.n >= 1024).map((x) => x.single / x.pool);
+    if (sp.length) rows.push([`stretch: more than one core without SharedArrayBuffer (${r.pool.workers} workers, n ≥ 1024)`, sp.length > 1 ? `${fmt(Math.min(...sp))}× to ${fmt(Math.max(...sp))}×` : `${fmt(sp[0])}×`, yes(Math.min(...sp) > 1)]);
+  }
+  return table(['target (issue 4)', 'this run', ''], rows, [':--', ':--', ':--']);
+}
+
 function reading(r) {
   const lines = [];
   const big = r.sizes.filter((x) => x.n >= 64);
@@ -773,6 +808,10 @@ ${chromiumReport(r.chromium)}
 
 ${poolReport(r.pool)}
 
+## Issue 4's targets in this run
+
+${targetsReport(r)}
+
 ## Reading
 
 ${reading(r)}
@@ -852,6 +891,7 @@ async function main() {
   console.log(`\n## GPT-2-small multi-head attention layer\n\n${mhaReport(r)}`);
   console.log(`\n## In Chromium, with relaxed SIMD\n\n${chromiumReport(r.chromium)}`);
   console.log(`\n## More than one core\n\n${poolReport(r.pool)}`);
+  console.log(`\n## Issue 4's targets in this run\n\n${targetsReport(r)}`);
   console.log(`\n${reading(r)}\n`);
   if (wrong.length) {
     console.error(`bench: outputs that disagree with attnmap by more than ${TOLERANCE}: ${wrong.join(', ')}`);

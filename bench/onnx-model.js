@@ -66,14 +66,16 @@ function attribute(name, value) {
   return message(5, [string(1, name), int(3, value), int(20, ATTR_INT)]);
 }
 
-// NodeProto { input = 1, output = 2, name = 3, op_type = 4, attribute = 5 }
-function node(opType, inputs, outputs, attrs = {}) {
+// NodeProto { input = 1, output = 2, name = 3, op_type = 4, attribute = 5, domain = 7 }
+// (a domain only for contrib ops such as com.microsoft's)
+function node(opType, inputs, outputs, attrs = {}, domain = null) {
   return message(1, [
     ...inputs.map((s) => string(1, s)),
     ...outputs.map((s) => string(2, s)),
     string(3, `${opType}_${outputs[0]}`),
     string(4, opType),
     ...Object.entries(attrs).map(([k, v]) => attribute(k, v)),
+    ...(domain === null ? [] : [string(7, domain)]),
   ]);
 }
 
@@ -123,18 +125,6 @@ function tensorInitializer(name, dims, data) {
   return message(5, [...dims.map((x) => int(1, x)), int(2, data instanceof BigInt64Array ? INT64 : FLOAT), string(8, name), bytes(9, raw)]);
 }
 
-// NodeProto as above, with domain = 7 (for com.microsoft contrib ops)
-function domainNode(domain, opType, inputs, outputs, attrs = {}) {
-  return message(1, [
-    ...inputs.map((s) => string(1, s)),
-    ...outputs.map((s) => string(2, s)),
-    string(3, `${opType}_${outputs[0]}`),
-    string(4, opType),
-    ...Object.entries(attrs).map(([k, v]) => attribute(k, v)),
-    string(7, domain),
-  ]);
-}
-
 /**
  * A multi-head self-attention layer as an ONNX ModelProto (bytes), weights as initializers:
  *
@@ -158,7 +148,7 @@ export function mhaModel({ dModel, heads, w, contrib = true }) {
     ...['q', 'k', 'v', 'o'].map((p) => tensorInitializer(`b${p}`, [dModel], w[`b${p}`])),
   ];
   if (contrib) {
-    nodes.push(domainNode('com.microsoft', 'MultiHeadAttention', ['qp', 'kp', 'vp'], ['concat'], { num_heads: heads }));
+    nodes.push(node('MultiHeadAttention', ['qp', 'kp', 'vp'], ['concat'], { num_heads: heads }, 'com.microsoft'));
   } else {
     // (1, n, E) -> (1, n, h, dh) -> (1, h, n, dh); K to (1, h, dh, n)
     inits.push(tensorInitializer('split_shape', [4], BigInt64Array.from([0n, -1n, BigInt(heads), BigInt(dh)])),

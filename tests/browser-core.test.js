@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { createAttention } from '../web/attention.js';
 import { startServer } from '../scripts/serve.js';
 import { root, golden, caseOptions, bitsHex } from './helpers.js';
-import { launch } from './browser.js';
+import { launch, pageErrors } from './browser.js';
 
 const data = golden();
 const server = await startServer({ root });
@@ -13,9 +13,7 @@ after(async () => { await browser.close(); await server.close(); });
 
 test('Chromium and Node compute bit-identical results on every golden case', async () => {
   const page = await browser.newPage();
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  const errors = pageErrors(page);
   await page.goto(`${server.url}tests/fixtures/core/index.html`);
   await page.waitForFunction(() => window.attnReady);
   await page.evaluate(() => window.attnReady);

@@ -11,3 +11,11 @@ export function launch() {
       '--no-first-run', '--disable-sync', '--disable-quic'],
   });
 }
+
+// The page's uncaught errors and console errors, collected as they come.
+export function pageErrors(page) {
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  return errors;
+}

@@ -8,7 +8,7 @@ import { createAttention, AttentionError } from '../web/attention.js';
 import { createAttentionPool, splitRows } from '../web/attention-pool.js';
 import { root, bitsHex, seededMatrix as matrix } from './helpers.js';
 import { startServer } from '../scripts/serve.js';
-import { launch } from './browser.js';
+import { launch, pageErrors } from './browser.js';
 
 const attn = await createAttention();
 const pool = await createAttentionPool({ workers: 3 });
@@ -168,9 +168,7 @@ test('in Chromium: Web Workers (module), no SharedArrayBuffer, the same bits as 
   const browser = await launch();
   try {
     const page = await browser.newPage();
-    const errors = [];
-    page.on('pageerror', (e) => errors.push(e.message));
-    page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+    const errors = pageErrors(page);
     await page.goto(`${server.url}tests/fixtures/pool/index.html`);
     await page.waitForFunction(() => window.ready);
     await page.evaluate(() => window.ready);

@@ -257,6 +257,12 @@ const OPTION_KEYS = {
   multiHeadAttention: ['heads', 'kvHeads', 'causal', 'scale', 'mask', 'weights'],
 };
 
+// names.includes(key), as a loop the optimising compiler inlines (a call per key otherwise)
+const isOneOf = (key, names) => {
+  for (let i = 0; i < names.length; i++) if (names[i] === key) return true;
+  return false;
+};
+
 const isPlain = (o) => { const p = Object.getPrototypeOf(o); return p === Object.prototype || p === null; };
 
 const DEFAULT_OPTIONS = Object.freeze({ causal: false, scale: undefined, mask: undefined, weights: true });
@@ -266,11 +272,9 @@ function optionsArg(options, fn) {
   if (typeof options !== 'object' || !isPlain(options)) {
     fail(ErrorCode.INVALID_ARGUMENT, `${fn}: options must be a plain object like { causal: true }; received ${describe(options)}`);
   }
-  const keys = fn === 'attention' ? OPTION_KEYS.attention : fn === 'selfAttention' ? OPTION_KEYS.selfAttention : OPTION_KEYS.multiHeadAttention;
+  const keys = OPTION_KEYS[fn];
   for (const key in options) {
-    let known = false;
-    for (let i = 0; i < keys.length; i++) if (keys[i] === key) { known = true; break; }
-    if (!known && Object.hasOwn(options, key)) {
+    if (!isOneOf(key, keys) && Object.hasOwn(options, key)) {
       fail(ErrorCode.INVALID_ARGUMENT, `${fn}: unknown option "${key}"; expected one of ${keys.join(', ')}`);
     }
   }
@@ -299,9 +303,7 @@ function inputsObject(inputs, fn, names) {
     fail(ErrorCode.INVALID_ARGUMENT, `${fn}: the first argument must be an object { ${names.join(', ')} }; received ${describe(inputs)}`);
   }
   for (const key in inputs) {
-    let known = false;
-    for (let i = 0; i < names.length; i++) if (names[i] === key) { known = true; break; }
-    if (!known && Object.hasOwn(inputs, key)) {
+    if (!isOneOf(key, names) && Object.hasOwn(inputs, key)) {
       fail(ErrorCode.INVALID_ARGUMENT, `${fn}: unknown input "${key}"; expected ${names.join(', ')}`);
     }
   }
@@ -397,23 +399,25 @@ function makeApi(exports, relaxed) {
 
   // Results leave wasm memory as copies, never as views of it. A fresh ArrayBuffer costs V8
   // about 1 µs, more than a tutorial-sized call's C part, so the results of small calls (up to
-  // POOL_MAX floats, 1 KiB, from the first result's start to the last one's end) are copied into a shared 8 KiB ArrayBuffer, as Node's Buffer pool does;
-  // larger ones get an ArrayBuffer of their own. A slab whose buffer was transferred away
-  // (length 0) is replaced.
+  // POOL_MAX floats, 1 KiB, from the first result's start to the last one's end) are copied
+  // into a shared 8 KiB ArrayBuffer (the slab), as Node's Buffer pool does; larger ones get an
+  // ArrayBuffer of their own. A slab whose buffer was transferred away (length 0) is replaced.
   const SLAB_FLOATS = 2048, POOL_MAX = 256;
   let slab = new Float32Array(0), slabBuffer = slab.buffer, slabPos = 0;
-  let copied = null, copiedAt = 0;   // where copyOut put its last copy: ArrayBuffer, byte offset
 
-  // floats [start, end) of wasm memory, copied into a fresh ArrayBuffer or the slab
+  // Floats [start, end) of wasm memory copied into a fresh ArrayBuffer or the slab; returns
+  // { buffer, at } (at: the copy's byte offset in buffer). slabBuffer is kept beside slab
+  // because the .buffer getter is a call into the engine.
   function copyOut(start, end) {
     const count = end - start;
-    if (count > POOL_MAX) { copied = f32.slice(start, end).buffer; copiedAt = 0; return; }
+    if (count > POOL_MAX) return { buffer: f32.slice(start, end).buffer, at: 0 };
     if (slabPos + count > slab.length) {   // full, or detached (length 0)
       slab = new Float32Array(SLAB_FLOATS); slabBuffer = slab.buffer; slabPos = 0;
     }
     slab.set(f32.subarray(start, end), slabPos);
-    copied = slabBuffer; copiedAt = 4 * slabPos;
+    const at = 4 * slabPos;
     slabPos = (slabPos + count + 3) & ~3;   // the next copy 16-byte aligned
+    return { buffer: slabBuffer, at };
   }
 
   // Copy the matrices laid out from byte offsets[first] to offsets[last] + rows·cols floats
@@ -422,9 +426,7 @@ function makeApi(exports, relaxed) {
   function readMatrices(offsets, first, dims) {
     const count = dims.length / 2, start = offsets[first] >>> 2;
     const end = (offsets[first + count - 1] >>> 2) + dims[dims.length - 2] * dims[dims.length - 1];
-    copyOut(start, end);
-    const buffer = copied, base = copiedAt - 4 * start;
-    copied = null;   // not kept alive here
+    const { buffer, at } = copyOut(start, end), base = at - 4 * start;
     const out = new Array(count);
     for (let i = 0; i < count; i++) {
       const rows = dims[2 * i], cols = dims[2 * i + 1];
@@ -502,10 +504,8 @@ function makeApi(exports, relaxed) {
   }
 
   function readMatrix(at, rows, cols) {
-    copyOut(at >>> 2, (at >>> 2) + rows * cols);
-    const data = new Float32Array(copied, copiedAt, rows * cols);
-    copied = null;
-    return { data, shape: [rows, cols] };
+    const { buffer, at: offset } = copyOut(at >>> 2, (at >>> 2) + rows * cols);
+    return { data: new Float32Array(buffer, offset, rows * cols), shape: [rows, cols] };
   }
 
   // Copy the matrix arguments in order. A Float32Array is copied without a JS pass (see

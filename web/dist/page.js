@@ -252,6 +252,10 @@
     selfAttention: ["causal", "scale", "mask"],
     multiHeadAttention: ["heads", "kvHeads", "causal", "scale", "mask", "weights"]
   };
+  var isOneOf = (key, names) => {
+    for (let i = 0; i < names.length; i++) if (names[i] === key) return true;
+    return false;
+  };
   var isPlain = (o) => {
     const p = Object.getPrototypeOf(o);
     return p === Object.prototype || p === null;
@@ -262,14 +266,9 @@
     if (typeof options !== "object" || !isPlain(options)) {
       fail(ErrorCode.INVALID_ARGUMENT, `${fn}: options must be a plain object like { causal: true }; received ${describe(options)}`);
     }
-    const keys = fn === "attention" ? OPTION_KEYS.attention : fn === "selfAttention" ? OPTION_KEYS.selfAttention : OPTION_KEYS.multiHeadAttention;
+    const keys = OPTION_KEYS[fn];
     for (const key in options) {
-      let known = false;
-      for (let i = 0; i < keys.length; i++) if (keys[i] === key) {
-        known = true;
-        break;
-      }
-      if (!known && Object.hasOwn(options, key)) {
+      if (!isOneOf(key, keys) && Object.hasOwn(options, key)) {
         fail(ErrorCode.INVALID_ARGUMENT, `${fn}: unknown option "${key}"; expected one of ${keys.join(", ")}`);
       }
     }
@@ -294,12 +293,7 @@
       fail(ErrorCode.INVALID_ARGUMENT, `${fn}: the first argument must be an object { ${names.join(", ")} }; received ${describe(inputs)}`);
     }
     for (const key in inputs) {
-      let known = false;
-      for (let i = 0; i < names.length; i++) if (names[i] === key) {
-        known = true;
-        break;
-      }
-      if (!known && Object.hasOwn(inputs, key)) {
+      if (!isOneOf(key, names) && Object.hasOwn(inputs, key)) {
         fail(ErrorCode.INVALID_ARGUMENT, `${fn}: unknown input "${key}"; expected ${names.join(", ")}`);
       }
     }
@@ -385,30 +379,23 @@
     }
     const SLAB_FLOATS = 2048, POOL_MAX = 256;
     let slab = new Float32Array(0), slabBuffer = slab.buffer, slabPos = 0;
-    let copied = null, copiedAt = 0;
     function copyOut(start, end) {
       const count = end - start;
-      if (count > POOL_MAX) {
-        copied = f322.slice(start, end).buffer;
-        copiedAt = 0;
-        return;
-      }
+      if (count > POOL_MAX) return { buffer: f322.slice(start, end).buffer, at: 0 };
       if (slabPos + count > slab.length) {
         slab = new Float32Array(SLAB_FLOATS);
         slabBuffer = slab.buffer;
         slabPos = 0;
       }
       slab.set(f322.subarray(start, end), slabPos);
-      copied = slabBuffer;
-      copiedAt = 4 * slabPos;
+      const at = 4 * slabPos;
       slabPos = slabPos + count + 3 & ~3;
+      return { buffer: slabBuffer, at };
     }
     function readMatrices(offsets, first, dims) {
       const count = dims.length / 2, start = offsets[first] >>> 2;
       const end = (offsets[first + count - 1] >>> 2) + dims[dims.length - 2] * dims[dims.length - 1];
-      copyOut(start, end);
-      const buffer = copied, base = copiedAt - 4 * start;
-      copied = null;
+      const { buffer, at } = copyOut(start, end), base = at - 4 * start;
       const out = new Array(count);
       for (let i = 0; i < count; i++) {
         const rows = dims[2 * i], cols = dims[2 * i + 1];
@@ -479,10 +466,8 @@
       }
     }
     function readMatrix2(at, rows, cols) {
-      copyOut(at >>> 2, (at >>> 2) + rows * cols);
-      const data = new Float32Array(copied, copiedAt, rows * cols);
-      copied = null;
-      return { data, shape: [rows, cols] };
+      const { buffer, at: offset } = copyOut(at >>> 2, (at >>> 2) + rows * cols);
+      return { data: new Float32Array(buffer, offset, rows * cols), shape: [rows, cols] };
     }
     function writeAll(args, at) {
       for (let i = 0; i < args.length; i++) {

@@ -39,7 +39,7 @@ export function chromiumReport(c) {
   return [
     `### Chromium ${v}, one page, d = 64, \`weights: false\`; median ms per forward`,
     '',
-    `Relaxed SIMD in this Chromium: ${c.hasRelaxed ? 'yes' : 'no'}; \`createAttention({ relaxed: true })\` ran the ${c.relaxedUsed ? 'fused multiply-add' : '**default**'} build.`,
+    `Relaxed SIMD in this Chromium: ${c.hasRelaxed ? 'yes' : 'no'}; \`createAttention()\` ran the ${c.relaxedUsed ? 'fused multiply-add' : '**default**'} build ("attnmap relaxed"); "attnmap" is \`createAttention({ relaxed: false })\`.`,
     '',
     '| n | attnmap | attnmap relaxed | onnxruntime-web | relaxed speed-up | ORT ÷ attnmap | ORT ÷ attnmap relaxed | attnmap GFLOP/s | relaxed GFLOP/s | max \\|diff\\| relaxed | max \\|diff\\| ORT |',
     '| --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: |',

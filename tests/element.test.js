@@ -128,7 +128,7 @@ function assertClean(log, what) {
   assert.deepEqual(log.pageErrors, [], `${what}: uncaught page errors`);
   assert.deepEqual(log.consoleErrors, [], `${what}: console errors`);
   assert.deepEqual(log.dialogs, [], `${what}: dialogs`);
-  // the relaxed-SIMD build is only for createAttention({ relaxed: true }): the element never loads it
+  // the element asks for { relaxed: false }: it never loads the relaxed-SIMD build
   assert.ok(!log.requests.some((p) => p.endsWith('/attention-relaxed-wasm.js')), `${what}: loaded attention-relaxed-wasm.js`);
 }
 
@@ -822,7 +822,7 @@ describe('<attention-heatmap>', { concurrency: 4 }, () => {
     };
     visit(path.join(root, 'web/attention-heatmap.js'), false);
     const rel = (f) => path.relative(root, f);
-    // attention.js imports the relaxed-SIMD build only for createAttention({ relaxed: true }),
+    // attention.js imports the relaxed-SIMD build only where it uses it (dynamically),
     // which the element never asks for (assertClean checks that no page requests it)
     const relaxed = path.join(root, 'web/attention-relaxed-wasm.js');
     assert.equal(files.get(relaxed)?.dynamic, true, 'attention.js imports the relaxed build dynamically');

@@ -41,7 +41,7 @@ after(async () => {
   await server?.close();
 });
 
-/** A fresh page that records console errors, page errors and dialogs; waits for the first render. */
+/** A fresh page that records console errors, page errors, dialogs and a fetch of the relaxed build; waits for the first render. */
 async function open(url, contextOptions = {}) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, ...contextOptions });
   const page = await context.newPage();
@@ -51,6 +51,8 @@ async function open(url, contextOptions = {}) {
   page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
   page.on('requestfailed', (r) => { if (!r.url().startsWith('blob:')) problems.push(`request failed: ${r.url()}`); });
   page.on('dialog', (d) => { dialogs.push(d.message()); d.dismiss(); });
+  // the page's sizes never reach the kernel relaxed SIMD speeds up: it must not fetch that build
+  page.on('request', (r) => { if (r.url().endsWith('/attention-relaxed-wasm.js')) problems.push(`loaded ${r.url()}`); });
   await page.goto(url);
   await page.waitForSelector('html[data-ready="true"]', { timeout: 15000 });
   return { page, context, problems, dialogs };

@@ -1,5 +1,5 @@
-// The relaxed-SIMD build (fused multiply-add in the tiled kernel): picked only on request and
-// only where the engine has relaxed SIMD; as accurate as the default build against float64;
+// The relaxed-SIMD build (fused multiply-add in the tiled kernel): picked by default where the
+// engine has relaxed SIMD, never where it lacks it or with { relaxed: false }; as accurate as the default build against float64;
 // the same bits as the default build on every path that is not the tiled kernel.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,11 +13,15 @@ import { launch } from './browser.js';
 
 const cpuHasFma = (() => { try { return /\bfma\b/.test(fs.readFileSync('/proc/cpuinfo', 'utf8')); } catch { return false; } })();
 
-test('without engine support { relaxed: true } falls back to the default build; bad values are refused', async () => {
-  const d = await createAttention(), r = await createAttention({ relaxed: true });
+test('without engine support the default build runs, asked for relaxed or not; bad values are refused', async () => {
+  const d = await createAttention({ relaxed: false }), auto = await createAttention(), r = await createAttention({ relaxed: true });
   assert.equal(d.relaxed, false);
-  assert.equal(r.relaxed, hasRelaxedSimd());
+  assert.equal(auto.relaxed, hasRelaxedSimd());
+  assert.equal(r, auto, 'relaxed: true is the default');
   if (!hasRelaxedSimd()) assert.equal(r, d, 'the shared default instance');
+  // options.wasm is one given build: with relaxed left out there is no conflict
+  const given = await createAttention({ wasm: fs.readFileSync(path.join(root, 'web/attention.wasm')) });
+  assert.equal(given.relaxed, false);
   for (const relaxed of ['yes', 1, null]) {
     await assert.rejects(createAttention({ relaxed }), { name: 'AttentionError', code: 'INVALID_ARGUMENT', message: /relaxed must be true or false/ });
   }
@@ -31,7 +35,8 @@ const CHILD = `
 import { createAttention, hasRelaxedSimd } from ${JSON.stringify(path.join(root, 'web/attention.js'))};
 import { createAttentionPool } from ${JSON.stringify(path.join(root, 'web/attention-pool.js'))};
 import { referenceAttention, seededMatrix } from ${JSON.stringify(path.join(root, 'tests/helpers.js'))};
-const d = await createAttention(), r = await createAttention({ relaxed: true });
+const d = await createAttention({ relaxed: false }), r = await createAttention(), asked = await createAttention({ relaxed: true });
+if (asked !== r) throw new Error('createAttention() and { relaxed: true } are not the same shared instance');
 let seed = 12345;
 const mk = (n, c) => seededMatrix(n, c, seed++);
 function reference(x, o) {   // float64, on the same float32 values
@@ -58,11 +63,12 @@ const same = (p, q) => p.length === q.length && p.every((v, i) => Object.is(v, q
 const sameOther = same(d.attention(small).weights.data, r.attention(small).weights.data) &&
   same(d.attention(mid).output.data, r.attention(mid).output.data) &&
   (() => { const w = { x: small.q, wq: mk(8, 8), wk: mk(8, 8), wv: mk(8, 8) }; return same(d.selfAttention(w).output.data, r.selfAttention(w).output.data); })();
-const pool = await createAttentionPool({ workers: 2, relaxed: true });
+const pool = await createAttentionPool({ workers: 2 }), exactPool = await createAttentionPool({ workers: 2, relaxed: false });
 const x = { q: mk(333, 64), k: mk(321, 64), v: mk(321, 64) };
 const poolSame = same((await pool.attention(x, { causal: true })).output.data, r.attention(x, { causal: true, weights: false }).output.data);
-await pool.close();
-console.log(JSON.stringify({ has: hasRelaxedSimd(), relaxed: r.relaxed, poolRelaxed: pool.relaxed, cases, sameOther, poolSame }));
+const exactPoolSame = same((await exactPool.attention(x, { causal: true })).output.data, d.attention(x, { causal: true, weights: false }).output.data);
+await pool.close(); await exactPool.close();
+console.log(JSON.stringify({ has: hasRelaxedSimd(), relaxed: r.relaxed, exact: d.relaxed, poolRelaxed: pool.relaxed, exactPoolRelaxed: exactPool.relaxed, cases, sameOther, poolSame, exactPoolSame }));
 `;
 
 test('with relaxed SIMD (a child with --experimental-wasm-relaxed-simd): as accurate as the default build, the same bits off the tiled path', () => {
@@ -70,8 +76,10 @@ test('with relaxed SIMD (a child with --experimental-wasm-relaxed-simd): as accu
   assert.equal(run.status, 0, run.stderr);
   const r = JSON.parse(run.stdout.trim().split('\n').at(-1));
   assert.equal(r.has, true);
-  assert.equal(r.relaxed, true);
+  assert.equal(r.relaxed, true, 'createAttention() picks the relaxed build where the engine has it');
+  assert.equal(r.exact, false, '{ relaxed: false } keeps the default build');
   assert.equal(r.poolRelaxed, true);
+  assert.equal(r.exactPoolRelaxed, false);
   for (const c of r.cases) {
     assert.equal(c.bad, 0, `n = ${c.n}, m = ${c.m}: ${c.bad} values outside the tolerance`);
     assert.ok(c.errR <= 2 * c.errD + 1e-7, `n = ${c.n}: relaxed error ${c.errR} vs default ${c.errD}`);
@@ -80,9 +88,10 @@ test('with relaxed SIMD (a child with --experimental-wasm-relaxed-simd): as accu
   if (cpuHasFma) assert.ok(r.cases[0].differ > 0, 'the relaxed build gave the default bits at n = 300: is FMA used?');
   assert.equal(r.sameOther, true);
   assert.equal(r.poolSame, true);
+  assert.equal(r.exactPoolSame, true);
 });
 
-test('in Chromium (relaxed SIMD on by default): { relaxed: true } runs the fused build within tolerance', async () => {
+test('in Chromium (relaxed SIMD on by default): createAttention() runs the fused build within tolerance', async () => {
   const missing = path.join(root, 'tests/fixtures/relaxed-missing');
   for (const f of ['attention.js', 'attention-wasm.js']) fs.copyFileSync(path.join(root, 'web', f), path.join(missing, f));
   after(() => { for (const f of ['attention.js', 'attention-wasm.js']) fs.rmSync(path.join(missing, f), { force: true }); });
@@ -96,7 +105,7 @@ test('in Chromium (relaxed SIMD on by default): { relaxed: true } runs the fused
     await page.waitForFunction(() => window.attnReady);
     const r = await page.evaluate(async () => {
       const { createAttention, hasRelaxedSimd } = await import('/web/attention.js');
-      const d = await createAttention(), x = await createAttention({ relaxed: true });
+      const d = await createAttention({ relaxed: false }), x = await createAttention();
       let s = 99;
       const mk = (n, c) => ({ data: Float32Array.from({ length: n * c }, () => { s = (s * 1664525 + 1013904223) >>> 0; return s / 2 ** 31 - 1; }), shape: [n, c] });
       const inputs = { q: mk(200, 64), k: mk(200, 64), v: mk(200, 64) };
@@ -108,10 +117,10 @@ test('in Chromium (relaxed SIMD on by default): { relaxed: true } runs the fused
     assert.equal(r.has, true);
     assert.equal(r.relaxed, true);
     assert.ok(r.max < 1e-6, `max difference ${r.max}`);
-    // a host that copied only the embed's files: { relaxed: true } falls back to the default build
+    // a host that copied only the embed's files: createAttention() falls back to the default build
     const fallback = await page.evaluate(async () => {
       const { createAttention } = await import('/tests/fixtures/relaxed-missing/attention.js');
-      const a = await createAttention({ relaxed: true });
+      const a = await createAttention();
       return { relaxed: a.relaxed, w: Array.from(a.attention({ q: [[1, 0]], k: [[1, 0], [0, 1]], v: [[1], [2]] }).output.data) };
     });
     assert.equal(fallback.relaxed, false);

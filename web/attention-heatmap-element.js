@@ -333,7 +333,9 @@ export class AttentionHeatmapElement extends Base {
         try { rng = await import('./torch-rng.js'); } catch (e) { throw new Problem('rng', `could not load torch-rng.js: ${e.message}`); }
       }
       let attn;
-      try { attn = await createAttention(); } catch (e) {
+      // relaxed: false: the default build is embedded in attention.js, so the embed fetches no
+      // second file, and heatmap-sized inputs never reach the kernel that relaxed SIMD speeds up
+      try { attn = await createAttention({ relaxed: false }); } catch (e) {
         // CSP without 'wasm-unsafe-eval': Chromium throws a CompileError naming it
         throw e instanceof AttentionError ? e : new Problem('wasm', e.message);
       }

@@ -6,7 +6,7 @@ export interface AttentionPoolOptions {
   workers?: number;
   /** Where attention-worker.js is served, for hosts or bundlers that move it. Default: next to attention-pool.js. */
   workerUrl?: string | URL;
-  /** Workers use the fused multiply-add build where the engine has relaxed SIMD (see createAttention). Default false. */
+  /** Workers use the fused multiply-add build where the engine has relaxed SIMD (see createAttention). Default true; false gives the same bits on every engine. */
   relaxed?: boolean;
 }
 

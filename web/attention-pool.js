@@ -103,7 +103,7 @@ export async function createAttentionPool(options = {}) {
   if (options === null || typeof options !== 'object') {
     fail(ErrorCode.INVALID_ARGUMENT, `createAttentionPool: options must be an object like { workers: 2 }; received ${String(options)}`);
   }
-  const { workers: count = await defaultWorkers(), workerUrl, relaxed = false } = options;
+  const { workers: count = await defaultWorkers(), workerUrl, relaxed = true } = options;
   if (typeof relaxed !== 'boolean') fail(ErrorCode.INVALID_ARGUMENT, `createAttentionPool: relaxed must be true or false; received ${String(relaxed)}`);
   if (!Number.isInteger(count) || count < 1 || count > 64) {
     fail(ErrorCode.INVALID_ARGUMENT, `createAttentionPool: workers must be an integer from 1 to 64; received ${String(count)}`);
@@ -174,7 +174,7 @@ export async function createAttentionPool(options = {}) {
   return Object.freeze({
     /** The number of workers. */
     size: count,
-    /** True when the workers run the fused multiply-add build ({ relaxed: true } where the engine has it). */
+    /** True when the workers run the fused multiply-add build (the default where the engine has relaxed SIMD). */
     relaxed: usesRelaxed,
     /**
      * attention(inputs, options) with `weights: false`, its query rows split across the

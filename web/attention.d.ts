@@ -174,7 +174,7 @@ export interface Attention {
   multiHeadAttention(inputs: MultiHeadAttentionInputs, options: MultiHeadAttentionOptions): MultiHeadAttentionResult;
   /** Bytes of WebAssembly memory this instance holds (it grows, never shrinks). */
   readonly memoryBytes: number;
-  /** True when this instance runs the fused multiply-add build (createAttention({ relaxed: true })). */
+  /** True when this instance runs the fused multiply-add build (relaxed SIMD, picked where the engine has it). */
   readonly relaxed: boolean;
 }
 
@@ -188,7 +188,8 @@ export interface CreateAttentionOptions {
    * Use the build with fused multiply-add (wasm relaxed SIMD, `attnmap/attention-relaxed.wasm`)
    * where the engine has it, else the default build; `Attention.relaxed` tells which runs. Only
    * the tiled kernel (`weights: false`, m >= 32) uses it: faster there, one rounding instead of
-   * two, but its last bits may differ between CPUs. Default false: the same bits everywhere.
+   * two, but its last bits may differ between CPUs. Default true (where the engine has relaxed
+   * SIMD: Chrome 114+, Node 22+). `false`: the default build, the same bits everywhere.
    */
   relaxed?: boolean;
 }

@@ -52,7 +52,7 @@ const RELAXED_PROBE = (() => {
   return new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 0x60, 0, 1, 0x7b, 3, 2, 1, 0, 10, body.length + 2, 1, body.length, ...body]);
 })();
 
-/** Whether this engine runs wasm relaxed SIMD (fused multiply-add), which { relaxed: true } uses. */
+/** Whether this engine runs wasm relaxed SIMD (fused multiply-add), which createAttention() then uses. */
 export function hasRelaxedSimd() {
   try { return WebAssembly.validate(RELAXED_PROBE); } catch { return false; }
 }
@@ -80,9 +80,10 @@ const shared = { default: null, relaxed: null };
  * Load the WebAssembly core and return the attention API. Without options, the wasm
  * embedded in the package is compiled and instantiated once and shared by every caller.
  * options.wasm: a WebAssembly.Module, the .wasm bytes, or a Response, for hosts that fetch it.
- * options.relaxed: true picks the build with fused multiply-add (wasm relaxed SIMD) where the
- * engine has it (api.relaxed tells), else the default build. It changes the last bits of
- * long weights-free calls only, and may give other last bits on other CPUs.
+ * options.relaxed (default true): the build with fused multiply-add (wasm relaxed SIMD) where
+ * the engine has it (api.relaxed tells), else the default build. It changes the last bits of
+ * long weights-free calls only, and may give other last bits on other CPUs; false gives the
+ * same bits on every engine and CPU.
  */
 export function createAttention(options = {}) {
   let wasm, relaxed;
@@ -90,18 +91,19 @@ export function createAttention(options = {}) {
     if (options === null || typeof options !== 'object' || !isPlain(options)) {
       fail(ErrorCode.INVALID_ARGUMENT, `createAttention: options must be a plain object like { wasm }; received ${describe(options)}`);
     }
-    ({ wasm, relaxed = false } = options);
-    if (typeof relaxed !== 'boolean') fail(ErrorCode.INVALID_ARGUMENT, `createAttention: relaxed must be true or false; received ${describe(relaxed)}`);
-    if (relaxed && wasm !== undefined) fail(ErrorCode.INVALID_ARGUMENT, 'createAttention: pass either wasm or relaxed, not both (the relaxed build is attnmap/attention-relaxed.wasm)');
+    ({ wasm, relaxed } = options);
+    if (relaxed !== undefined && typeof relaxed !== 'boolean') fail(ErrorCode.INVALID_ARGUMENT, `createAttention: relaxed must be true or false; received ${describe(relaxed)}`);
+    // options.wasm is one build: only an explicit relaxed: true conflicts with it
+    if (relaxed === true && wasm !== undefined) fail(ErrorCode.INVALID_ARGUMENT, 'createAttention: pass either wasm or relaxed, not both (the relaxed build is attnmap/attention-relaxed.wasm)');
   } catch (e) {
     return Promise.reject(asError(e, 'createAttention: reading options failed'));
   }
   if (wasm === undefined) {
-    const key = relaxed && hasRelaxedSimd() ? 'relaxed' : 'default';
+    const key = relaxed !== false && hasRelaxedSimd() ? 'relaxed' : 'default';
     // the relaxed build is a file of its own (attention-relaxed-wasm.js): a host that did not
     // copy it gets the default build, and api.relaxed says so
     shared[key] ??= instantiate(undefined, key === 'relaxed')
-      .catch((e) => { shared[key] = null; if (key === 'relaxed') return createAttention(); throw e; });
+      .catch((e) => { shared[key] = null; if (key === 'relaxed') return createAttention({ relaxed: false }); throw e; });
     return shared[key];
   }
   return instantiate(wasm, false);
@@ -754,7 +756,7 @@ function makeApi(exports, relaxed) {
     attention,
     selfAttention,
     multiHeadAttention,
-    /** True when this instance runs the fused multiply-add build (createAttention({ relaxed: true })). */
+    /** True when this instance runs the fused multiply-add build (relaxed SIMD, picked where the engine has it). */
     relaxed,
     /** Bytes of WebAssembly memory in use by this instance (grows, never shrinks). */
     get memoryBytes() { return memory.buffer.byteLength; },

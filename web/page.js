@@ -816,7 +816,7 @@ async function main() {
   state = parseHash(location.hash);
   T = STRINGS[state.lang];
   try {
-    attn = await createAttention();
+    attn = await createAttention({ relaxed: false });   // one file fewer; the page's sizes gain nothing
   } catch (e) {
     const el = $('fatal');
     el.hidden = false;

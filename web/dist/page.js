@@ -103,17 +103,17 @@
       if (options === null || typeof options !== "object" || !isPlain(options)) {
         fail(ErrorCode.INVALID_ARGUMENT, `createAttention: options must be a plain object like { wasm }; received ${describe(options)}`);
       }
-      ({ wasm, relaxed = false } = options);
-      if (typeof relaxed !== "boolean") fail(ErrorCode.INVALID_ARGUMENT, `createAttention: relaxed must be true or false; received ${describe(relaxed)}`);
-      if (relaxed && wasm !== void 0) fail(ErrorCode.INVALID_ARGUMENT, "createAttention: pass either wasm or relaxed, not both (the relaxed build is attnmap/attention-relaxed.wasm)");
+      ({ wasm, relaxed } = options);
+      if (relaxed !== void 0 && typeof relaxed !== "boolean") fail(ErrorCode.INVALID_ARGUMENT, `createAttention: relaxed must be true or false; received ${describe(relaxed)}`);
+      if (relaxed === true && wasm !== void 0) fail(ErrorCode.INVALID_ARGUMENT, "createAttention: pass either wasm or relaxed, not both (the relaxed build is attnmap/attention-relaxed.wasm)");
     } catch (e) {
       return Promise.reject(asError(e, "createAttention: reading options failed"));
     }
     if (wasm === void 0) {
-      const key = relaxed && hasRelaxedSimd() ? "relaxed" : "default";
+      const key = relaxed !== false && hasRelaxedSimd() ? "relaxed" : "default";
       shared[key] ??= instantiate(void 0, key === "relaxed").catch((e) => {
         shared[key] = null;
-        if (key === "relaxed") return createAttention();
+        if (key === "relaxed") return createAttention({ relaxed: false });
         throw e;
       });
       return shared[key];
@@ -748,7 +748,7 @@
       attention,
       selfAttention,
       multiHeadAttention,
-      /** True when this instance runs the fused multiply-add build (createAttention({ relaxed: true })). */
+      /** True when this instance runs the fused multiply-add build (relaxed SIMD, picked where the engine has it). */
       relaxed,
       /** Bytes of WebAssembly memory in use by this instance (grows, never shrinks). */
       get memoryBytes() {
@@ -3103,7 +3103,7 @@
     state = parseHash(location.hash);
     T = STRINGS[state.lang];
     try {
-      attn = await createAttention();
+      attn = await createAttention({ relaxed: false });
     } catch (e) {
       const el = $("fatal");
       el.hidden = false;

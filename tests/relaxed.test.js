@@ -117,13 +117,18 @@ test('in Chromium (relaxed SIMD on by default): createAttention() runs the fused
     assert.equal(r.has, true);
     assert.equal(r.relaxed, true);
     assert.ok(r.max < 1e-6, `max difference ${r.max}`);
-    // a host that copied only the embed's files: createAttention() falls back to the default build
+    // a host that copied only the embed's files: createAttention() falls back to the default build,
+    // asks for the missing file once, and later calls get the same instance
+    const asked = [];
+    page.on('request', (q) => { if (q.url().endsWith('/relaxed-missing/attention-relaxed-wasm.js')) asked.push(q.url()); });
     const fallback = await page.evaluate(async () => {
       const { createAttention } = await import('/tests/fixtures/relaxed-missing/attention.js');
-      const a = await createAttention();
-      return { relaxed: a.relaxed, w: Array.from(a.attention({ q: [[1, 0]], k: [[1, 0], [0, 1]], v: [[1], [2]] }).output.data) };
+      const a = await createAttention(), b = await createAttention(), c = await createAttention({ relaxed: false });
+      return { relaxed: a.relaxed, same: a === b && b === c, w: Array.from(a.attention({ q: [[1, 0]], k: [[1, 0], [0, 1]], v: [[1], [2]] }).output.data) };
     });
     assert.equal(fallback.relaxed, false);
+    assert.equal(fallback.same, true, 'the fallback is the shared default instance, reused');
+    assert.equal(asked.length, 1, `requests for the missing relaxed build: ${asked.length}`);
     assert.equal(fallback.w.length, 1);
     if (cpuHasFma) assert.ok(r.differ > 0);
     assert.deepEqual(errors, []);

@@ -101,9 +101,12 @@ export function createAttention(options = {}) {
   if (wasm === undefined) {
     const key = relaxed !== false && hasRelaxedSimd() ? 'relaxed' : 'default';
     // the relaxed build is a file of its own (attention-relaxed-wasm.js): a host that did not
-    // copy it gets the default build, and api.relaxed says so
-    shared[key] ??= instantiate(undefined, key === 'relaxed')
-      .catch((e) => { shared[key] = null; if (key === 'relaxed') return createAttention({ relaxed: false }); throw e; });
+    // copy it gets the default build, and api.relaxed says so; later calls reuse that answer
+    // (no second request for the missing file), unless the default build failed too
+    shared[key] ??= instantiate(undefined, key === 'relaxed').catch((e) => {
+      if (key === 'default') { shared.default = null; throw e; }
+      return createAttention({ relaxed: false }).catch((e2) => { shared.relaxed = null; throw e2; });
+    });
     return shared[key];
   }
   return instantiate(wasm, false);

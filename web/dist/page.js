@@ -112,9 +112,14 @@
     if (wasm === void 0) {
       const key = relaxed !== false && hasRelaxedSimd() ? "relaxed" : "default";
       shared[key] ??= instantiate(void 0, key === "relaxed").catch((e) => {
-        shared[key] = null;
-        if (key === "relaxed") return createAttention({ relaxed: false });
-        throw e;
+        if (key === "default") {
+          shared.default = null;
+          throw e;
+        }
+        return createAttention({ relaxed: false }).catch((e2) => {
+          shared.relaxed = null;
+          throw e2;
+        });
       });
       return shared[key];
     }

@@ -3,7 +3,7 @@
 // in turn on the same inputs inside one page of Debian's Chromium (bench/chromium.html).
 import { startServer } from '../scripts/serve.js';
 import { launch } from '../tests/browser.js';
-import { fmt, attentionFlops } from './lib.js';
+import { buildsTable } from './lib.js';
 
 export async function benchChromium({ quick, root, progress }) {
   const sizes = quick ? [{ n: 256, rounds: 5 }, { n: 1024, rounds: 3 }]
@@ -32,18 +32,12 @@ export async function benchChromium({ quick, root, progress }) {
 export function chromiumReport(c) {
   if (c.error) return `Not measured: ${c.error}`;
   const v = c.userAgent.match(/Chrome\/([\d.]+)/)?.[1] ?? c.userAgent;
-  const row = (s) => {
-    const d = s.results.default, x = s.results.relaxed, o = s.results.ort, gf = (ms) => fmt(attentionFlops(s.n, s.n, 64, 64) / ms / 1e6);
-    return `| ${s.n} | ${fmt(d.median)} | ${fmt(x.median)} | ${fmt(o.median)} | ${fmt(d.median / x.median)}× | ${fmt(o.median / d.median)}× | ${fmt(o.median / x.median)}× | ${gf(d.median)} | ${gf(x.median)} | ${x.diff.toExponential(1)} | ${o.diff.toExponential(1)} |`;
-  };
   return [
     `### Chromium ${v}, one page, d = 64, \`weights: false\`; median ms per forward`,
     '',
     `Relaxed SIMD in this Chromium: ${c.hasRelaxed ? 'yes' : 'no'}; \`createAttention()\` ran the ${c.relaxedUsed ? 'fused multiply-add' : '**default**'} build ("attnmap relaxed"); "attnmap" is \`createAttention({ relaxed: false })\`.`,
     '',
-    '| n | attnmap | attnmap relaxed | onnxruntime-web | relaxed speed-up | ORT ÷ attnmap | ORT ÷ attnmap relaxed | attnmap GFLOP/s | relaxed GFLOP/s | max \\|diff\\| relaxed | max \\|diff\\| ORT |',
-    '| --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: |',
-    ...c.sizes.map(row),
+    buildsTable(c.sizes),
     '',
     'bench/chromium.html in Debian\'s Chromium (headless, through playwright-core), served from localhost; samples rotate between the three ' +
       'implementations each round. attnmap: `attention({ q, k, v }, { weights: false })` through the public API; onnxruntime-web: the same bare attention ' +

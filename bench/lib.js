@@ -95,3 +95,50 @@ export function fmt(x, digits = 3) {
 }
 
 export const fmtBytes = (b) => (b >= 1048576 ? `${fmt(b / 1048576)} MiB` : b >= 1024 ? `${fmt(b / 1024)} KiB` : `${b} B`);
+
+/**
+ * Both builds of attnmap and onnxruntime-web in one engine (bench/chromium.html, bench/node-relaxed.js):
+ * impls { default, relaxed, ort }, each x => output (or a promise of it). Per size, every output is
+ * compared with the default build's, each is calibrated to about sampleMs per sample, then the
+ * samples rotate between them for `rounds` rounds. Returns [{ n, rounds, results: { name: { median,
+ * min, diff, reps } } }].
+ */
+export async function timeBuilds(impls, sizes, sampleMs, calibrateMs) {
+  const out = [];
+  for (const { n, rounds } of sizes) {
+    const x = makeInputs(n, 64);
+    const ref = await impls.default(x);
+    const live = [];
+    for (const [name, f] of Object.entries(impls)) {
+      const diff = maxAbsDiff(await f(x), ref);
+      let once = Infinity;
+      for (let i = 0, t0 = performance.now(); i < 20 && performance.now() - t0 < calibrateMs; i++) {
+        const t = performance.now(); await f(x); once = Math.min(once, performance.now() - t);
+      }
+      live.push({ name, f, diff, reps: Math.max(1, Math.ceil(sampleMs / once)), ms: [] });
+    }
+    for (let r = 0; r < rounds; r++) {
+      for (let i = 0; i < live.length; i++) {
+        const l = live[(i + r) % live.length];
+        const t = performance.now();
+        for (let k = 0; k < l.reps; k++) await l.f(x);
+        l.ms.push((performance.now() - t) / l.reps);
+      }
+    }
+    out.push({ n, rounds, results: Object.fromEntries(live.map((l) => [l.name, { median: median(l.ms), min: Math.min(...l.ms), diff: l.diff, reps: l.reps }])) });
+  }
+  return out;
+}
+
+/** timeBuilds' sizes as a markdown table: both builds, onnxruntime-web, ratios, GFLOP/s, differences. */
+export function buildsTable(sizes) {
+  const row = (s) => {
+    const d = s.results.default, x = s.results.relaxed, o = s.results.ort, gf = (ms) => fmt(attentionFlops(s.n, s.n, 64, 64) / ms / 1e6);
+    return `| ${s.n} | ${fmt(d.median)} | ${fmt(x.median)} | ${fmt(o.median)} | ${fmt(d.median / x.median)}× | ${fmt(o.median / d.median)}× | ${fmt(o.median / x.median)}× | ${gf(d.median)} | ${gf(x.median)} | ${x.diff.toExponential(1)} | ${o.diff.toExponential(1)} |`;
+  };
+  return [
+    '| n | attnmap | attnmap relaxed | onnxruntime-web | relaxed speed-up | ORT ÷ attnmap | ORT ÷ attnmap relaxed | attnmap GFLOP/s | relaxed GFLOP/s | max \\|diff\\| relaxed | max \\|diff\\| ORT |',
+    '| --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: |',
+    ...sizes.map(row),
+  ].join('\n');
+}

@@ -5,7 +5,7 @@
 //   node bench/node-relaxed.js child '{"sizes":[...],"sampleMs":5}'   (bench.js starts it)
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { makeInputs, median, maxAbsDiff, fmt, attentionFlops } from './lib.js';
+import { timeBuilds, buildsTable } from './lib.js';
 
 const FLAG = '--experimental-wasm-relaxed-simd';
 
@@ -31,46 +31,17 @@ async function child({ sizes, sampleMs }) {
     relaxed: (x) => relaxed.attention(x, { weights: false }).output.data,
     ort: (x) => ort.forward(x),
   };
-  const out = { hasRelaxed: hasRelaxedSimd(), relaxedUsed: relaxed.relaxed, exactRelaxed: exact.relaxed, sizes: [] };
-  for (const { n, rounds } of sizes) {
-    const x = makeInputs(n, 64);
-    const ref = impls.default(x);
-    const live = [];
-    for (const [name, f] of Object.entries(impls)) {
-      const diff = maxAbsDiff(await f(x), ref);
-      let once = Infinity;
-      for (let i = 0, t0 = performance.now(); i < 20 && performance.now() - t0 < 1000; i++) {
-        const t = performance.now(); await f(x); once = Math.min(once, performance.now() - t);
-      }
-      live.push({ name, f, diff, reps: Math.max(1, Math.ceil(sampleMs / once)), ms: [] });
-    }
-    for (let r = 0; r < rounds; r++) {
-      for (let i = 0; i < live.length; i++) {
-        const l = live[(i + r) % live.length];
-        const t = performance.now();
-        for (let k = 0; k < l.reps; k++) await l.f(x);
-        l.ms.push((performance.now() - t) / l.reps);
-      }
-    }
-    out.sizes.push({ n, rounds, results: Object.fromEntries(live.map((l) => [l.name, { median: median(l.ms), diff: l.diff, samples: l.ms.length }])) });
-  }
-  return out;
+  return { hasRelaxed: hasRelaxedSimd(), relaxedUsed: relaxed.relaxed, exactRelaxed: exact.relaxed, sizes: await timeBuilds(impls, sizes, sampleMs, 1000) };
 }
 
 export function nodeRelaxedReport(c) {
   if (c.error) return `Not measured: ${c.error}`;
-  const row = (s) => {
-    const d = s.results.default, x = s.results.relaxed, o = s.results.ort, gf = (ms) => fmt(attentionFlops(s.n, s.n, 64, 64) / ms / 1e6);
-    return `| ${s.n} | ${fmt(d.median)} | ${fmt(x.median)} | ${fmt(o.median)} | ${fmt(d.median / x.median)}× | ${fmt(o.median / d.median)}× | ${fmt(o.median / x.median)}× | ${gf(d.median)} | ${gf(x.median)} | ${x.diff.toExponential(1)} | ${o.diff.toExponential(1)} |`;
-  };
   return [
     `### Node ${process.version} with \`${FLAG}\`, one process, d = 64, \`weights: false\`; median ms per forward`,
     '',
     `Relaxed SIMD with the flag: ${c.hasRelaxed ? 'yes' : 'no'}; \`createAttention()\` ran the ${c.relaxedUsed ? 'fused multiply-add' : '**default**'} build ("attnmap relaxed"); "attnmap" is \`createAttention({ relaxed: false })\`${c.exactRelaxed ? ' (**which ran the relaxed build**)' : ''}.`,
     '',
-    '| n | attnmap | attnmap relaxed | onnxruntime-web | relaxed speed-up | ORT ÷ attnmap | ORT ÷ attnmap relaxed | attnmap GFLOP/s | relaxed GFLOP/s | max \\|diff\\| relaxed | max \\|diff\\| ORT |',
-    '| --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: |',
-    ...c.sizes.map(row),
+    buildsTable(c.sizes),
     '',
     `bench/node-relaxed.js in a child \`node ${FLAG}\`: what Node 22 and later run without a flag (on a newer V8, so only an indication). ` +
       'Samples rotate between the three implementations each round; onnxruntime-web as in the main table. Differences are against attnmap\'s default build.',

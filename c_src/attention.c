@@ -24,8 +24,6 @@ static inline void store4(float *p, v4f x) { memcpy(p, &x, sizeof x); }
 static inline v4f splat(float x) { return (v4f){x, x, x, x}; }
 // lanes of a where mask is set (all ones), else lanes of b
 static inline v4f select4(v4i mask, v4f a, v4f b) { return (v4f)((mask & (v4i)a) | (~mask & (v4i)b)); }
-static inline v4f max4(v4f a, v4f b) { return select4(a > b, a, b); }
-static inline float hmax(v4f x) { float a = x[0] > x[1] ? x[0] : x[1], b = x[2] > x[3] ? x[2] : x[3]; return a > b ? a : b; }
 static inline float hsum(v4f x) { return (x[0] + x[1]) + (x[2] + x[3]); }
 
 // a·b + c in the tiled kernel's two products (and only there). The default build rounds twice,

@@ -6,7 +6,8 @@
 //   const { weights } = attn.attention({ q, k, v });
 //
 // The wrapper owns wasm memory: every call lays out one block, writes the inputs, calls C
-// and copies the results out (see copyOut). Nothing returned is a view into wasm memory. Every bad input becomes an AttentionError before C sees it.
+// and copies the results out (see copyOut). Nothing returned is a view into wasm memory.
+// Every bad input becomes an AttentionError before C sees it.
 import wasmBase64 from './attention-wasm.js';
 
 /** Error codes, stable across versions. */

@@ -18,6 +18,7 @@
 
 typedef float v4f __attribute__((vector_size(16)));
 typedef int32_t v4i __attribute__((vector_size(16)));
+typedef double v2d __attribute__((vector_size(16)));
 
 static inline v4f load4(const float *p) { v4f r; memcpy(&r, p, sizeof r); return r; }
 static inline void store4(float *p, v4f x) { memcpy(p, &x, sizeof x); }
@@ -84,7 +85,6 @@ static int all_finite(const float *x, size_t count) {
 // Four lanes at a time: |x| ≤ FLT_MAX (false for NaN and ±inf), the largest |x| in float
 // (exact), squares summed in double two lanes at a time.
 static int scan(const float *x, int rows, int cols, double *max_sq, double *max_abs) {
-    typedef double v2d __attribute__((vector_size(16)));
     const v4i absmask = {0x7fffffff, 0x7fffffff, 0x7fffffff, 0x7fffffff};
     const v4f fmax = {FLT_MAX, FLT_MAX, FLT_MAX, FLT_MAX};
     v4f amax = {0, 0, 0, 0};
@@ -185,21 +185,19 @@ attn_status attn_forward_naive(float *out, float *weights, float *workspace,
             for (int c = 0; c < d_v; c++) o[c] = 0.0f;
             continue;
         }
-        // pass 2: exp and sum (masked keys hold -inf, exp gives exactly 0)
-        float sum = 0.0f;
+        // pass 2: exp and sum, the sum in double (masked keys hold -inf, exp gives exactly 0)
+        double sum = 0.0;
         for (int j = 0; j < m; j++) {
             row[j] = expf(row[j] - maxval);
             sum += row[j];
         }
         // pass 3: normalize (sum >= 1: the maximum contributes exp(0))
-        for (int j = 0; j < m; j++) row[j] = row[j] / sum;
-        // pass 4: weighted sum of values
-        for (int c = 0; c < d_v; c++) o[c] = 0.0f;
-        for (int j = 0; j < m; j++) {
-            float w = row[j];
-            for (int c = 0; c < d_v; c++) o[c] += w * v[(size_t)j * d_v + c];
-        }
+        for (int j = 0; j < m; j++) row[j] = (float)(row[j] / sum);
+        // pass 4: weighted sum of values, each output summed in double
         for (int c = 0; c < d_v; c++) {
+            double acc = 0.0;
+            for (int j = 0; j < m; j++) acc += (double)row[j] * v[(size_t)j * d_v + c];
+            o[c] = (float)acc;
             if (!isfinite(o[c])) return ATTN_ERR_OVERFLOW;
         }
     }
@@ -246,31 +244,56 @@ static inline void axpy(float *y, float w, const float *x, int d) {
     for (; c < d; c++) y[c] += w * x[c];
 }
 
+// Long sums are blocked: SUM_BLOCK terms are summed in float, and the blocks' sums in double.
+// A float running sum of m terms drifts by up to m·2⁻²⁴ of its value, and stops growing once
+// it holds 2²⁴ equal terms (m = 2²⁵ equal scores gave weights of 2⁻²⁴, not 2⁻²⁵); a blocked
+// sum errs as one block does, at most 63·2⁻²⁴ ≈ 3.8e-6 of its value, whatever m. A row of at
+// most SUM_BLOCK keys is summed as before (one block, to double and back without change).
+// The tiled kernel folds after each of its blocks of BK = SUM_BLOCK keys.
+enum { SUM_BLOCK = 64, SUM_COLS = 64 };
+
+static int min_int(int a, int b) { return a < b ? a : b; }
+
 // Passes 2-4 for one query row. row (m) holds the scaled logits, -inf where masked;
 // maxval is their maximum (-inf when every key is masked). Writes weights into row
 // and the output row o (d_v). Returns ATTN_OVERFLOW if o is not finite.
 static attn_status softmax_row_times_v(float *row, float *o, float maxval,
                                        const float *v, int m, int d_v) {
-    memset(o, 0, (size_t)d_v * sizeof *o);
     if (maxval == -INFINITY) {  // every key masked: weights 0, output 0
+        memset(o, 0, (size_t)d_v * sizeof *o);
         memset(row, 0, (size_t)m * sizeof *row);
         return ATTN_OK;
     }
-    // pass 2: exp and sum
-    float sum = 0.0f;
-    for (int j = 0; j < m; j++) {
-        row[j] = expf(row[j] - maxval);
-        sum += row[j];
+    // pass 2: exp and sum, in blocks
+    double sum = 0.0;
+    for (int j0 = 0; j0 < m; j0 += SUM_BLOCK) {
+        float part = 0.0f;
+        for (int j = j0; j < min_int(m, j0 + SUM_BLOCK); j++) {
+            row[j] = expf(row[j] - maxval);
+            part += row[j];
+        }
+        sum += part;
     }
     // pass 3: normalize
-    float inv = 1.0f / sum;
+    float inv = 1.0f / (float)sum;
     for (int j = 0; j < m; j++) row[j] *= inv;
-    // pass 4: weighted sum of values (masked keys have weight 0: skip them)
-    for (int j = 0; j < m; j++) {
-        if (row[j] != 0.0f) axpy(o, row[j], v + (size_t)j * d_v, d_v);
-    }
-    for (int c = 0; c < d_v; c++) {
-        if (!isfinite(o[c])) return ATTN_ERR_OVERFLOW;
+    // pass 4: weighted sum of values (masked keys have weight 0: skip them), SUM_COLS output
+    // columns at a time, in blocks of keys
+    for (int c0 = 0; c0 < d_v; c0 += SUM_COLS) {
+        int w = min_int(SUM_COLS, d_v - c0);
+        double acc[SUM_COLS] = {0};
+        float part[SUM_COLS];
+        for (int j0 = 0; j0 < m; j0 += SUM_BLOCK) {
+            memset(part, 0, (size_t)w * sizeof *part);
+            for (int j = j0; j < min_int(m, j0 + SUM_BLOCK); j++) {
+                if (row[j] != 0.0f) axpy(part, row[j], v + (size_t)j * d_v + c0, w);
+            }
+            for (int c = 0; c < w; c++) acc[c] += part[c];
+        }
+        for (int c = 0; c < w; c++) {
+            o[c0 + c] = (float)acc[c];
+            if (!isfinite(o[c0 + c])) return ATTN_ERR_OVERFLOW;
+        }
     }
     return ATTN_OK;
 }
@@ -305,18 +328,22 @@ static attn_status forward_rows(float *out, float *weights, float *workspace,
 // (d_v, 8). Then both products are 8 rows × 4 columns register tiles that read two vectors
 // and broadcast four scalars per step, every address a constant offset from two pointers,
 // and the softmax works on 8 rows at once with plain vertical vector operations.
-enum { BK = 64, TILED_MIN_KEYS = 32 };
+// The running sums are blocked as in the row path (SUM_BLOCK), with longer blocks: FOLD keys
+// are summed in float, then added to twins in double (adding after every 64 keys cost 4-5% of
+// the speed at n = 1024; after 256, within the noise).
+enum { BK = 64, FOLD = 256, TILED_MIN_KEYS = 32 };
+_Static_assert(FOLD % BK == 0, "the float sums are folded after whole blocks of keys");
 
 static size_t round_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
 static int use_tiled(int m) { return m >= TILED_MIN_KEYS; }
 
-// floats of tiled workspace: K packed (round_up(m, 4), d_k), Qᵀ (d_k, 8), Sᵀ (BK, 8),
-// Oᵀ (d_v, 8); plus 16 bytes to align
+// floats of tiled workspace: K packed (round_up(m, 4), d_k), Qᵀ (d_k, 8), Sᵀ (BK, 8), Oᵀ
+// (d_v, 8), then in double Oᵀ (d_v, 8) and the sums (8); plus 16 bytes to align
 static int tiled_floats(int m, int d_k, int d_v, size_t *count) {
     size_t mp = round_up((size_t)m, 4);
-    if (!fits(mp, (size_t)d_k) || !fits(8, (size_t)d_k) || !fits(8, (size_t)d_v)) return 0;
+    if (!fits(mp, (size_t)d_k) || !fits(8, (size_t)d_k) || !fits(24, (size_t)d_v)) return 0;
     size_t c = mp * (size_t)d_k;
-    size_t rest = (size_t)d_k * 8 + (size_t)BK * 8 + (size_t)d_v * 8 + 4;
+    size_t rest = (size_t)d_k * 8 + (size_t)BK * 8 + (size_t)d_v * 24 + 16 + 4;
     if (c > (size_t)-1 / sizeof(float) - rest) return 0;
     *count = c + rest;
     return 1;
@@ -336,18 +363,38 @@ static inline v4f vmax4(v4f a, v4f b) { return __builtin_wasm_pmax_f32x4(a, b); 
 static inline v4f vmax4(v4f a, v4f b) { return select4(a < b, b, a); }
 #endif
 
-static attn_status forward_tiled(float *out, float *workspace,
-                                 const float *q, const float *k, const float *v, const uint8_t *mask,
-                                 int m, int d_k, int d_v, float scale, unsigned flags,
-                                 int row_begin, int row_end) {
-    float *kp = (float *)(((uintptr_t)workspace + 15) & ~(uintptr_t)15);
-    size_t mp = round_up((size_t)m, 4);
-    float *qt = kp + mp * (size_t)d_k;  // (d_k, 8) this block's queries, transposed
-    float *st = qt + (size_t)d_k * 8;   // (BK, 8) scores, then probabilities, transposed
-    float *ot = st + BK * 8;            // (d_v, 8) output accumulators, transposed
-    const v4f vscale = splat(scale), ninf = splat(-INFINITY), zero = splat(0.0f);
+static inline v2d load2d(const double *p) { v2d r; memcpy(&r, p, sizeof r); return r; }
+static inline void store2d(double *p, v2d x) { memcpy(p, &x, sizeof x); }
 
-    // K packed in panels of 4 keys, transposed: kp[(j/4)·d_k·4 + c·4 + j%4] = k[j][c]
+// y (4 doubles) += x (4 floats)
+static inline void add_to_double(double *y, v4f x) {
+    store2d(y, load2d(y) + __builtin_convertvector(__builtin_shufflevector(x, x, 0, 1), v2d));
+    store2d(y + 2, load2d(y + 2) + __builtin_convertvector(__builtin_shufflevector(x, x, 2, 3), v2d));
+}
+
+// The state of one block of 8 query rows, rows 0-3 and 4-7 in two vectors: the running
+// maximum; the sums and the output accumulators Oᵀ (d_v, 8) of the keys since the last fold,
+// in float; and their running totals in double.
+typedef struct {
+    v4f mx0, mx1, s0, s1;
+    float *ot;
+    double *sum, *otd;
+} row_state;
+
+// the float sums added to the double totals, and started again from zero
+static void fold(row_state *rs, int d_v) {
+    for (size_t i = 0; i < (size_t)d_v * 8; i += 4) {
+        add_to_double(rs->otd + i, load4(rs->ot + i));
+        store4(rs->ot + i, splat(0.0f));
+    }
+    add_to_double(rs->sum, rs->s0);
+    add_to_double(rs->sum + 4, rs->s1);
+    rs->s0 = rs->s1 = splat(0.0f);
+}
+
+// kp (round_up(m, 4), d_k): K in panels of 4 keys, transposed: kp[(j/4)·d_k·4 + c·4 + j%4] = k[j][c]
+static void pack_keys(float *kp, const float *k, int m, int d_k) {
+    size_t mp = round_up((size_t)m, 4);
     for (size_t j4 = 0; j4 < mp / 4; j4++) {
         for (int c = 0; c < d_k; c++) {
             for (int t = 0; t < 4; t++) {
@@ -356,6 +403,116 @@ static attn_status forward_tiled(float *out, float *workspace,
             }
         }
     }
+}
+
+// pass 1: st (bk4, 8) = (Q·Kᵀ·scale)ᵀ for keys j0 .. j0 + bk4, 8 rows × 4 keys per register
+// tile; padding keys past bk and keys the mask or causality forbid get -inf
+static void block_scores(float *st, const float *qt, const float *kp, const uint8_t *mask,
+                         int i0, int bq, int j0, int bk, int m, int d_k, float scale, unsigned flags) {
+    const v4f vscale = splat(scale), zero = splat(0.0f), ninf = splat(-INFINITY);
+    int bk4 = (int)round_up((size_t)bk, 4);
+    for (int jj = 0; jj < bk4; jj += 4) {
+        const float *kq = kp + (size_t)(j0 + jj) * d_k, *qq = qt;
+        v4f a0 = zero, a1 = zero, a2 = zero, a3 = zero, b0 = zero, b1 = zero, b2 = zero, b3 = zero;
+        for (int c = 0; c < d_k; c++, qq += 8, kq += 4) {
+            v4f x0 = load4(qq), x1 = load4(qq + 4);
+            v4f k0 = splat(kq[0]), k1 = splat(kq[1]), k2 = splat(kq[2]), k3 = splat(kq[3]);
+            a0 = MADD(x0, k0, a0); b0 = MADD(x1, k0, b0);
+            a1 = MADD(x0, k1, a1); b1 = MADD(x1, k1, b1);
+            a2 = MADD(x0, k2, a2); b2 = MADD(x1, k2, b2);
+            a3 = MADD(x0, k3, a3); b3 = MADD(x1, k3, b3);
+        }
+        float *s = st + jj * 8;
+        store4(s, a0 * vscale); store4(s + 4, b0 * vscale);
+        store4(s + 8, a1 * vscale); store4(s + 12, b1 * vscale);
+        store4(s + 16, a2 * vscale); store4(s + 20, b2 * vscale);
+        store4(s + 24, a3 * vscale); store4(s + 28, b3 * vscale);
+    }
+    for (int jj = bk; jj < bk4; jj++) { store4(st + jj * 8, ninf); store4(st + jj * 8 + 4, ninf); }
+    if (mask || ((flags & ATTN_CAUSAL) && j0 + bk > i0 + 1)) {
+        for (int jj = 0; jj < bk; jj++) {
+            for (int r = 0; r < bq; r++) {
+                if (!allowed(mask, i0 + r, j0 + jj, m, flags)) st[jj * 8 + r] = -INFINITY;
+            }
+        }
+    }
+}
+
+// passes 2-3, online: the new running maximum, what came before rescaled to it, then
+// st = e^(s - max) in place, summed
+static void block_softmax(row_state *rs, float *st, int bk4, int d_v) {
+    const v4f ninf = splat(-INFINITY), zero = splat(0.0f);
+    v4f nm0 = rs->mx0, nm1 = rs->mx1;
+    for (int jj = 0; jj < bk4; jj++) {
+        nm0 = vmax4(nm0, load4(st + jj * 8));
+        nm1 = vmax4(nm1, load4(st + jj * 8 + 4));
+    }
+    // a row with nothing allowed so far keeps max -inf: subtract 0 instead (e^-inf = 0)
+    v4f z0 = select4(nm0 == ninf, zero, nm0), z1 = select4(nm1 == ninf, zero, nm1);
+    v4i grew = (nm0 != rs->mx0) | (nm1 != rs->mx1);
+    if (grew[0] | grew[1] | grew[2] | grew[3]) {
+        v4f c0 = exp4(rs->mx0 - z0), c1 = exp4(rs->mx1 - z1);  // 1 where unchanged, 0 from -inf
+        rs->s0 *= c0; rs->s1 *= c1;
+        for (int c = 0; c < d_v; c++) {
+            store4(rs->ot + c * 8, load4(rs->ot + c * 8) * c0);
+            store4(rs->ot + c * 8 + 4, load4(rs->ot + c * 8 + 4) * c1);
+        }
+        double f[8] = {c0[0], c0[1], c0[2], c0[3], c1[0], c1[1], c1[2], c1[3]};
+        for (int r = 0; r < 8; r++) rs->sum[r] *= f[r];
+        for (size_t c = 0; c < (size_t)d_v; c++) {
+            for (int r = 0; r < 8; r++) rs->otd[c * 8 + (size_t)r] *= f[r];
+        }
+        rs->mx0 = nm0; rs->mx1 = nm1;
+    }
+    for (int jj = 0; jj < bk4; jj++) {
+        v4f p0 = exp4(load4(st + jj * 8) - z0), p1 = exp4(load4(st + jj * 8 + 4) - z1);
+        store4(st + jj * 8, p0); store4(st + jj * 8 + 4, p1);
+        rs->s0 += p0; rs->s1 += p1;
+    }
+}
+
+// pass 4: Oᵀ += (P·V)ᵀ for keys j0 .. j0 + bk, 8 rows × 4 value columns per register tile
+static void block_values(float *ot, const float *pt, const float *v, int j0, int bk, int d_v) {
+    int c0 = 0;
+    for (; c0 + 4 <= d_v; c0 += 4) {
+        float *o = ot + c0 * 8;
+        v4f o00 = load4(o), o01 = load4(o + 4), o10 = load4(o + 8), o11 = load4(o + 12);
+        v4f o20 = load4(o + 16), o21 = load4(o + 20), o30 = load4(o + 24), o31 = load4(o + 28);
+        const float *pp = pt, *vr = v + (size_t)j0 * d_v + c0;
+        for (int jj = 0; jj < bk; jj++, pp += 8, vr += d_v) {
+            v4f p0 = load4(pp), p1 = load4(pp + 4);
+            v4f v0 = splat(vr[0]), v1 = splat(vr[1]), v2 = splat(vr[2]), v3 = splat(vr[3]);
+            o00 = MADD(p0, v0, o00); o01 = MADD(p1, v0, o01);
+            o10 = MADD(p0, v1, o10); o11 = MADD(p1, v1, o11);
+            o20 = MADD(p0, v2, o20); o21 = MADD(p1, v2, o21);
+            o30 = MADD(p0, v3, o30); o31 = MADD(p1, v3, o31);
+        }
+        store4(o, o00); store4(o + 4, o01); store4(o + 8, o10); store4(o + 12, o11);
+        store4(o + 16, o20); store4(o + 20, o21); store4(o + 24, o30); store4(o + 28, o31);
+    }
+    for (; c0 < d_v; c0++) {  // the last d_v % 4 columns
+        float *o = ot + (size_t)c0 * 8;
+        v4f o0 = load4(o), o1 = load4(o + 4);
+        for (int jj = 0; jj < bk; jj++) {
+            v4f x = splat(v[(size_t)(j0 + jj) * d_v + c0]);
+            o0 += load4(pt + jj * 8) * x;
+            o1 += load4(pt + jj * 8 + 4) * x;
+        }
+        store4(o, o0); store4(o + 4, o1);
+    }
+}
+
+static attn_status forward_tiled(float *out, float *workspace,
+                                 const float *q, const float *k, const float *v, const uint8_t *mask,
+                                 int m, int d_k, int d_v, float scale, unsigned flags,
+                                 int row_begin, int row_end) {
+    float *kp = (float *)(((uintptr_t)workspace + 15) & ~(uintptr_t)15);
+    float *qt = kp + round_up((size_t)m, 4) * (size_t)d_k;  // (d_k, 8) this block's queries, transposed
+    float *st = qt + (size_t)d_k * 8;                      // (BK, 8) scores, then probabilities, transposed
+    row_state rs = {.ot = st + BK * 8};                    // Oᵀ (d_v, 8), then in double Oᵀ and the sums
+    rs.otd = (double *)(rs.ot + (size_t)d_v * 8);
+    rs.sum = rs.otd + (size_t)d_v * 8;
+    pack_keys(kp, k, m, d_k);
 
     for (int i0 = row_begin; i0 < row_end; i0 += 8) {
         int bq = row_end - i0 < 8 ? row_end - i0 : 8;
@@ -363,105 +520,26 @@ static attn_status forward_tiled(float *out, float *workspace,
         for (int c = 0; c < d_k; c++) {
             for (int r = 0; r < 8; r++) qt[c * 8 + r] = r < bq ? q[(size_t)(i0 + r) * d_k + c] : 0.0f;
         }
-        memset(ot, 0, (size_t)d_v * 8 * sizeof *ot);
-        v4f mx0 = ninf, mx1 = ninf, sum0 = zero, sum1 = zero;  // running max and sum, rows 0-3, 4-7
+        memset(rs.ot, 0, (size_t)d_v * 8 * sizeof(float));
+        memset(rs.otd, 0, ((size_t)d_v * 8 + 8) * sizeof(double));
+        rs.mx0 = rs.mx1 = splat(-INFINITY);
+        rs.s0 = rs.s1 = splat(0.0f);
         // causal: no row of this block sees a key past its last row
         int jend = (flags & ATTN_CAUSAL) && i0 + bq < m ? i0 + bq : m;
-
         for (int j0 = 0; j0 < jend; j0 += BK) {
             int bk = jend - j0 < BK ? jend - j0 : BK;
-            int bk4 = (int)round_up((size_t)bk, 4);
-            // pass 1: Sᵀ = (Q·Kᵀ·scale)ᵀ for the block, 8 rows × 4 keys per register tile
-            for (int jj = 0; jj < bk4; jj += 4) {
-                const float *kq = kp + (size_t)(j0 + jj) * d_k, *qq = qt;
-                v4f a0 = zero, a1 = zero, a2 = zero, a3 = zero, b0 = zero, b1 = zero, b2 = zero, b3 = zero;
-                for (int c = 0; c < d_k; c++, qq += 8, kq += 4) {
-                    v4f x0 = load4(qq), x1 = load4(qq + 4);
-                    v4f k0 = splat(kq[0]), k1 = splat(kq[1]), k2 = splat(kq[2]), k3 = splat(kq[3]);
-                    a0 = MADD(x0, k0, a0); b0 = MADD(x1, k0, b0);
-                    a1 = MADD(x0, k1, a1); b1 = MADD(x1, k1, b1);
-                    a2 = MADD(x0, k2, a2); b2 = MADD(x1, k2, b2);
-                    a3 = MADD(x0, k3, a3); b3 = MADD(x1, k3, b3);
-                }
-                float *s = st + jj * 8;
-                store4(s, a0 * vscale); store4(s + 4, b0 * vscale);
-                store4(s + 8, a1 * vscale); store4(s + 12, b1 * vscale);
-                store4(s + 16, a2 * vscale); store4(s + 20, b2 * vscale);
-                store4(s + 24, a3 * vscale); store4(s + 28, b3 * vscale);
-            }
-            // keys past the block's end (padding) and masked keys get -inf
-            for (int jj = bk; jj < bk4; jj++) { store4(st + jj * 8, ninf); store4(st + jj * 8 + 4, ninf); }
-            if (mask || ((flags & ATTN_CAUSAL) && j0 + bk > i0 + 1)) {
-                for (int jj = 0; jj < bk; jj++) {
-                    for (int r = 0; r < bq; r++) {
-                        if (!allowed(mask, i0 + r, j0 + jj, m, flags)) st[jj * 8 + r] = -INFINITY;
-                    }
-                }
-            }
-
-            // passes 2-3, online: the new running maximum, rescale what came before, exp, sum
-            v4f nm0 = mx0, nm1 = mx1;
-            for (int jj = 0; jj < bk4; jj++) {
-                nm0 = vmax4(nm0, load4(st + jj * 8));
-                nm1 = vmax4(nm1, load4(st + jj * 8 + 4));
-            }
-            // a row with nothing allowed so far keeps max -inf: subtract 0 instead (e^-inf = 0)
-            v4f z0 = select4(nm0 == ninf, zero, nm0), z1 = select4(nm1 == ninf, zero, nm1);
-            v4i grew = (nm0 != mx0) | (nm1 != mx1);
-            if (grew[0] | grew[1] | grew[2] | grew[3]) {
-                v4f c0 = exp4(mx0 - z0), c1 = exp4(mx1 - z1);  // 1 where unchanged, 0 from -inf
-                sum0 *= c0; sum1 *= c1;
-                for (int c = 0; c < d_v; c++) {
-                    store4(ot + c * 8, load4(ot + c * 8) * c0);
-                    store4(ot + c * 8 + 4, load4(ot + c * 8 + 4) * c1);
-                }
-                mx0 = nm0; mx1 = nm1;
-            }
-            for (int jj = 0; jj < bk4; jj++) {
-                v4f p0 = exp4(load4(st + jj * 8) - z0), p1 = exp4(load4(st + jj * 8 + 4) - z1);
-                store4(st + jj * 8, p0); store4(st + jj * 8 + 4, p1);
-                sum0 += p0; sum1 += p1;
-            }
-
-            // pass 4: Oᵀ += (P·V)ᵀ for the block, 8 rows × 4 value columns per register tile
-            int c0 = 0;
-            for (; c0 + 4 <= d_v; c0 += 4) {
-                float *o = ot + c0 * 8;
-                v4f o00 = load4(o), o01 = load4(o + 4), o10 = load4(o + 8), o11 = load4(o + 12);
-                v4f o20 = load4(o + 16), o21 = load4(o + 20), o30 = load4(o + 24), o31 = load4(o + 28);
-                const float *pp = st, *vr = v + (size_t)j0 * d_v + c0;
-                for (int jj = 0; jj < bk; jj++, pp += 8, vr += d_v) {
-                    v4f p0 = load4(pp), p1 = load4(pp + 4);
-                    v4f v0 = splat(vr[0]), v1 = splat(vr[1]), v2 = splat(vr[2]), v3 = splat(vr[3]);
-                    o00 = MADD(p0, v0, o00); o01 = MADD(p1, v0, o01);
-                    o10 = MADD(p0, v1, o10); o11 = MADD(p1, v1, o11);
-                    o20 = MADD(p0, v2, o20); o21 = MADD(p1, v2, o21);
-                    o30 = MADD(p0, v3, o30); o31 = MADD(p1, v3, o31);
-                }
-                store4(o, o00); store4(o + 4, o01); store4(o + 8, o10); store4(o + 12, o11);
-                store4(o + 16, o20); store4(o + 20, o21); store4(o + 24, o30); store4(o + 28, o31);
-            }
-            for (; c0 < d_v; c0++) {  // the last d_v % 4 columns
-                float *o = ot + (size_t)c0 * 8;
-                v4f o0 = load4(o), o1 = load4(o + 4);
-                for (int jj = 0; jj < bk; jj++) {
-                    v4f x = splat(v[(size_t)(j0 + jj) * d_v + c0]);
-                    o0 += load4(st + jj * 8) * x;
-                    o1 += load4(st + jj * 8 + 4) * x;
-                }
-                store4(o, o0); store4(o + 4, o1);
-            }
+            block_scores(st, qt, kp, mask, i0, bq, j0, bk, m, d_k, scale, flags);
+            block_softmax(&rs, st, (int)round_up((size_t)bk, 4), d_v);
+            block_values(rs.ot, st, v, j0, bk, d_v);
+            if ((j0 + BK) % FOLD == 0 || j0 + BK >= jend) fold(&rs, d_v);
         }
-
         // normalize: out = O / sum (a row that attended to nothing has sum 0 and stays 0)
-        float sums[8];
-        store4(sums, sum0);
-        store4(sums + 4, sum1);
         for (int r = 0; r < bq; r++) {
             float *o = out + (size_t)(i0 + r) * d_v;
-            float inv = sums[r] > 0.0f ? 1.0f / sums[r] : 0.0f;
+            float s = (float)rs.sum[r];
+            float inv = s > 0.0f ? 1.0f / s : 0.0f;
             for (int c = 0; c < d_v; c++) {
-                o[c] = ot[(size_t)c * 8 + r] * inv;
+                o[c] = (float)rs.otd[(size_t)c * 8 + (size_t)r] * inv;
                 if (!isfinite(o[c])) return ATTN_ERR_OVERFLOW;
             }
         }

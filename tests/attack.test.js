@@ -3,7 +3,7 @@
 // wrong shape, huge and negative sizes, typed arrays of the wrong kind, detached buffers,
 // getters that throw, Proxies, sparse and frozen arrays, -0 and subnormals. Each must give an
 // AttentionError with a code and a message naming the argument (or, where the language
-// demands it, the caller's own exception or a TypeError: said at each place), and the same
+// demands it, an AttentionError whose cause is the caller's own exception: said at each place), and the same
 // instance must still give the section-5 answer afterwards. Then 100,000 calls, good and bad
 // mixed, in a child process with --expose-gc: WebAssembly memory and RSS stay flat.
 //
@@ -220,12 +220,13 @@ test('detached buffers: the view reads as empty, a typed error names it', () => 
   section5();
 });
 
-test("getters that throw: the caller's own exception comes back unchanged (the language's rule), nothing leaks", () => {
+test("getters that throw: an AttentionError INVALID_ARGUMENT whose cause is the caller's own exception (issue 11: it came out raw), nothing leaks", () => {
   const before = attn.memoryBytes;
   const boom = new Error('boom');
   const throwsBoom = (fn, label) => {
     const r = outcome(fn);
-    assert.ok(!r.ok && r.error === boom, `${label}: ${r.ok ? 'no error' : describeError(r.error)}`);
+    assert.ok(!r.ok && r.error instanceof AttentionError && r.error.code === 'INVALID_ARGUMENT' && r.error.cause === boom && /boom/.test(r.error.message),
+      `${label}: ${r.ok ? 'no error' : describeError(r.error)}`);
     section5(attn, label);
   };
   throwsBoom(() => attn.attention({ get q() { throw boom; }, k: K, v: V }), 'getter on q');
@@ -247,7 +248,7 @@ test("getters that throw: the caller's own exception comes back unchanged (the l
   assert.ok(grown <= Math.max(before, 8 << 20), `memory ${grown}`);
   // a revoked Proxy: Array.isArray itself throws a TypeError (ECMAScript IsArray on a revoked proxy)
   const { proxy, revoke } = Proxy.revocable([], {}); revoke();
-  assert.throws(() => attn.attention({ q: proxy, k: K, v: V }), TypeError);
+  assert.throws(() => attn.attention({ q: proxy, k: K, v: V }), (e) => e instanceof AttentionError && e.code === 'INVALID_ARGUMENT' && e.cause instanceof TypeError);
   section5();
 });
 

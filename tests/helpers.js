@@ -84,6 +84,12 @@ export function referenceAttention(q, k, v, n, m, dk, dv, scale, allowed) {
   return { weights, output };
 }
 
+/** A function giving numbers in [0, 1) from a small LCG: the same sequence for the same seed. */
+export function seeded(seed) {
+  let s = seed >>> 0;
+  return () => { s = (s * 1664525 + 1013904223) >>> 0; return s / 2 ** 32; };
+}
+
 /** A (rows, cols) matrix of values in [-1, 1), from a small LCG: the same numbers for the same seed. */
 export function seededMatrix(rows, cols, seed) {
   let s = seed >>> 0;

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createAttention } from '../web/attention.js';
-import { ATOL, RTOL } from './helpers.js';
+import { ATOL, RTOL, assertClose } from './helpers.js';
 
 // a deterministic xorshift generator, values in [-1, 1)
 function filled(count, seed) {
@@ -79,4 +79,45 @@ test('weights requested at n = 4096 work: rows sum to 1, sampled rows match floa
   checkRows(r.output, q, k, v, [0, 2047, n - 1], n, d, d, 1 / 8, false);
   const nw = attn.attention({ q: { data: q, shape: [n, d] }, k: { data: k, shape: [n, d] }, v: { data: v, shape: [n, d] } }, { weights: false });
   checkRows(nw.output, q, k, v, [0, 2047, n - 1], n, d, d, 1 / 8, false);
+});
+
+// Issue 11: the running softmax sum and the output were accumulated in float32, so long key
+// sequences drifted: with m = 2²⁵ equal scores and v half 0, half 1 the output was 1, not 0.5
+// (weights 2⁻²⁴ summing to 2), and at m = 2²⁰ random rows missed float64 by 1.5e-4.
+// Both paths must stay within the project's tolerance to the end of wasm32's range.
+const plainOptions = { relaxed: false };
+for (const [label, options] of [['default build', plainOptions], ['relaxed build where the engine has it', {}]]) {
+  test(`m = 2²⁵ and 3·2²³ equal scores, v half 0 and half 1: output 0.5, weights 1/m, rows sum to 1 (${label})`, { timeout: 300000 }, async (t) => {
+    const own = await createAttention(options);
+    t.diagnostic(`relaxed: ${own.relaxed}`);
+    for (const m of [2 ** 25, 3 * 2 ** 23]) {
+      const q = { data: new Float32Array(2), shape: [2, 1] };           // zeros: every score is 0
+      const k = { data: new Float32Array(m).fill(1), shape: [m, 1] };
+      const v = { data: new Float32Array(m), shape: [m, 1] };
+      v.data.fill(1, m / 2);
+      for (const weights of [false, true]) {
+        const r = own.attention({ q, k, v }, { weights });
+        assertClose(r.output, [0.5, 0.5], `m = ${m}, weights ${weights}: output`);
+        if (weights) {
+          const w = r.weights.data;
+          assertClose(w.subarray(0, 3), [1 / m, 1 / m, 1 / m], `m = ${m}: weights`, { atol: 0 });
+          let sum = 0;
+          for (let j = 0; j < m; j++) sum += w[j];
+          assert.ok(Math.abs(sum - 1) <= 1e-6, `m = ${m}: row 0 sums to ${sum}`);
+        }
+      }
+    }
+  });
+}
+
+test('m = 2²⁰, d = 8, random q, k and v in [-0.5, 1.5): both paths within the tolerance of float64', { timeout: 300000 }, async (t) => {
+  const own = await createAttention(plainOptions);
+  const n = 16, m = 2 ** 20, d = 8;
+  const shift = (a) => a.map((x) => x + 0.5);
+  const q = filled(n * d, 11), k = filled(m * d, 12), v = shift(filled(m * d, 13));
+  const args = { q: { data: q, shape: [n, d] }, k: { data: k, shape: [m, d] }, v: { data: v, shape: [m, d] } };
+  const rows = Array.from({ length: n }, (_, i) => i);
+  const tiled = checkRows(own.attention(args, { weights: false }).output, q, k, v, rows, m, d, d, 1 / Math.sqrt(d), false);
+  const withWeights = checkRows(own.attention(args).output, q, k, v, rows, m, d, d, 1 / Math.sqrt(d), false);
+  t.diagnostic(`largest difference from float64: tiled ${tiled.toExponential(2)}, with weights ${withWeights.toExponential(2)}`);
 });

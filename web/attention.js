@@ -20,8 +20,8 @@ export const ErrorCode = Object.freeze({
 });
 
 export class AttentionError extends Error {
-  constructor(code, message) {
-    super(message);
+  constructor(code, message, options) {
+    super(message, options);
     this.name = 'AttentionError';
     this.code = code;
   }
@@ -113,10 +113,13 @@ export function createAttention(options = {}) {
   return instantiate(wasm, false);
 }
 
-// anything thrown by the host (a getter, the engine) as an AttentionError
+// anything thrown by the host (a getter, a Proxy trap, the engine) as an AttentionError whose
+// cause is the original
 function asError(e, what) {
   if (e instanceof AttentionError) return e;
-  return new AttentionError(ErrorCode.INVALID_ARGUMENT, `${what}: ${e && e.message ? e.message : String(e)}`);
+  let text;
+  try { text = e && e.message ? e.message : String(e); } catch { text = 'an exception that cannot be shown'; }
+  return new AttentionError(ErrorCode.INVALID_ARGUMENT, `${what}: ${text}`, { cause: e });
 }
 
 const REQUIRED_EXPORTS = ['memory', 'malloc', 'free', '_initialize', 'attn_forward', 'attn_forward_rows', 'attn_self_forward', 'attn_workspace_size', 'attn_default_scale', 'attn_status_string'];
@@ -178,6 +181,30 @@ function shapeText(shape) {
 
 const shapeStr = (r, c) => `(${r}, ${c})`;
 
+// A typed array's own getters can lie (a subclass's `get length()`, a Proxy whose length
+// changes between reads), and TypedArray.prototype.set copies the real elements whatever
+// `length` said. So genuine typed arrays are measured and copied through the engine's own
+// accessors, read off %TypedArray%.prototype once, and everything else element by element,
+// never past the count that was checked.
+const TYPED_PROTO = Object.getPrototypeOf(Uint8Array.prototype);
+const intrinsic = (name) => Object.getOwnPropertyDescriptor(TYPED_PROTO, name).get;
+const TA_TAG = intrinsic(Symbol.toStringTag), TA_LENGTH = intrinsic('length');
+const TA_BUFFER = intrinsic('buffer'), TA_OFFSET = intrinsic('byteOffset');
+
+// 'Float32Array', 'Uint8Array', ... for a genuine typed array (its internal slots, whatever its
+// prototype says); undefined for anything else, a Proxy included
+const typedKind = (x) => TA_TAG.call(x);
+
+// The first `count` elements of a genuine typed array as a fresh view of the same memory, or
+// null when it has fewer now (a getter shrank or detached it since it was checked).
+function exactView(src, Type, count) {
+  if (TA_LENGTH.call(src) < count) return null;
+  return new Type(TA_BUFFER.call(src), TA_OFFSET.call(src), count);
+}
+
+// the number of elements, read once: the real one for a genuine typed array
+const lengthOf = (x, kind) => (kind ? TA_LENGTH.call(x) : x.length);
+
 // A matrix argument, checked but not yet copied: { name, rows, cols, kind, src }.
 function matrixArg(value, name) {
   if (value === undefined) fail(ErrorCode.INVALID_ARGUMENT, `${name} is missing: expected a matrix (number[][] or { data, shape })`);
@@ -215,10 +242,11 @@ function matrixArg(value, name) {
       fail(ErrorCode.INVALID_ARGUMENT, `${name}.data must be a Float32Array, a Float64Array or a number[]; received ${describe(data)}`);
     }
     checkDims(rows, cols, name);
-    if (data.length !== rows * cols) {
-      fail(ErrorCode.SHAPE_MISMATCH, `${name}.data has ${data.length} values but shape ${shapeStr(rows, cols)} needs ${rows * cols}`);
+    const kind = typedKind(data), length = lengthOf(data, kind);
+    if (length !== rows * cols) {
+      fail(ErrorCode.SHAPE_MISMATCH, `${name}.data has ${length} values but shape ${shapeStr(rows, cols)} needs ${rows * cols}`);
     }
-    return { name, rows, cols, nested: false, src: data };
+    return { name, rows, cols, nested: false, src: data, kind };
   }
   return fail(ErrorCode.INVALID_ARGUMENT, `${name} must be a matrix: number[][] or { data: Float32Array | number[], shape: [rows, cols] }; received ${describe(value)}`);
 }
@@ -251,8 +279,9 @@ function maskArg(value, n, m) {
       fail(ErrorCode.SHAPE_MISMATCH, `mask must have shape ${shapeStr(n, m)} (queries, keys); received shape ${shapeText(shape)}`);
     }
     if (!(data instanceof Uint8Array)) fail(ErrorCode.INVALID_ARGUMENT, `mask.data must be a Uint8Array (nonzero = may attend); received ${describe(data)}`);
-    if (data.length !== n * m) fail(ErrorCode.SHAPE_MISMATCH, `mask.data has ${data.length} values but shape ${shapeStr(n, m)} needs ${n * m}`);
-    return { nested: false, src: data };
+    const kind = typedKind(data), length = lengthOf(data, kind);
+    if (length !== n * m) fail(ErrorCode.SHAPE_MISMATCH, `mask.data has ${length} values but shape ${shapeStr(n, m)} needs ${n * m}`);
+    return { nested: false, src: data, kind };
   }
   return fail(ErrorCode.INVALID_ARGUMENT, `mask must be boolean[][] or { data: Uint8Array, shape: [${n}, ${m}] }; received ${describe(value)}`);
 }
@@ -321,8 +350,9 @@ function vectorArg(value, name, length, what) {
   if (!(Array.isArray(value) || value instanceof Float32Array || value instanceof Float64Array)) {
     fail(ErrorCode.INVALID_ARGUMENT, `${name} must be a vector: number[], Float32Array or Float64Array of length ${length}; received ${describe(value)}`);
   }
-  if (value.length !== length) {
-    fail(ErrorCode.SHAPE_MISMATCH, `${name} must have ${length} values (${what}); received ${value.length}`);
+  const received = lengthOf(value, typedKind(value));
+  if (received !== length) {
+    fail(ErrorCode.SHAPE_MISMATCH, `${name} must have ${length} values (${what}); received ${received}`);
   }
   return { name, length, src: value };
 }
@@ -448,24 +478,28 @@ function makeApi(exports, relaxed) {
     const count = rows * cols;
     if (!nested) {
       // exactly the checked rows·cols values (a getter may have resized or detached data since)
-      if (src.length !== count) changed(name);
-      if (Array.isArray(src)) {
-        // each value read once: an index getter cannot swap a checked number afterwards
-        for (let i = 0; i < count; i++) {
-          const x = src[i];
-          if (typeof x !== 'number' || !(Math.abs(x) <= FLT_MAX)) badValue(name, x, Math.floor(i / cols), i % cols);
-          f32[p + i] = x;
+      if (arg.kind === 'Float32Array' || arg.kind === 'Float64Array') {
+        const view = exactView(src, arg.kind === 'Float32Array' ? Float32Array : Float64Array, count);
+        if (view === null) changed(name);
+        // float32 values are copied as is: NaN or ±inf among them makes the C core answer
+        // NON_FINITE, and findNonFinite then names the value
+        if (arg.kind === 'Float64Array') {
+          for (let i = 0; i < count; i++) {
+            const x = view[i];
+            if (!(Math.abs(x) <= FLT_MAX)) badValue(name, x, Math.floor(i / cols), i % cols);
+          }
         }
+        f32.set(view, p);
         return;
       }
-      // a genuine Float32Array holds float32 values: copied as is; NaN or ±inf among them
-      // makes the C core answer NON_FINITE, and findNonFinite then names the value
-      if (ArrayBuffer.isView(src) && src instanceof Float32Array) { f32.set(src, p); return; }
+      // an array or an array-like (a Proxy): each value read once, so an index getter cannot
+      // swap a checked number afterwards, and never past the checked count
+      if (src.length !== count) changed(name);
       for (let i = 0; i < count; i++) {
         const x = src[i];
-        if (!(Math.abs(x) <= FLT_MAX)) badValue(name, x, Math.floor(i / cols), i % cols);
+        if (typeof x !== 'number' || !(Math.abs(x) <= FLT_MAX)) badValue(name, x, Math.floor(i / cols), i % cols);
+        f32[p + i] = x;
       }
-      f32.set(src, p);
       return;
     }
     for (let i = 0; i < rows; i++) {
@@ -493,8 +527,15 @@ function makeApi(exports, relaxed) {
 
   function writeMask(mask, at, n, m) {
     if (!mask.nested) {
-      if (mask.src.length !== n * m) changed('mask');
-      u8.set(mask.src, at);
+      if (mask.kind === 'Uint8Array') {
+        const view = exactView(mask.src, Uint8Array, n * m);
+        if (view === null) changed('mask');
+        u8.set(view, at);
+        return;
+      }
+      const src = mask.src;   // an array-like (a Proxy): read once each, never past n·m
+      if (src.length !== n * m) changed('mask');
+      for (let i = 0; i < n * m; i++) u8[at + i] = src[i] ? 1 : 0;
       return;
     }
     let p = at;
@@ -757,14 +798,31 @@ function makeApi(exports, relaxed) {
   }
 
   return Object.freeze({
-    attention,
-    selfAttention,
-    multiHeadAttention,
+    attention: guarded(attention, 'attention'),
+    selfAttention: guarded(selfAttention, 'selfAttention'),
+    multiHeadAttention: guarded(multiHeadAttention, 'multiHeadAttention'),
     /** True when this instance runs the fused multiply-add build (relaxed SIMD, picked where the engine has it). */
     relaxed,
     /** Bytes of WebAssembly memory in use by this instance (grows, never shrinks). */
     get memoryBytes() { return memory.buffer.byteLength; },
   });
+}
+
+// An operation whose every failure is an AttentionError: what a caller's getter or Proxy trap
+// throws while its arguments are read becomes INVALID_ARGUMENT, and an engine that cannot
+// allocate a result OUT_OF_MEMORY. A trap of the wasm code itself (a bug) stays as it is.
+function guarded(op, fn) {
+  return function (inputs, options) {
+    try {
+      return op(inputs, options);
+    } catch (e) {
+      if (e instanceof AttentionError || e instanceof WebAssembly.RuntimeError) throw e;
+      if (e instanceof RangeError && /allocation failed|out of memory/i.test(e.message)) {
+        throw new AttentionError(ErrorCode.OUT_OF_MEMORY, `${fn}: the engine could not allocate the result (${e.message})`);
+      }
+      throw asError(e, `${fn}: reading the arguments failed`);
+    }
+  };
 }
 
 function changed(name) {

@@ -257,6 +257,29 @@ static void test_self_forward_statuses(void) {
     }
 }
 
+static void test_long_sums(void) {
+    // issue 11: float running sums stalled at 2^24 equal terms (m = 2^25 equal scores gave
+    // weights 2^-24 and output 1 instead of 0.5). Every path, m = 2^25 and 3·2^23, q = 0 so that
+    // every score is 0, v half 0 and half 1: weights 1/m, output 0.5.
+    const int ms[2] = {1 << 25, 3 << 23};
+    for (int t = 0; t < 2; t++) {
+        int m = ms[t];
+        float q[1] = {0}, out[3];
+        float *k = malloc((size_t)m * 4), *v = malloc((size_t)m * 4), *w = malloc((size_t)m * 4);
+        float *ws = malloc(attn_workspace_size(1, m, 1, 1));
+        for (int j = 0; j < m; j++) { k[j] = 1.0f; v[j] = j < m / 2 ? 0.0f : 1.0f; }
+        attn_status s0 = attn_forward_naive(out, w, NULL, q, k, v, NULL, 1, m, 1, 1, 1.0f, 0);
+        attn_status s1 = attn_forward(out + 1, w, NULL, q, k, v, NULL, 1, m, 1, 1, 1.0f, 0);
+        double wsum = 0;
+        for (int j = 0; j < m; j++) wsum += w[j];
+        attn_status s2 = attn_forward(out + 2, NULL, ws, q, k, v, NULL, 1, m, 1, 1, 1.0f, 0);
+        CHECK(s0 == ATTN_OK && s1 == ATTN_OK && s2 == ATTN_OK, "m = %d: statuses %d %d %d", m, s0, s1, s2);
+        for (int p = 0; p < 3; p++) CHECK(fabs(out[p] - 0.5) <= ATOL + RTOL * 0.5, "m = %d, path %d: output %.9g, not 0.5", m, p, out[p]);
+        CHECK(fabs(w[0] - 1.0 / m) <= RTOL / m && fabs(wsum - 1.0) <= 1e-6, "m = %d: weight %g (1/m = %g), row sum %.9g", m, w[0], 1.0 / m, wsum);
+        free(k); free(v); free(w); free(ws);
+    }
+}
+
 int main(void) {
     test_fast_matches_naive();
     test_row_ranges();
@@ -266,6 +289,7 @@ int main(void) {
     test_bad_inputs();
     test_self_forward();
     test_self_forward_statuses();
+    test_long_sums();
     printf("# C core (ASan+UBSan): %d checks\n%d passed, %d failed\n", checks, checks - failures, failures);
     return failures ? 1 : 0;
 }

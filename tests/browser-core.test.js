@@ -7,7 +7,7 @@ import { root, golden, caseOptions, bitsHex } from './helpers.js';
 import { launch, pageErrors } from './browser.js';
 
 const data = golden();
-const server = await startServer({ root });
+const server = await startServer({ root, allow: ['tests/fixtures/core/'] });
 const browser = await launch();
 after(async () => { await browser.close(); await server.close(); });
 

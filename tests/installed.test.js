@@ -186,7 +186,7 @@ test('Vite: a page importing attnmap/attention-heatmap builds, and renders secti
   assert.ok(files.some((f) => f.endsWith('.wasm')), 'attention.wasm?url emitted the .wasm');
   assert.ok(files.filter((f) => f.endsWith('.js')).length >= 2, 'torch-rng.js is a separate chunk (dynamic import)');
 
-  const server = await startServer({ root: dist });
+  const server = await startServer({ root: dist, allow: ['assets/'] });
   const browser = await launch();
   try {
     const page = await browser.newPage();

@@ -95,7 +95,7 @@ test('in Chromium (relaxed SIMD on by default): createAttention() runs the fused
   const missing = path.join(root, 'tests/fixtures/relaxed-missing');
   for (const f of ['attention.js', 'attention-wasm.js']) fs.copyFileSync(path.join(root, 'web', f), path.join(missing, f));
   after(() => { for (const f of ['attention.js', 'attention-wasm.js']) fs.rmSync(path.join(missing, f), { force: true }); });
-  const server = await startServer({ root });
+  const server = await startServer({ root, allow: ['tests/fixtures/core/', 'tests/fixtures/relaxed-missing/'] });
   const browser = await launch();
   try {
     const page = await browser.newPage();

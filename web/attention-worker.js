@@ -7,6 +7,8 @@
 //   <- { id, data, shape }       its output rows (data's buffer transferred when its own)
 //   <- { id, error: { code, message } }
 //   <- { ready: true } once, or { ready: false, error } when the core cannot load
+// Calls may come right behind init (a replacement worker gets the calls that were queued on the
+// one it replaces): they wait for the core, in order.
 import { createAttention } from './attention.js';
 
 const inBrowser = typeof self === 'object' && typeof self.postMessage === 'function' && typeof WorkerGlobalScope === 'function';
@@ -24,11 +26,12 @@ if (inBrowser) {
 // an error as the message the pool turns back into an AttentionError
 const failure = (e) => ({ code: e?.code ?? 'INVALID_ARGUMENT', message: String(e?.message ?? e) });
 
-let attn = null;
+let loading = null, attn = null;
 listen(async (msg) => {
   if (msg.init) {
+    loading = createAttention({ relaxed: msg.init.relaxed === true });
     try {
-      attn = await createAttention({ relaxed: msg.init.relaxed === true });
+      attn = await loading;
       post({ ready: true, relaxed: attn.relaxed });
     } catch (e) {
       post({ ready: false, error: failure(e) });
@@ -37,7 +40,9 @@ listen(async (msg) => {
   }
   const { id, inputs, options } = msg;
   try {
-    const { output } = attn.attention(inputs, options);
+    const core = attn ?? await loading;
+    if (!core) throw new Error('the worker got a call before init');
+    const { output } = core.attention(inputs, options);
     // a small output is a view of a buffer shared with other results: sent as a copy of its own
     const data = output.data.byteLength === output.data.buffer.byteLength ? output.data : output.data.slice();
     post({ id, data, shape: output.shape }, [data.buffer]);

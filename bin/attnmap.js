@@ -28,15 +28,27 @@ Options:
   --lang zh|en         language of the captions (default zh)
   --decimals N         decimals printed in each cell, 0 to 10 (default 2)
   --title TEXT         title above the heatmap
+  --max-bytes N        refuse to write an SVG larger than N bytes (default and at most
+                       33554432, 32 MiB)
   -h, --help           show this help
+
+Budgets: at most 65536 cells (256×256) and 16384 characters of tokens (--tokens and
+--key-tokens together), checked before anything is computed, and 32 MiB of SVG; over
+any of them nothing is written (exit 2).
 
 Example (EP05 section 5, 猫吃鱼, d_k = 4):
   attnmap svg --tokens "猫 吃 鱼" \\
     --q '[[1.0,0.2,0.1,0.0],[0.3,0.8,0.2,0.1],[0.1,0.1,0.9,0.3]]' \\
     --k '[[0.9,0.1,0.0,0.2],[0.2,0.7,0.3,0.0],[0.0,0.2,1.0,0.1]]' > heatmap.svg
 
-Exit status: 0 on success, 2 for a usage error or bad input, 1 for anything else.
+Exit status: 0 on success, 2 for a usage error, bad input or a budget exceeded, 1 for
+anything else (e.g. stdout cannot be written).
 `;
+
+// Budgets (a few words and milliseconds of input must not make minutes and gigabytes of output):
+const MAX_CELLS = 65536;              // as the renderer: one 256×256 heatmap
+const MAX_LABEL_CHARS = 16384;        // all tokens together, as <attention-heatmap> allows
+const MAX_BYTES = 32 * 1024 * 1024;   // the SVG written to stdout
 
 /** An error that is the user's to fix: printed as one line, exit status 2. */
 class UsageError extends Error {}
@@ -53,6 +65,7 @@ const OPTIONS = {
   lang: { type: 'string' },
   decimals: { type: 'string' },
   title: { type: 'string' },
+  'max-bytes': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 };
 
@@ -159,8 +172,22 @@ async function main(argv) {
     if (!(decimals <= 10)) usage(`--decimals must be a whole number from 0 to 10; received ${JSON.stringify(args.decimals)}`);
   }
 
+  let maxBytes = MAX_BYTES;
+  if (args['max-bytes'] !== undefined) {
+    maxBytes = /^\d{1,9}$/.test(args['max-bytes']) ? Number(args['max-bytes']) : NaN;
+    if (!(maxBytes >= 1 && maxBytes <= MAX_BYTES)) usage(`--max-bytes must be a whole number from 1 to ${MAX_BYTES}; received ${JSON.stringify(args['max-bytes'])}`);
+  }
+
+  // the budgets, before anything is computed
+  if (n * m > MAX_CELLS) {
+    usage(`--q has ${n} rows and --k ${m}: ${n * m} cells; the budget is ${MAX_CELLS} cells (256×256): use fewer tokens`);
+  }
   const rowLabels = tokensArg(args.tokens, '--tokens');
   let colLabels = tokensArg(args['key-tokens'], '--key-tokens');
+  const chars = [rowLabels, colLabels].reduce((sum, list) => sum + (list ?? []).reduce((s, t) => s + t.length, 0), 0);
+  if (chars > MAX_LABEL_CHARS) {
+    usage(`the tokens have ${chars} characters${colLabels ? ' (--tokens and --key-tokens)' : ''}; the budget is ${MAX_LABEL_CHARS} characters: shorten them`);
+  }
   if (rowLabels && rowLabels.length !== n) {
     usage(`--tokens has ${plural(rowLabels.length, 'token', 'tokens')} but --q has ${plural(n, 'row', 'rows')}: ` +
       'give one token per query row' + (rowLabels.length === 1 && n > 1 ? ' (separate tokens with spaces: "猫 吃 鱼")' : ''));
@@ -202,13 +229,20 @@ async function main(argv) {
     if (e instanceof RangeError || e instanceof TypeError) throw new UsageError(e.message.replace(/^renderHeatmap: /, ''));
     throw e;
   }
+  const bytes = Buffer.byteLength(svg);
+  if (bytes > maxBytes) {
+    usage(`the SVG would be ${bytes} bytes; the output budget is ${maxBytes} bytes${maxBytes === MAX_BYTES ? ' (32 MiB)' : ' (--max-bytes)'}: use fewer or shorter tokens`);
+  }
   process.stdout.write(svg);
   return 0;
 }
 
+// stdout cannot take the output (a full disk: ENOSPC; the reader went away: EPIPE): one line, exit 1
 process.stdout.on('error', (e) => {
-  if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0); // reader went away (| head)
-  throw e;
+  if (process.env.ATTNMAP_DEBUG) console.error(e);
+  const why = { EPIPE: 'the reader closed the pipe', ENOSPC: 'no space left on the device' }[e.code] ?? e.message;
+  process.stderr.write(`attnmap: cannot write to stdout: ${e.code ? `${e.code}: ` : ''}${why}\n`);
+  process.exit(1);
 });
 
 try {

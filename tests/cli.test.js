@@ -6,7 +6,9 @@
 // expected values are the episode's section-5 weights printed by PyTorch to 4 decimals.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const BIN = fileURLToPath(new URL('../bin/attnmap.js', import.meta.url));
@@ -126,4 +128,77 @@ test('--help: exit 0, usage on stdout, says v defaults to k', () => {
     assert.match(r.stdout, /default: the keys \(--v = --k\)/);
     assert.equal(r.stderr, '');
   }
+});
+
+// ---------------------------------------------------------------------------------------------
+// issue 6: budgets, checked before anything is computed. 120 KB of --tokens used to make 105 MB
+// of SVG (each cell repeats its labels).
+
+test('budgets: 120 KB of --tokens is refused at once with a message naming the budget', () => {
+  const n = 256;
+  const tokens = Array.from({ length: n }, (_, i) => String(i).padEnd(469, 'x')).join(' ');
+  const q = JSON.stringify(Array.from({ length: n }, (_, i) => [i % 7]));
+  assert.ok(tokens.length > 120000);
+  const started = Date.now();
+  const r = spawnSync(process.execPath, [BIN, 'svg', '--tokens', tokens, '--q', q, '--k', q],
+    { encoding: 'utf8', env: { ...process.env, ATTNMAP_DEBUG: '' }, timeout: 30000, maxBuffer: 256 * 1024 * 1024 });
+  assert.ok(Date.now() - started < 10000, `answered in ${Date.now() - started} ms`);
+  assertUsageError(r, /^attnmap: the tokens have 120064 characters; the budget is 16384 characters/);
+  // --tokens and --key-tokens count together
+  const half = Array.from({ length: 2 }, (_, i) => String(i).padEnd(4100, 'y')).join(' ');
+  assertUsageError(run('svg', '--tokens', half, '--key-tokens', half, '--q', '[[1],[2]]', '--k', '[[1],[2]]'),
+    /the tokens have 16400 characters \(--tokens and --key-tokens\); the budget is 16384/);
+  // just under the budget is drawn
+  const ok = run('svg', '--tokens', half, '--q', '[[1],[2]]', '--k', '[[1],[2]]');
+  assert.equal(ok.status, 0, ok.stderr);
+});
+
+test('budgets: more than 65536 cells is refused before the core computes anything', () => {
+  const big = JSON.stringify(Array.from({ length: 300 }, (_, i) => [i % 7]));
+  assertUsageError(run('svg', '--q', big, '--k', big), /--q has 300 rows and --k 300: 90000 cells; the budget is 65536 cells \(256×256\)/);
+  // many keys for one query (the argument must stay under Linux's 128 KiB per argument)
+  const keys = JSON.stringify(Array.from({ length: 30000 }, () => [1]));
+  const queries = JSON.stringify(Array.from({ length: 3 }, () => [1]));
+  assertUsageError(run('svg', '--q', queries, '--k', keys), /--q has 3 rows and --k 30000: 90000 cells; the budget is 65536 cells/);
+});
+
+test('budgets: the SVG is at most 32 MiB, or --max-bytes', () => {
+  const r = run('svg', '--q', Q, '--k', K, '--max-bytes', '1000');
+  assertUsageError(r, /^attnmap: the SVG would be \d{4} bytes; the output budget is 1000 bytes \(--max-bytes\)/);
+  const size = Number(/would be (\d+) bytes/.exec(r.stderr)[1]);
+  const exact = run('svg', '--q', Q, '--k', K, '--max-bytes', String(size));
+  assert.equal(exact.status, 0, exact.stderr);
+  assert.equal(Buffer.byteLength(exact.stdout), size, 'the size named is the size written');
+  for (const bad of ['0', '-1', '1.5', 'lots', '33554433', '1e6']) {
+    assertUsageError(run('svg', '--q', Q, '--k', K, `--max-bytes=${bad}`), /--max-bytes must be a whole number from 1 to 33554432/);
+  }
+  assert.match(run('--help').stdout, /--max-bytes N[\s\S]*Budgets: at most 65536 cells/);
+});
+
+// issue 7: stdout that cannot be written (a full disk, a reader that went away) is one line on
+// stderr and exit status 1, never a stack trace.
+test('stdout on /dev/full (ENOSPC): one line, exit 1, no stack trace', { skip: !fs.existsSync('/dev/full') && 'no /dev/full' }, () => {
+  const full = fs.openSync('/dev/full', 'w');
+  try {
+    const r = spawnSync(process.execPath, [BIN, 'svg', '--tokens', '猫 吃 鱼', '--q', Q, '--k', K],
+      { encoding: 'utf8', stdio: ['ignore', full, 'pipe'], env: { ...process.env, ATTNMAP_DEBUG: '' }, timeout: 30000 });
+    assert.equal(r.status, 1, `exit status; stderr: ${r.stderr}`);
+    assert.equal(r.stderr, 'attnmap: cannot write to stdout: ENOSPC: no space left on the device\n');
+    const help = spawnSync(process.execPath, [BIN, '--help'], { encoding: 'utf8', stdio: ['ignore', full, 'pipe'], timeout: 30000 });
+    assert.equal(help.status, 1);
+    assert.match(help.stderr, /^attnmap: cannot write to stdout: ENOSPC[^\n]*\n$/);
+  } finally {
+    fs.closeSync(full);
+  }
+});
+
+test('stdout whose reader has gone (EPIPE): one line, exit 1, no stack trace', async () => {
+  const child = spawn(process.execPath, [BIN, 'svg', '--tokens', '猫 吃 鱼', '--q', Q, '--k', K],
+    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ATTNMAP_DEBUG: '' } });
+  child.stdout.destroy();                  // close our end before the child writes
+  let stderr = '';
+  child.stderr.on('data', (d) => { stderr += d; });
+  const [status] = await once(child, 'close');
+  assert.equal(status, 1, `exit status; stderr: ${stderr}`);
+  assert.equal(stderr, 'attnmap: cannot write to stdout: EPIPE: the reader closed the pipe\n');
 });

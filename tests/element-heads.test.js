@@ -21,6 +21,7 @@ const flat = (m) => m.flat(Infinity);
 
 const server = await startServer({
   root,
+  allow: [FIXTURES, 'tests/fixtures/element/'],
   headers: (urlPath) => (urlPath.includes('/element-heads/') ? { 'content-security-policy': STRICT_CSP } : {}),
 });
 const browser = await launch();
@@ -377,5 +378,88 @@ describe('<attention-heatmap heads>', { concurrency: 3 }, () => {
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// issue 6: the 65,536-cell cap was per heatmap, not per element: x 256×256 with seed="0" and
+// heads="8" took 18.7 s of main thread and 1.77 M shadow-DOM nodes, heads="64" did not answer in
+// 100 s. Now all heatmaps of one element share one budget, checked before anything is computed.
+
+/**
+ * Append an <attention-heatmap> with these attributes (values built here, not in the page: no
+ * eval under the CSP) and wait until it answers; fails after `limit` ms instead of hanging.
+ */
+async function answer(page, attrs, limit = 60000) {
+  let timer;
+  const late = new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`no answer within ${limit} ms`)), limit); });
+  try {
+    return await Promise.race([late, page.evaluate(async (a) => {
+      const el = document.createElement('attention-heatmap');
+      for (const [name, value] of Object.entries(a)) el.setAttribute(name, value);
+      let computed = 0;
+      el.addEventListener('attention-computed', () => computed++);
+      const t0 = performance.now();
+      document.body.append(el);
+      while (!el.result && !el.error) await new Promise((r) => setTimeout(r, 5));
+      const ms = performance.now() - t0;
+      const sr = el.shadowRoot, message = sr.querySelector('[part="message"]');
+      const out = { ms, computed, error: el.error?.message ?? null, message: message.hidden ? null : message.textContent,
+        heatmaps: [...sr.querySelectorAll('[part="heatmap"]')].filter((p) => !p.hidden).length, nodes: sr.querySelectorAll('*').length };
+      el.id = `el${document.querySelectorAll('attention-heatmap').length}`;
+      return out;
+    }, attrs)]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** x (n, d) as a JSON attribute: short numbers, no two rows alike. */
+const xAttr = (n, d) => JSON.stringify(Array.from({ length: n }, (_, i) => Array.from({ length: d }, (_, j) => ((i * 7 + j * 3) % 11) / 10 - 0.5)));
+
+describe('<attention-heatmap heads>: the budget of one element', () => {
+  test('x 256×256 with seed="0" and heads="8" (or "64") answers at once with the budget message, before torch-rng.js loads', async () => {
+    const { page, log } = await open('budget.html');
+    const x = xAttr(256, 256);
+    for (const [heads, cells] of [['8', 589824], ['64', 4259840]]) {
+      const r = await answer(page, { x, seed: '0', heads, tokens: '' });
+      assert.ok(r.ms < 2000, `heads="${heads}": answered after ${Math.round(r.ms)} ms`);
+      assert.match(r.message, /^注意力热力图无法显示：输入有误。/);
+      assert.ok(r.message.includes(`this would draw ${cells} cells (${heads} heads × 256×256 weights + 256×256 output); ` +
+        'the budget is 65536 cells per element, all heatmaps together'), r.message);
+      assert.equal(r.error, r.message.slice('注意力热力图无法显示：输入有误。'.length));
+      assert.deepEqual([r.computed, r.heatmaps], [0, 0], 'no event, no heatmap');
+      assert.ok(r.nodes < 40, `${r.nodes} shadow-DOM nodes`);
+    }
+    assert.ok(!log.requests.some((p) => p.endsWith('/torch-rng.js')), 'refused before the random generator is even loaded');
+    await assertClean(page, log, 'budget.html');
+    await page.close();
+  });
+
+  test('under the budget the heads are drawn; growing past it shows the message, shrinking draws again', async () => {
+    const { page, log } = await open('budget.html');
+    // 8 heads × 64×64 + the 64×64 output = 36,864 cells
+    const r = await answer(page, { x: xAttr(64, 64), seed: '0', heads: '8' });
+    assert.equal(r.message, null, r.error);
+    assert.deepEqual([r.computed, r.heatmaps], [1, 8]);
+    const s = await page.evaluate(async () => {
+      const el = document.querySelector('attention-heatmap');
+      const state = () => ({ message: el.shadowRoot.querySelector('[part="message"]').hidden ? null : el.error.message,
+        heatmaps: [...el.shadowRoot.querySelectorAll('[part="heatmap"]')].filter((p) => !p.hidden).length });
+      // the next answer: an event or a message (a render that neither computes nor fails: 30 s)
+      const next = (heads) => new Promise((res) => {
+        const done = () => { clearInterval(poll); clearTimeout(limit); res(state()); };
+        el.addEventListener('attention-computed', done, { once: true });
+        const poll = setInterval(() => { if (el.error) done(); }, 5);
+        const limit = setTimeout(done, 30000);
+        el.heads = heads;
+      });
+      return { over: await next(16), back: await next(4) };
+    });
+    assert.equal(s.over.message, 'this would draw 69632 cells (16 heads × 64×64 weights + 64×64 output); the budget is 65536 cells per element, all heatmaps together');
+    assert.equal(s.over.heatmaps, 0);
+    assert.deepEqual(s.back, { message: null, heatmaps: 4 });
+    await assertClean(page, log, 'budget.html, under the budget');
+    await page.close();
   });
 });

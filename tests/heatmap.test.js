@@ -428,3 +428,121 @@ test('the package exports it as "attnmap/heatmap" (what ships)', async () => {
   const pkg = await import('attnmap/heatmap');
   assert.equal(pkg.renderHeatmap, renderHeatmap);
 });
+
+// ---------------------------------------------------------------------------------------------
+// issue 5: extreme finite ranges. Rendered in a child process with a time and memory limit, so
+// that a renderer that never returns (the legend's tick loop once stopped advancing past 2^53 and
+// grew its array until V8 died) fails this test instead of hanging the run.
+
+/** Run `body` (an ES module; renderHeatmap is imported) in a child; returns its JSON output. */
+function inChild(body, { timeout = 30000 } = {}) {
+  const url = new URL('../web/heatmap.js', import.meta.url).href;
+  const code = `import { renderHeatmap } from ${JSON.stringify(url)};\n${body}`;
+  const started = Date.now();
+  const r = spawnSync(process.execPath, ['--max-old-space-size=512', '--input-type=module', '-e', code],
+    { encoding: 'utf8', timeout, maxBuffer: 64 * 1024 * 1024 });
+  const ms = Date.now() - started;
+  if (r.error?.code === 'ETIMEDOUT') assert.fail(`the child did not finish within ${timeout} ms: the renderer hangs`);
+  assert.equal(r.signal, null, `the child died of ${r.signal} after ${ms} ms (SIGABRT: V8 ran out of its 512 MB):\n${r.stderr.slice(0, 600)}`);
+  assert.equal(r.status, 0, `the child failed (status ${r.status}) after ${ms} ms:\n${r.stderr.slice(-1500)}`);
+  return { out: JSON.parse(r.stdout), ms };
+}
+
+const M = Number.MAX_VALUE;
+const EXTREMES = {
+  'issue 5: data 1e15 to 1e15 + 0.2': [[[1e15, 1e15 + 0.2]]],
+  'issue 5: min 1e16, max 1e16 + 4': [[[0.5]], { min: 1e16, max: 1e16 + 4 }],
+  'a span of one ulp: 1 to 1 + 2^-52': [[[1, 1 + 2 ** -52]]],
+  'a 1e-30 span: min 1e-30, max 2e-30': [[[0.5]], { min: 1e-30, max: 2e-30 }],
+  'a 1e-30 span, diverging': [[[-1e-30, 1e-30]], { scale: 'diverging' }],
+  'a 1e-30 span around 1e-300': [[[1e-300, 1e-300 + 1e-330]], { min: 1e-300, max: 1.0000000000001e-300 }],
+  '±3e38 (float32 max)': [[[-3e38, 3e38]]],
+  '±3e38, diverging': [[[-3e38, 3e38], [0, 1]], { scale: 'diverging' }],
+  '±Number.MAX_VALUE (the span overflows)': [[[-M, M]]],
+  '±Number.MAX_VALUE, diverging': [[[-M, M]], { scale: 'diverging' }],
+  'min == max: one value 7': [[[7, 7], [7, 7]]],
+  'min == max: one value 0, diverging': [[[0]], { scale: 'diverging' }],
+  'min == max: 1.5e308 (widening overflows)': [[[1.5e308]]],
+  'min == max: -1.5e308': [[[-1.5e308]]],
+  'huge negative: -1e300 to -5e299': [[[-1e300, -5e299]]],
+  'huge negative: -MAX_VALUE to -1e308': [[[-M, -1e308]], { scale: 'diverging' }],
+  'huge negative near 2^53: -1e16 - 4 to -1e16': [[[-1e16 - 4, -1e16]]],
+  'min = MAX_VALUE alone': [[[0.5]], { min: M }],
+  'max = -MAX_VALUE alone': [[[0.5]], { max: -M }],
+  'subnormal: ±5e-324, diverging': [[[5e-324]], { scale: 'diverging' }],
+  'subnormal span: min 0, max 5e-324': [[[0]], { min: 0, max: 5e-324 }],
+  'a 1e-200 span (beyond toFixed)': [[[1e-200]], { scale: 'diverging' }],
+  'adjacent doubles, diverging': [[[1e16, 1e16 + 2]], { scale: 'diverging', min: 1e16, max: 1e16 + 2 }],
+};
+
+test('extreme finite ranges return well-formed SVG, quickly, with a sensible legend (issue 5)', (t) => {
+  const { out, ms } = inChild(`
+    const cases = ${JSON.stringify(Object.entries(EXTREMES))};   // JSON keeps every double exactly
+    const out = {};
+    for (const [name, [matrix, options]] of cases) {
+      const t0 = performance.now();
+      out[name] = { svg: renderHeatmap(matrix, options), ms: performance.now() - t0 };
+    }
+    process.stdout.write(JSON.stringify(out));`);
+  t.diagnostic(`${Object.keys(out).length} renderings in a child of ${ms} ms`);
+  const xmllint = !spawnSync('xmllint', ['--version']).error;
+  for (const [name, { svg, ms: took }] of Object.entries(out)) {
+    assert.ok(took < 1000, `${name}: ${took} ms`);
+    const root = parseXml(svg);
+    assert.equal(root.name, 'svg', name);
+    assert.doesNotMatch(svg, /NaN|Infinity|undefined/, `${name}: no NaN, Infinity or undefined anywhere`);
+    const legend = findAll(root, (e) => classes(e).includes('legend'))[0];
+    const labels = findAll(legend, (e) => e.name === 'text').map(textOf);
+    const ys = findAll(legend, (e) => e.name === 'line').map((l) => Number(l.attrs.y1));
+    const height = Number(findAll(legend, (e) => e.name === 'rect')[0].attrs.height);
+    assert.ok(labels.length >= 2 && labels.length <= 12, `${name}: ${labels.length} ticks`);
+    assert.equal(new Set(labels).size, labels.length, `${name}: tick labels differ: ${labels.join(' | ')}`);
+    for (const l of labels) assert.ok(Number.isFinite(Number(l)), `${name}: tick label ${l} is a number`);
+    for (let k = 1; k < labels.length; k++) {
+      assert.ok(Number(labels[k]) > Number(labels[k - 1]) && ys[k] < ys[k - 1], `${name}: ticks go up: ${labels.join(' | ')}`);
+    }
+    assert.ok(ys.every((y) => y >= -0.01 && y <= height + 0.01), `${name}: ticks on the ramp (${ys}, height ${height})`);
+    const domain = /色标范围 (\S+) 到 (\S+?)。/.exec(textOf(root.children.find((c) => c.name === 'desc')));
+    assert.ok(domain && domain[1] !== domain[2], `${name}: the description names two different ends: ${domain?.slice(1)}`);
+    if (xmllint) {
+      const r = spawnSync('xmllint', ['--noout', '-'], { input: svg, encoding: 'utf8' });
+      assert.equal(r.status, 0, `${name}: xmllint says ${r.stderr}`);
+    }
+  }
+  const ticks = (name) => findAll(parseXml(out[name].svg), (e) => classes(e).includes('legend'))
+    .flatMap((g) => findAll(g, (e) => e.name === 'text')).map(textOf);
+  // below the precision of the numbers: the two ends, printed as short as they still differ
+  assert.deepEqual(ticks('issue 5: data 1e15 to 1e15 + 0.2'), ['1000000000000000', '1000000000000000.2']);
+  assert.deepEqual(ticks('issue 5: min 1e16, max 1e16 + 4'), ['10000000000000000', '10000000000000004']);
+  // where round steps still work they are kept
+  assert.deepEqual(ticks('a 1e-30 span, diverging'), ['-1e-30', '-5e-31', '0', '5e-31', '1e-30']);
+  assert.deepEqual(ticks('±Number.MAX_VALUE (the span overflows)'), ['-1e+308', '0', '1e+308']);
+  assert.deepEqual(ticks('min == max: one value 7'), ['0', '5', '10']);
+});
+
+// issue 6: each cell repeats its row and column labels (title and aria-label), so the SVG grew
+// with cells × label length: 256 tokens of 470 characters made 137 MB. In the cells a label is now
+// cut to 1,048,576 / cells characters; the axis keeps the full text in its tooltip.
+test('labels in the cells are cut to 1,048,576 / cells characters; the axis keeps them whole (issue 6)', () => {
+  const { out } = inChild(`
+    const run = (n, len) => {
+      const labels = Array.from({ length: n }, (_, i) => String(i).padEnd(len, i % 2 ? 'x' : '猫'));
+      const m = { data: new Float32Array(n * n).fill(1 / n), shape: [n, n] };
+      const svg = renderHeatmap(m, { rowLabels: labels, colLabels: labels, standalone: true });
+      const cell = /<g class="cell-group" aria-label="([^"]*)"><title>([^<]*)<\\/title><rect class="cell"[^>]*data-row="1" data-col="2"/.exec(svg);
+      const axis = /<text class="row-label"[^>]*><title>([^<]*)<\\/title>/.exec(svg);
+      return { bytes: Buffer.byteLength(svg), aria: cell[1], title: cell[2], axisTitle: axis[1], labels: labels.slice(0, 3) };
+    };
+    process.stdout.write(JSON.stringify({ big: run(256, 4096), mid: run(64, 1000), small: run(9, 200) }));`);
+  const { big, mid, small } = out;
+  // 256×256: 1,048,576 / 65,536 = 16 characters, "…" included
+  assert.equal(big.aria, `1xxxxxxxxxxxxxx… → ${big.labels[2].slice(0, 15)}…: 0.0039`);
+  assert.equal(big.title, big.aria);
+  assert.equal(big.axisTitle, big.labels[0], 'the axis tooltip keeps all 4096 characters');
+  assert.ok(big.bytes < 40e6, `256 tokens of 4096 characters: ${(big.bytes / 1e6).toFixed(1)} MB (was over 1 GB)`);
+  // 64×64: 1,048,576 / 4,096 = 256 characters
+  assert.equal(mid.aria, `${mid.labels[1].slice(0, 255)}… → ${mid.labels[2].slice(0, 255)}…: 0.0156`);
+  assert.equal(mid.axisTitle, mid.labels[0]);
+  // small heatmaps are as before: 200 characters whole
+  assert.equal(small.aria, `${small.labels[1]} → ${small.labels[2]}: 0.1111`);
+});

@@ -19,6 +19,10 @@ const Base = globalThis.HTMLElement ?? class {};
 const MATRICES = ['q', 'k', 'v', 'x', 'wq', 'wk', 'wv', 'wo'];
 const ATTRIBUTES = ['tokens', ...MATRICES, 'seed', 'heads', 'causal', 'scale', 'decimals', 'lang'];
 const MAX_HEADS = 256;
+// Budgets of one element, checked before anything is computed or drawn (docs/EMBED.md):
+const MAX_CELLS = 65536;        // all its heatmaps (heads, output) together: one 256×256
+const MAX_LABEL_CHARS = 16384;  // all tokens together (256 tokens of 64 characters)
+const CELL_TEXT = 1048576;      // as in heatmap.js: tokens are shown cut to CELL_TEXT / cells
 const FONT = 'system-ui, -apple-system, "PingFang SC", "Noto Sans CJK SC", "Microsoft YaHei", sans-serif';
 
 // Each public custom property is read once into a private --_x, so that the dark defaults can
@@ -175,6 +179,32 @@ const BIDI = /[\u0590-\u08ff\u200e\u200f\u202a-\u202e\u2066-\u2069\ufb1d-\ufdff\
 // eslint-disable-next-line no-control-regex
 const label = (s) => { s = s.replace(/[\t\n\r]/g, ' ').replace(/[\u0000-\u001f]/g, '\ufffd'); return BIDI.test(s) ? `\u2068${s}\u2069` : s; };
 const fixed = (x, d) => x.toFixed(d).replace(/^-(0\.?0*)$/, '$1');
+
+// at most max UTF-16 units with "…" (whole code points)
+const cut = (s, max) => (s.length <= max ? s : Array.from(s.slice(0, max)).slice(0, -1).join('').trimEnd() + '…');
+
+/** [rows, cols] of a matrix as given, NaN where it cannot tell (the core names the problem). */
+function dims(m) {
+  try {
+    const d = Array.isArray(m) ? [m.length, isRow(m[0]) ? m[0].length : 0] : [m?.shape?.[0], m?.shape?.[1]];
+    return d.map((x) => (Number.isInteger(x) && x > 0 ? x : NaN));
+  } catch { return [NaN, NaN]; }
+}
+
+/** The budgets, from the shapes alone; a heatmap over 256×256 gets the renderer's own message. */
+function checkBudget({ tokens, q, k, v, x, wv, wo, heads }) {
+  const chars = tokens ? tokens.reduce((sum, t) => sum + t.length, 0) : 0;
+  if (chars > MAX_LABEL_CHARS) bad(`tokens has ${chars} characters; the budget is ${MAX_LABEL_CHARS} for all tokens together`);
+  const [n] = dims(x ?? q), m = x === undefined ? dims(k)[0] : n, h = heads ?? 1;
+  // the output: n × d_v (v, wv) or n × d_model (x with seed, or wo with heads)
+  const d = x === undefined ? (v === undefined ? 0 : dims(v)[1]) : dims(heads === undefined ? wv ?? x : wo ?? x)[1];
+  for (const shape of [[n, m], [n, d]]) if (shape[0] * shape[1] > MAX_CELLS) draw({ data: [], shape });
+  const out = n * d || 0, total = h * n * m + out;
+  if (total > MAX_CELLS) {
+    bad(`this would draw ${total} cells (${h > 1 ? `${h} heads × ` : ''}${n}×${m} weights${out ? ` + ${n}×${d} output` : ''}); ` +
+      `the budget is ${MAX_CELLS} cells per element, all heatmaps together`);
+  }
+}
 
 let sheet = null;
 let count = 0;
@@ -383,7 +413,9 @@ export class AttentionHeatmapElement extends Base {
       }
       if (seed !== undefined) bad('seed is only used with x; remove it or give x instead of q and k');
     }
-    return { tokens, q, k, v, x, wq, wk, wv, wo, seed, heads, scale, decimals, causal };
+    const input = { tokens, q, k, v, x, wq, wk, wv, wo, seed, heads, scale, decimals, causal };
+    checkBudget(input);
+    return input;
   }
 
   #show(detail, input, t, lang) {
@@ -393,7 +425,9 @@ export class AttentionHeatmapElement extends Base {
     const list = multi ? detail.weights : [detail.weights];
     const [n, m] = list[0].shape;
     const dHead = multi ? detail.heads[0].shape[1] : 0;
-    const labels = tokens ?? undefined;
+    // every cell of every heatmap repeats the tokens: cut to CELL_TEXT / (all cells) characters
+    const cells = list.length * n * m + (output ? output.shape[0] * output.shape[1] : 0);
+    const labels = tokens?.map((s) => cut(s, Math.floor(CELL_TEXT / cells)));
     const common = { rowLabels: labels, lang, decimals: input.decimals, standalone: false };
     let masked;
     if (input.causal) masked = Array.from({ length: n }, (_, i) => Array.from({ length: m }, (_, j) => j > i));
@@ -438,7 +472,7 @@ export class AttentionHeatmapElement extends Base {
         g.setAttribute('tabindex', +row === r0 && +col === c0 ? '0' : '-1');
         let text = null;
         // the output's cells are dimensions, not keys: relabel what heatmap.js wrote
-        if (name === 'output') text = t.outCell(tokens ? label(tokens[row]) : row, col, fixed(output.data[row * cols + +col], Math.max(4, input.decimals)));
+        if (name === 'output') text = t.outCell(labels ? label(labels[row]) : row, col, fixed(output.data[row * cols + +col], Math.max(4, input.decimals)));
         // one head among several: say which
         else if (head && sharing) text = t.headCell(head, g.getAttribute('aria-label'));
         if (text !== null) {

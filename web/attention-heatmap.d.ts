@@ -32,6 +32,12 @@
  *
  * Bad input never throws: the element shows a readable message (with the core's
  * `AttentionError` message) and `error` holds the error.
+ *
+ * Budgets, checked before anything is computed (docs/EMBED.md, "Budgets"): at most 65,536 cells
+ * over all heatmaps of one element (every head's weights plus the output) and 16,384 characters
+ * of tokens in all; over either, the message names the budget and the numbers received. Tokens
+ * are shown cut to ⌊1,048,576 / (all cells)⌋ characters (16 at 65,536 cells); `result.tokens`
+ * keeps them whole.
  */
 import type { Matrix, MatrixInput, MultiHeadAttentionResult, SelfAttentionResult } from './attention.js';
 
@@ -83,7 +89,7 @@ export class AttentionHeatmapElement extends HTMLElement {
   /**
    * One label per row (and column). Set: `string[]`, or a string parsed like the attribute
    * (space-separated words, or a JSON array of strings). Takes precedence over the attribute;
-   * `null` falls back to it. Not reflected.
+   * `null` falls back to it. Not reflected. At most 16,384 characters in all.
    */
   get tokens(): string[] | null;
   set tokens(value: readonly string[] | string | null | undefined);
@@ -124,7 +130,8 @@ export class AttentionHeatmapElement extends HTMLElement {
   /**
    * Reflects `heads` (an integer 1–256 dividing d_model): multi-head attention with x, one heatmap
    * per head. With `seed`, W_Q, W_K, W_V and then W_O are drawn as four
-   * `nn.Linear(d_model, d_model, bias=False)`. null when absent or invalid.
+   * `nn.Linear(d_model, d_model, bias=False)`. null when absent or invalid. All heads and the output
+   * together draw at most 65,536 cells (heads × n² + n × d_model).
    */
   heads: number | null;
   /** Reflects the boolean `causal` attribute: query i sees keys j <= i; hidden cells are hatched. */

@@ -24,8 +24,14 @@
  * ```
  *
  * Invalid input (ragged rows, a label count that does not match, NaN or ±Infinity, an unknown
- * option) throws a `TypeError` or `RangeError` whose message names what was expected and what came.
- * The same input always gives the same string.
+ * option, more than 65,536 cells) throws a `TypeError` or `RangeError` whose message names what
+ * was expected and what came. The same input always gives the same string.
+ *
+ * Any finite input returns, in time and size bounded by the cell count (at most 65,536): a colour
+ * domain below the precision of its numbers (1e15 to 1e15 + 0.2) or up to ±1.8e308 gets a legend
+ * of its two ends, printed as short as they still differ; labels are repeated in the cells cut to
+ * ⌊1,048,576 / (rows × cols)⌋ characters, so a 256×256 heatmap stays under about 20 million
+ * characters whatever the labels (it was 137 MB with 470-character labels).
  */
 export function renderHeatmap(matrix: HeatmapMatrix, options?: HeatmapOptions): string;
 
@@ -40,7 +46,12 @@ export type HeatmapMask =
   | { data: Uint8Array | ArrayLike<boolean | number>; shape: [rows: number, cols: number] };
 
 export interface HeatmapOptions {
-  /** One label per row (query token). Default: "0", "1", ... Labels are escaped, and longer than ~10em cut with "…" (full text in a <title>). */
+  /**
+   * One label per row (query token). Default: "0", "1", ... Labels are escaped, and longer than
+   * ~10em cut with "…" on the axis (full text in a <title>). In each cell's <title> and aria-label
+   * a label is cut with "…" to ⌊1,048,576 / (rows × cols)⌋ characters: 16 at 256×256, 256 at
+   * 64×64, 12,945 at 9×9.
+   */
   rowLabels?: readonly string[];
   /** One label per column (key token). Default: "0", "1", ... */
   colLabels?: readonly string[];
@@ -65,7 +76,10 @@ export interface HeatmapOptions {
   max?: number;
   /** "sequential" (viridis, for weights; default) or "diverging" (blue–white–red around 0, for raw scores). */
   scale?: 'sequential' | 'diverging';
-  /** Draw the colour ramp with tick labels. Default true. */
+  /**
+   * Draw the colour ramp with tick labels. Default true. Ticks are round steps (1, 2, 2.5, 5 × 10^k);
+   * when those cannot be told apart (a domain below the precision of its numbers), the two ends.
+   */
   legend?: boolean;
   /** Cell side in px (8–200). Default: 56 up to 9×9, then smaller, at least 14. */
   cellSize?: number;

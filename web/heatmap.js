@@ -20,6 +20,10 @@
 const FONT_STACK = 'system-ui, "PingFang SC", "Noto Sans CJK SC", "Microsoft YaHei", sans-serif';
 const MAX_CELLS = 65536;        // 256 × 256: beyond that the SVG is tens of megabytes
 const MAX_LABEL_EM = 10;        // longer labels are cut with an ellipsis (full text in <title>)
+// In the cells' titles and aria-labels (2 labels, twice each) a label is cut to CELL_TEXT / cells
+// characters (16 at 256×256, 12,945 at 9×9), so they hold at most 4 × CELL_TEXT whatever the tokens
+const CELL_TEXT = 1048576;
+const MAX_TICKS = 12;           // a legend has 2 to 6 ticks
 const PAD = 12;
 
 // viridis (matplotlib; perceptually uniform, readable with colour-vision deficiencies and in
@@ -259,6 +263,13 @@ function readOptions(options, rows, cols, values) {
     else if (max !== undefined) dmin = dmax - (Math.abs(dmax) || 1);
     else { const c = dmin, w = Math.abs(c) || 1; dmin = c - w; dmax = c + w; }
   }
+  // stay finite (widening 1e308 overflows); min = MAX_VALUE alone leaves one ulp of room
+  const BIG = Number.MAX_VALUE;
+  dmin = Math.max(dmin, -BIG);
+  dmax = Math.min(dmax, BIG);
+  if (!(dmin < dmax)) {
+    if (dmax === BIG) dmin = BIG - BIG * 2 ** -52; else dmax = dmin + Math.abs(dmin) * 2 ** -52;
+  }
 
   const t = TEXT[lang];
   return {
@@ -347,6 +358,18 @@ function fit(s, maxEm) {
   return { text: out + '…', em: textEm(out) + 1, cut: true };
 }
 
+/** At most max UTF-16 units (with "…"), on grapheme boundaries. */
+function cut(s, max) {
+  if (s.length <= max) return s;
+  let out = '';
+  for (const g of segmenter ? segmenter.segment(s) : s) {
+    const x = typeof g === 'string' ? g : g.segment;
+    if (out.length + x.length > max - 1) break;
+    out += x;
+  }
+  return out.replace(/\s+$/, '') + '…';
+}
+
 // ----------------------------------------------------------------------------
 // numbers and colours
 
@@ -373,7 +396,7 @@ const VIRIDIS_RGB = VIRIDIS.map(hexToRgb);
 const RDBU_RGB = RDBU.map(hexToRgb);
 
 function ramp(stops, t) {
-  t = Math.min(1, Math.max(0, t));
+  t = t > 0 ? Math.min(1, t) : t <= 0 ? 0 : 0.5;     // NaN (0/0 in a degenerate domain): the middle
   const x = t * (stops.length - 1), i = Math.min(stops.length - 2, Math.floor(x)), f = x - i;
   const a = stops[i], b = stops[i + 1];
   return a.map((c, k) => Math.round(c + (b[k] - c) * f));
@@ -381,11 +404,17 @@ function ramp(stops, t) {
 
 const toHex = (rgb) => '#' + rgb.map((c) => c.toString(16).padStart(2, '0')).join('');
 
+/** (v - a) / (b - a), also when b - a overflows (a = -1e308, b = 1e308). */
+function frac(v, a, b) {
+  const span = b - a;
+  return Number.isFinite(span) ? (v - a) / span : (v / 2 - a / 2) / (b / 2 - a / 2);
+}
+
 /** The fill of a value: sequential on [min, max], diverging around 0 (or the middle). */
 function colour(v, o) {
   const { dmin, dmax } = o;
-  if (o.scale === 'sequential') return ramp(VIRIDIS_RGB, (v - dmin) / (dmax - dmin));
-  const mid = dmin < 0 && dmax > 0 ? 0 : (dmin + dmax) / 2;
+  if (o.scale === 'sequential') return ramp(VIRIDIS_RGB, frac(v, dmin, dmax));
+  const mid = dmin < 0 && dmax > 0 ? 0 : Number.isFinite(dmin + dmax) ? (dmin + dmax) / 2 : dmin / 2 + dmax / 2;
   const t = v < mid ? 0.5 * (v - dmin) / (mid - dmin) : 0.5 + 0.5 * (v - mid) / (dmax - mid);
   return ramp(RDBU_RGB, t);
 }
@@ -405,14 +434,38 @@ function textOn(rgb) {
   return dark > light * 1.15 ? DARK_TEXT : LIGHT_TEXT;
 }
 
+// Legend ticks { ticks, labels } of [a, b]: round steps while they can be told apart, else (1e15
+// to 1e15 + 0.2: past 2^53, k * step stops changing as k grows) the two ends. Counted, never endless.
 function niceTicks(a, b) {
-  const raw = (b - a) / 4;
+  const span = b - a;
+  const raw = Number.isFinite(span) ? span / 4 : (b / 2 - a / 2) / 2;
   const p = 10 ** Math.floor(Math.log10(raw));
   const step = [1, 2, 2.5, 5, 10].map((m) => m * p).find((s) => s >= raw * 0.999);
   const d = Math.max(0, -Math.floor(Math.log10(step) + 1e-9) + (step / p === 2.5 ? 1 : 0));
-  const ticks = [];
-  for (let k = Math.ceil(a / step - 1e-9); k * step <= b + step * 1e-9; k++) ticks.push(k * step);
-  return { ticks, d };
+  if (step > 0 && Number.isFinite(step) && d <= 100) {
+    const ticks = [], labels = [];
+    const k0 = Math.ceil(a / step - 1e-9);
+    for (let i = 0; i <= MAX_TICKS; i++) {
+      const v = (k0 + i) * step;
+      if (!(v <= b + step * 1e-9 && Number.isFinite(v))) {
+        if (i >= 2) return { ticks, labels };
+        break;
+      }
+      const label = compact(v, d);
+      if (i > 0 && !(v > ticks[i - 1] && label !== labels[i - 1])) break;
+      ticks.push(v); labels.push(label);
+    }
+  }
+  return { ticks: [a, b], labels: apart(a, b) };
+}
+
+/** Two different numbers printed as short as they still differ. */
+function apart(a, b) {
+  for (let digits = 1; digits < 17; digits++) {
+    const x = Number(a.toPrecision(digits)), y = Number(b.toPrecision(digits));
+    if (x !== y && Number.isFinite(x) && Number.isFinite(y)) return [String(x), String(y)];
+  }
+  return [String(a), String(b)];
 }
 
 // ----------------------------------------------------------------------------
@@ -474,9 +527,9 @@ function draw(rows, cols, values, o) {
 
   // legend: a vertical ramp right of the grid, min at the bottom
   const legendX = gridW + 20, legendW = 12, legendH = Math.max(gridH, 100);
-  const { ticks, d: tickDecimals } = niceTicks(o.dmin, o.dmax);
+  const { ticks, labels: tickLabels } = niceTicks(o.dmin, o.dmax);
   if (o.legend) {
-    const tickW = Math.max(...ticks.map((v) => textEm(compact(v, tickDecimals)) * tickFont));
+    const tickW = Math.max(...tickLabels.map((l) => textEm(l) * tickFont));
     grow(legendX, -tickFont / 2, legendX + legendW + 8 + tickW, legendH + tickFont / 2);
   }
 
@@ -498,9 +551,15 @@ function draw(rows, cols, values, o) {
   const fullTitle = clean(o.title);
   const ariaLabel = fullTitle + t.size(rows, cols);
 
+  // the labels as the cells and the description repeat them
+  const cellMax = Math.floor(CELL_TEXT / (rows * cols));
+  const cellLabel = (l) => isolate(cut(clean(l), cellMax));
+  const rowCell = o.rowLabels.map(cellLabel), colCell = o.colLabels.map(cellLabel);
+
   // description: how to read it, the domain, and each row's largest value
-  let desc = t.desc(o.scale === 'sequential') +
-    t.domain(compact(o.dmin, 4), compact(o.dmax, 4));
+  let [lo, hi] = [compact(o.dmin, 4), compact(o.dmax, 4)];
+  if (lo === hi) [lo, hi] = apart(o.dmin, o.dmax);       // 1e-30 to 2e-30, not "0 to 0"
+  let desc = t.desc(o.scale === 'sequential') + t.domain(lo, hi);
   if (maskedCount) desc += t.maskedCount(maskedCount);
   if (rows <= 32) {
     const parts = [];
@@ -511,7 +570,7 @@ function draw(rows, cols, values, o) {
         if (masked && masked[p]) continue;
         if (best < 0 || values[p] > values[i * cols + best]) best = j;
       }
-      if (best >= 0) parts.push(`${isolate(clean(o.rowLabels[i]))} → ${isolate(clean(o.colLabels[best]))} ${fixed(values[i * cols + best], o.decimals)}`);
+      if (best >= 0) parts.push(`${rowCell[i]} → ${colCell[best]} ${fixed(values[i * cols + best], o.decimals)}`);
     }
     if (parts.length) desc += t.rowMax + parts.join(t.sep) + t.end;
   }
@@ -538,8 +597,9 @@ function draw(rows, cols, values, o) {
   }
   if (o.legend) {
     const stops = [];
+    const span = o.dmax - o.dmin;
     for (let k = 0; k <= 20; k++) {
-      const v = o.dmin + ((o.dmax - o.dmin) * k) / 20;
+      const v = Number.isFinite(span) ? o.dmin + (span * k) / 20 : o.dmin * (1 - k / 20) + o.dmax * (k / 20);
       stops.push(`<stop offset="${n(k / 20)}" stop-color="${toHex(colour(v, o))}"/>`);
     }
     defs.push(`<linearGradient id="${id('ramp')}" x1="0" y1="1" x2="0" y2="0">${stops.join('')}</linearGradient>`);
@@ -571,7 +631,7 @@ function draw(rows, cols, values, o) {
   for (let i = 0; i < rows; i++) {
     for (let j = 0; j < cols; j++) {
       const p = i * cols + j, v = values[p], isMasked = masked ? masked[p] === 1 : false;
-      const label = `${isolate(clean(o.rowLabels[i]))} → ${isolate(clean(o.colLabels[j]))}: ${fixed(v, titleDecimals)}` +
+      const label = `${rowCell[i]} → ${colCell[j]}: ${fixed(v, titleDecimals)}` +
         (isMasked ? (lang === 'zh' ? `（${t.masked}）` : ` (${t.masked})`) : '');
       const x = j * cs + gap / 2, y = i * cs + gap / 2, s = cs - gap;
       const rgb = colour(v, o);
@@ -592,11 +652,11 @@ function draw(rows, cols, values, o) {
   // legend
   if (o.legend) {
     const parts = [`<g class="legend" aria-hidden="true"><rect x="${n(legendX)}" y="0" width="${legendW}" height="${n(legendH)}" fill="url(#${id('ramp')})"/>`];
-    for (const v of ticks) {
-      const y = legendH * (1 - (v - o.dmin) / (o.dmax - o.dmin));
+    ticks.forEach((v, k) => {
+      const y = legendH * (1 - frac(v, o.dmin, o.dmax));
       parts.push(`<line x1="${n(legendX + legendW)}" y1="${n(y)}" x2="${n(legendX + legendW + 4)}" y2="${n(y)}" stroke="currentColor"/>` +
-        `<text x="${n(legendX + legendW + 7)}" y="${n(y)}" dy="0.35em" font-size="${tickFont}" fill="currentColor">${compact(v, tickDecimals)}</text>`);
-    }
+        `<text x="${n(legendX + legendW + 7)}" y="${n(y)}" dy="0.35em" font-size="${tickFont}" fill="currentColor">${tickLabels[k]}</text>`);
+    });
     out.push(parts.join('') + '</g>');
   }
   if (maskedCount) {

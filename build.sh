@@ -1,23 +1,23 @@
 #!/usr/bin/env bash
 # build.sh - compile the C core to WebAssembly.
 #
-#   bash build.sh            writes web/attention.wasm and web/attention-wasm.js
+#   bash build.sh            writes web/wasm/attention.wasm and web/wasm/attention-wasm.js
 #   bash build.sh OUTDIR     writes them into OUTDIR instead (the freshness test uses this)
 #
 # Needs Debian's Emscripten: sudo apt-get install -y emscripten
 # The build is a standalone module (no Emscripten JS glue: Debian's emcc 3.1.6 glue does
-# not run on Node 20); web/attention.js is the small loader. web/attention-wasm.js holds the
+# not run on Node 20); web/core/attention.js is the small loader. web/wasm/attention-wasm.js holds the
 # same bytes in base64 so that pages opened from disk (file://) and bundlers need no fetch.
 set -euo pipefail
 
 if ! command -v emcc >/dev/null 2>&1; then
   echo "build.sh: emcc not found. Install Emscripten: sudo apt-get install -y emscripten" >&2
-  echo "          (the committed web/attention.wasm is used when you do not rebuild)" >&2
+  echo "          (the committed web/wasm/attention.wasm is used when you do not rebuild)" >&2
   exit 1
 fi
 
 here="$(cd "$(dirname "$0")" && pwd)"
-out="$(realpath -m "${1:-$here/web}")"
+out="$(realpath -m "${1:-$here/web/wasm}")"
 cd "$here"
 mkdir -p "$out"
 

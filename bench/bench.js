@@ -389,7 +389,7 @@ async function tinyCalls(impls) {
 
 async function rawKernels(self, att) {
   try {
-    const bytes = fs.readFileSync(path.join(root, 'web/attention.wasm'));
+    const bytes = fs.readFileSync(path.join(root, 'web/wasm/attention.wasm'));
     const { instance } = await WebAssembly.instantiate(bytes, { env: { emscripten_notify_memory_growth() {} } });
     const e = instance.exports;
     e._initialize?.();
@@ -443,11 +443,11 @@ function memory(names) {
 // ----------------------------------------------------------------------------
 // shipped size, gzip level 9
 
-// What the one-script-tag embed loads: web/attention-heatmap.js and every module it imports,
+// What the one-script-tag embed loads: web/element/attention-heatmap.js and every module it imports,
 // followed through relative static imports; the brief's list when the element is absent.
 function embedFiles() {
-  const entry = 'web/attention-heatmap.js';
-  if (!fs.existsSync(path.join(root, entry))) return ['web/attention.js', 'web/attention-wasm.js', 'web/heatmap.js'];
+  const entry = 'web/element/attention-heatmap.js';
+  if (!fs.existsSync(path.join(root, entry))) return ['web/core/attention.js', 'web/wasm/attention-wasm.js', 'web/heatmap/heatmap.js'];
   const seen = new Set([entry]);
   for (const file of seen) {
     const src = fs.readFileSync(path.join(root, file), 'utf8');
@@ -467,8 +467,8 @@ function gzipSizes() {
   const sum = (files) => ({ raw: files.reduce((s, f) => s + f.raw, 0), gzip: files.reduce((s, f) => s + f.gzip, 0) });
   const groups = [
     { name: 'attnmap embed (JS + inlined wasm + heatmap + element)', files: existing(embedFiles()) },
-    { name: 'attnmap core only (attention.js + attention-wasm.js)', files: existing(['web/attention.js', 'web/attention-wasm.js']) },
-    { name: 'attnmap raw wasm', files: existing(['web/attention.wasm']) },
+    { name: 'attnmap core only (attention.js + attention-wasm.js)', files: existing(['web/core/attention.js', 'web/wasm/attention-wasm.js']) },
+    { name: 'attnmap raw wasm', files: existing(['web/wasm/attention.wasm']) },
     { name: 'onnxruntime-web, wasm only (ort.wasm.min.mjs + its loader + wasm)', files: existing([
       'node_modules/onnxruntime-web/dist/ort.wasm.min.mjs', 'node_modules/onnxruntime-web/dist/ort-wasm-simd-threaded.mjs',
       'node_modules/onnxruntime-web/dist/ort-wasm-simd-threaded.wasm']) },
@@ -746,8 +746,8 @@ rewrites this file (\`BENCH_QUICK=1 npm run bench\` is a ~25 s smoke run and doe
   (gcc -O2 -msse2): 12 independent chains of 4-wide SSE \`mulps\` + \`addps\` on one core. wasm simd128
   without relaxed SIMD has exactly these (4-wide mul and add, no fused multiply-add), so this is the
   most a single-threaded wasm kernel can reach here.
-- Sources: ${r.sources.same ? `the committed web/attention.wasm was built from the current c_src/ (sources ${r.sources.now}), so native C and wasm run the same code.`
-    : `**the committed web/attention.wasm was built from other sources (${r.sources.built}) than c_src/ now (${r.sources.now})**: the wasm columns measure the committed build, the native column the current c_src/.`}
+- Sources: ${r.sources.same ? `the committed web/wasm/attention.wasm was built from the current c_src/ (sources ${r.sources.now}), so native C and wasm run the same code.`
+    : `**the committed web/wasm/attention.wasm was built from other sources (${r.sources.built}) than c_src/ now (${r.sources.now})**: the wasm columns measure the committed build, the native column the current c_src/.`}
 
 ## What is measured
 
@@ -833,7 +833,7 @@ ${reading(r)}
 async function main() {
   const r = { machine: machine(), sources: sourcesMatchWasm() };
   progress(`${QUICK ? 'quick' : 'full'} run on ${r.machine.cpu}, ${r.machine.cores} cores, Node ${r.machine.node}`);
-  if (!r.sources.same) progress(`note: web/attention.wasm was built from sources ${r.sources.built}, c_src/ is now ${r.sources.now}`);
+  if (!r.sources.same) progress(`note: web/wasm/attention.wasm was built from sources ${r.sources.built}, c_src/ is now ${r.sources.now}`);
 
   progress('peak: 4-wide SSE mul + add, one core');
   r.peak = peak();

@@ -9,7 +9,7 @@
 
 /** attnmap through its public API, { weights: false }. */
 export async function loadOurs() {
-  const { createAttention } = await import('../web/attention.js');
+  const { createAttention } = await import('../web/core/attention.js');
   const attn = await createAttention();
   return {
     name: 'ours', label: 'attnmap (wasm)', attn,

@@ -21,7 +21,7 @@ export function benchNodeRelaxed({ quick, progress }) {
 }
 
 async function child({ sizes, sampleMs }) {
-  const { createAttention, hasRelaxedSimd } = await import('../web/attention.js');
+  const { createAttention, hasRelaxedSimd } = await import('../web/core/attention.js');
   const { loadOrt } = await import('./impls.js');
   const relaxed = await createAttention(), exact = await createAttention({ relaxed: false });
   const ort = await loadOrt();

@@ -2,8 +2,8 @@
 // rows split by work, no SharedArrayBuffer) against the single-threaded public API, same
 // inputs, samples alternating, medians. The pool's output is checked bit for bit first.
 import os from 'node:os';
-import { createAttention } from '../web/attention.js';
-import { createAttentionPool } from '../web/attention-pool.js';
+import { createAttention } from '../web/core/attention.js';
+import { createAttentionPool } from '../web/pool/attention-pool.js';
 import { makeInputs, median, fmt, attentionFlops } from './lib.js';
 
 export async function benchPool({ quick, progress }) {

@@ -4,7 +4,7 @@
 //
 // selfAttention (or attention) at n = 3, d_model = d_k = d_v = 8 through the public API, as in
 // bench.js's tiny-call table. Prints µs per call; open the .cpuprofile in Chrome DevTools.
-import { createAttention } from '../web/attention.js';
+import { createAttention } from '../web/core/attention.js';
 import { makeInputs, makeSelfInputs, nested } from './lib.js';
 
 const [which = 'self', callsArg = '300000'] = process.argv.slice(2);

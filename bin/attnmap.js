@@ -6,7 +6,7 @@
 // Exit status: 0 success, 2 usage error or bad input, 1 anything else. Errors are one line on
 // stderr, "attnmap: <message>", never a stack trace (set ATTNMAP_DEBUG=1 to see one).
 import { parseArgs } from 'node:util';
-import { renderHeatmap } from '../web/heatmap.js';
+import { renderHeatmap } from '../web/heatmap/heatmap.js';
 
 const USAGE = `Usage: attnmap svg --q JSON --k JSON [options] > heatmap.svg
 
@@ -204,7 +204,7 @@ async function main(argv) {
   }
 
   // the core is loaded only now, so --help and argument errors work without it
-  const { createAttention, AttentionError } = await import('../web/attention.js');
+  const { createAttention, AttentionError } = await import('../web/core/attention.js');
   let weights;
   try {
     const attn = await createAttention();

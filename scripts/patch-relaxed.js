@@ -1,6 +1,6 @@
 // patch-relaxed.js - build.sh's last step for the relaxed-SIMD build:
 //
-//   node scripts/patch-relaxed.js web/attention-relaxed.wasm
+//   node scripts/patch-relaxed.js web/wasm/attention-relaxed.wasm
 //
 // clang 14 (Debian's emcc 3.1.6) emits __builtin_wasm_fma_f32x4 as the pre-standard opcode
 // 0xfd 0xaf 0x01 ("f32x4.fma" of the relaxed-SIMD drafts), which today's engines reject. The

@@ -22,7 +22,7 @@ export function sourcesHash() {
 }
 
 export function builtHash() {
-  const head = fs.readFileSync(path.join(root, 'web/attention-wasm.js'), 'utf8').slice(0, 200);
+  const head = fs.readFileSync(path.join(root, 'web/wasm/attention-wasm.js'), 'utf8').slice(0, 200);
   return /sources sha256 ([0-9a-f]{16})/.exec(head)?.[1];
 }
 

@@ -8,7 +8,7 @@ export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 
 // The one tolerance of the project, for every comparison with a reference:
 //   |actual - expected| <= ATOL + RTOL * |expected|
-// with the numbers torch.testing.assert_close uses for float32 (tests/c/test_core.c too).
+// with the numbers torch.testing.assert_close uses for float32 (tests/native/c/test_core.c too).
 export const ATOL = 1e-5;
 export const RTOL = 1.3e-6;
 

@@ -3,7 +3,7 @@
 
     /usr/bin/python3 tests/golden/make_page_mha.py      # writes tests/golden/page-mha.json
 
-It does not re-type the PyTorch code: for each case it asks web/page-mha.js (through node) for the
+It does not re-type the PyTorch code: for each case it asks web/page/page-mha.js (through node) for the
 snippet the page shows, mhaSnippet(state, lang), in Chinese and in English, and runs that very text
 with exec(). The snippet is plain torch:
 
@@ -46,7 +46,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 OUT = os.path.join(HERE, 'page-mha.json')
 
 CAT = ['猫', '吃', '鱼']
-# The page's state for each case (web/page-state.js). x: an X edited on the page, or None.
+# The page's state for each case (web/page/page-state.js). x: an X edited on the page, or None.
 CASES = [
     ('seed0-heads1', dict(tokens=CAT, seed=0, heads=1, causal=False, x=None)),
     ('seed0-heads2', dict(tokens=CAT, seed=0, heads=2, causal=False, x=None)),
@@ -68,8 +68,8 @@ def cpu_capability():
 
 
 def snippets(states):
-    """mhaSnippet(state, lang) from web/page-mha.js, for every state, in zh and en."""
-    js = ("import { mhaSnippet } from './web/page-mha.js';\n"
+    """mhaSnippet(state, lang) from web/page/page-mha.js, for every state, in zh and en."""
+    js = ("import { mhaSnippet } from './web/page/page-mha.js';\n"
           "const states = JSON.parse(process.argv[1]);\n"
           "process.stdout.write(JSON.stringify(states.map((s) => ({ zh: mhaSnippet(s, 'zh'), en: mhaSnippet(s, 'en') }))));\n")
     r = subprocess.run(['node', '--input-type=module', '-e', js, json.dumps(states)],
@@ -151,7 +151,7 @@ def main():
         'torch': torch.__version__,
         'cpu_capability': cap,
         'generator': 'tests/golden/make_page_mha.py',
-        'note': 'state: the page state (web/page-state.js); snippet: mhaSnippet(state, lang) from web/page-mha.js, '
+        'note': 'state: the page state (web/page/page-state.js); snippet: mhaSnippet(state, lang) from web/page/page-mha.js, '
                 'run as is; printed: what the zh snippet prints. x (n, d_model); wq, wk, wv, wo (d_model, d_model) '
                 '= nn.Linear.weight.T, drawn after torch.manual_seed(seed) in the order X, W_q, W_k, W_v, W_o. '
                 'expected: float64 from the float32 inputs; expected_f32: the snippet\'s own tensors. '

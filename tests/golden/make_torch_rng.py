@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Golden data for web/torch-rng.js: what the episode's snippet draws after torch.manual_seed(s).
+"""Golden data for web/rng/torch-rng.js: what the episode's snippet draws after torch.manual_seed(s).
 
     /usr/bin/python3 tests/golden/make_torch_rng.py      # writes tests/golden/torch-rng.json
 

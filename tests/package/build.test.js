@@ -1,0 +1,47 @@
+// The committed build is exactly what build.sh makes from the current sources.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { root } from '../helpers.js';
+import { sourcesHash, builtHash } from '../../scripts/start.js';
+import wasmBase64 from '../../web/wasm/attention-wasm.js';
+import relaxedBase64 from '../../web/wasm/attention-relaxed-wasm.js';
+
+const hasEmcc = spawnSync('sh', ['-c', 'command -v emcc'], { stdio: 'ignore' }).status === 0;
+
+test('web/wasm/attention-wasm.js holds exactly web/wasm/attention.wasm, and the relaxed pair likewise', () => {
+  const wasm = fs.readFileSync(path.join(root, 'web/wasm/attention.wasm'));
+  assert.ok(Buffer.from(wasmBase64, 'base64').equals(wasm));
+  const relaxed = fs.readFileSync(path.join(root, 'web/wasm/attention-relaxed.wasm'));
+  assert.ok(Buffer.from(relaxedBase64, 'base64').equals(relaxed));
+  const header = (f) => fs.readFileSync(path.join(root, 'web/wasm', f), 'utf8').slice(0, 200).match(/sources sha256 ([0-9a-f]{16})/)?.[1];
+  assert.equal(header('attention-relaxed-wasm.js'), header('attention-wasm.js'));
+});
+
+test('the committed build records the hash of the current c_src/ and build.sh', () => {
+  assert.equal(builtHash(), sourcesHash(), 'c_src/ or build.sh changed: run `bash build.sh` and commit web/wasm/attention.wasm and web/wasm/attention-wasm.js');
+});
+
+test('build.sh from the current sources reproduces the committed bytes', { skip: !hasEmcc && !process.env.CI && 'emcc is not installed here (apt-get install -y emscripten); under CI this test runs' }, () => {
+  assert.ok(hasEmcc, 'emcc is required under CI: apt-get install -y emscripten');
+  const out = fs.mkdtempSync(path.join(os.tmpdir(), 'attnmap-build-'));
+  try {
+    execFileSync('bash', [path.join(root, 'build.sh'), out], { stdio: 'pipe' });
+    for (const f of ['attention.wasm', 'attention-wasm.js', 'attention-relaxed.wasm', 'attention-relaxed-wasm.js']) {
+      const fresh = fs.readFileSync(path.join(out, f)), committed = fs.readFileSync(path.join(root, 'web/wasm', f));
+      assert.ok(fresh.equals(committed), `web/wasm/${f} differs from a fresh build (${fresh.length} vs ${committed.length} bytes): run bash build.sh and commit it`);
+    }
+  } finally {
+    fs.rmSync(out, { recursive: true, force: true });
+  }
+});
+
+test('build.sh without emcc fails with a message saying how to install it', () => {
+  const r = spawnSync('/bin/bash', [path.join(root, 'build.sh'), os.tmpdir()], { env: { ...process.env, PATH: '/nonexistent' }, encoding: 'utf8' });
+  // bash itself is found by absolute path through spawnSync's lookup of the parent PATH
+  assert.notEqual(r.status, 0);
+  assert.match(r.stderr, /emcc not found.*apt-get install -y emscripten/);
+});

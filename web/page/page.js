@@ -1,0 +1,833 @@
+// page.js - the interactive page (index.html) for EP05, self-attention on 猫吃鱼.
+//
+// Bundled by scripts/build-page.js into web/dist/page.js, a classic script (an IIFE), because a
+// page opened from disk (file://) cannot import ES modules. The wasm is inlined in
+// attention-wasm.js, so nothing is fetched: the page works offline and from disk.
+//
+// Every number shown comes from the C core (attn.selfAttention / attn.attention). JavaScript only
+// formats them, and spells out the arithmetic of one cell (the dot-product terms, exp, row sum)
+// from the Q and K the core returned; the weight it ends on is the core's.
+//
+// Safety: tokens are user input (and come from the URL). They reach the DOM only through
+// textContent / setAttribute, or through renderHeatmap, which escapes them. innerHTML takes only
+// the trusted strings of page-i18n.js and the renderer's SVG.
+import { createAttention, AttentionError, toRows } from '../core/attention.js';
+import { renderHeatmap } from '../heatmap/heatmap.js';
+import { episodeWeights, manualSeed } from '../rng/torch-rng.js';
+import { STRINGS } from './page-i18n.js';
+import {
+  D_MODEL, DK_CHOICES, defaultState, parseHash, formatHash, splitTokens, parseSeed, parseNumber,
+} from './page-state.js';
+import { fixed, short, factor, pythonSnippet, scalingSnippet } from './page-format.js';
+import { createMhaSection } from './page-mha.js';
+
+const SVG_NS = 'http://www.w3.org/2000/svg';
+const SCALE_DKS = [4, 16, 64, 256, 1024];
+const SCALE_N = 8;
+// Section 5 of the episode: the Query and Key tables of the hand calculation (d_k = 4).
+const S5_TOKENS = ['猫', '吃', '鱼'];
+const S5_Q = [[1.0, 0.2, 0.1, 0.0], [0.3, 0.8, 0.2, 0.1], [0.1, 0.1, 0.9, 0.3]];
+const S5_K = [[0.9, 0.1, 0.0, 0.2], [0.2, 0.7, 0.3, 0.0], [0.0, 0.2, 1.0, 0.1]];
+const S5_ARTICLE = ['0.30', '0.42', '0.28'];
+
+const $ = (id) => document.getElementById(id);
+
+let attn;            // the C core
+let state;           // { tokens, seed, dk, causal, x, lang } (page-state.js)
+let T;               // STRINGS[state.lang]
+let model;           // the current self-attention, see computeModel()
+let s5;              // section 5, see computeSection5()
+const active = { main: { row: 1, col: 0 }, s5: { row: 1, col: 0 } };
+const heatmaps = {}; // key -> { ctx, container, cellSize, options }
+let scalingCache = null;
+let mha;             // the episode-06 section (page-mha.js)
+
+// ------------------------------------------------------------------------------------------------
+// small DOM helpers
+
+/** h('td', { class: 'x' }, 'text', node): strings become text nodes, never markup. */
+function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === 'class') el.className = v;
+    else if (k === 'html') el.innerHTML = v;          // trusted page-i18n.js strings only
+    else el.setAttribute(k, v === true ? '' : String(v));
+  }
+  for (const c of children.flat()) {
+    if (c !== null && c !== undefined && c !== false) el.append(c instanceof Node ? c : String(c));
+  }
+  return el;
+}
+
+const tok = (s) => h('span', { class: 'tok' }, s);
+const rowsOf = (m) => toRows(m);
+const identity = (n) => Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => (i === j ? 1 : 0)));
+const upperMask = (n) => Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => j > i));
+
+/** A number for the explanation: 4 decimals, or scientific when that would hide it. */
+function num(x) {
+  if (x !== 0 && (Math.abs(x) < 1e-3 || Math.abs(x) >= 1e6)) {
+    const [m, e] = x.toExponential(3).split('e');
+    return `${m}×10^${Number(e)}`;
+  }
+  return fixed(x, 4);
+}
+
+// ------------------------------------------------------------------------------------------------
+// computing (everything numeric goes through the C core)
+
+function computeModel() {
+  const n = state.tokens.length;
+  const w = episodeWeights(state.seed, n, D_MODEL, state.dk, state.dk);
+  const x = state.x ?? rowsOf(w.x);
+  const res = attn.selfAttention({ x, wq: w.wq, wk: w.wk, wv: w.wv }, { causal: state.causal });
+  return {
+    tokens: [...state.tokens], n, dk: state.dk, causal: state.causal, seed: state.seed,
+    x, w, res,
+    q: rowsOf(res.q), k: rowsOf(res.k),
+    scores: rowsOf(res.scores), scaled: rowsOf(res.scaled), weights: rowsOf(res.weights),
+    output: rowsOf(res.output), scale: 1 / Math.sqrt(state.dk),
+  };
+}
+
+function computeSection5() {
+  const r = attn.attention({ q: S5_Q, k: S5_K, v: identity(3) }, { weights: true });
+  const f = (m) => m.map((row) => row.map(Math.fround));       // what the core computed with
+  return {
+    tokens: S5_TOKENS, n: 3, dk: 4, causal: false, scale: 0.5,
+    q: f(S5_Q), k: f(S5_K), scores: null, scaled: null,
+    weights: rowsOf(r.weights), res: r,
+  };
+}
+
+/**
+ * The √d_k demonstration: q, k = torch.randn(8, d_k) twice after torch.manual_seed(seed).
+ * The core's selfAttention returns the raw scores too: with X = I (8×8), W_Q = q and W_K = k we
+ * get Q = q, K = k exactly, so scores = q·kᵀ, computed by the core like everything else.
+ */
+function computeScaling(seed) {
+  if (scalingCache && scalingCache.seed === seed) return scalingCache;
+  const I = identity(SCALE_N);
+  const rows = SCALE_DKS.map((d) => {
+    const g = manualSeed(seed);
+    const q = { data: g.randn(SCALE_N, d), shape: [SCALE_N, d] };
+    const k = { data: g.randn(SCALE_N, d), shape: [SCALE_N, d] };
+    const scaled = attn.selfAttention({ x: I, wq: q, wk: k, wv: I });              // scale 1/√d_k
+    const unscaled = attn.selfAttention({ x: I, wq: q, wk: k, wv: I }, { scale: 1 });
+    return {
+      d, std: std(scaled.scores.data), stdScaled: std(scaled.scaled.data),
+      wScaled: rowsOf(scaled.weights), wUnscaled: rowsOf(unscaled.weights),
+    };
+  });
+  scalingCache = { seed, rows };
+  return scalingCache;
+}
+
+/** Unbiased standard deviation, as torch.std(). */
+function std(data) {
+  const n = data.length;
+  let mean = 0;
+  for (const v of data) mean += v;
+  mean /= n;
+  let ss = 0;
+  for (const v of data) ss += (v - mean) ** 2;
+  return Math.sqrt(ss / (n - 1));
+}
+
+// ------------------------------------------------------------------------------------------------
+// tables
+
+/**
+ * A matrix as a compact table. caption: trusted HTML (names and shapes only).
+ * opts: rowLabels, colLabels, decimals, masked(i, j), maskText, extraCol { label, values },
+ * cell(i, j, v) -> Node (editable cells), follow: the table highlights the active row of `main`.
+ */
+function matrixTable(caption, rows, opts = {}) {
+  const { rowLabels, colLabels, decimals = 4, masked, maskText = '−∞', extraCol, cell, follow } = opts;
+  const nc = rows[0].length;
+  const head = h('tr', {}, h('th', { class: 'corner', scope: 'col' }, ''),
+    ...Array.from({ length: nc }, (_, j) => h('th', { scope: 'col' }, colLabels ? colLabels[j] : String(j))));
+  if (extraCol) head.append(h('th', { scope: 'col', class: 'extra' }, extraCol.label));
+  const body = rows.map((r, i) => {
+    const label = rowLabels ? rowLabels[i] : String(i);
+    const tr = h('tr', { 'data-row': i }, h('th', { scope: 'row', title: label }, label));
+    r.forEach((v, j) => {
+      if (cell) tr.append(h('td', { class: 'edit' }, cell(i, j, v)));
+      else if (masked && masked(i, j)) tr.append(h('td', { class: 'masked', title: fixed(v, decimals) }, maskText));
+      else tr.append(h('td', {}, fixed(v, decimals)));
+    });
+    if (extraCol) tr.append(h('td', { class: 'extra' }, fixed(extraCol.values[i], decimals)));
+    return tr;
+  });
+  const table = h('table', { class: 'matrix' + (follow ? ' follow' : '') },
+    h('caption', { html: caption }), h('thead', {}, head), h('tbody', {}, body));
+  return h('div', { class: 'table-scroll' }, table);
+}
+
+const shapeCaption = (name, r, c) => T.matrixShape(name, r, c);
+
+/**
+ * Scrollable boxes get a tab stop (so keyboards can scroll them) only when they overflow.
+ * Once per frame, and all reads before all writes, so that layout is computed once.
+ */
+let scrollablesQueued = false;
+function updateScrollables() {
+  if (scrollablesQueued) return;
+  scrollablesQueued = true;
+  requestAnimationFrame(() => {
+    scrollablesQueued = false;
+    const boxes = [...document.querySelectorAll('.table-scroll, .heatmap')];
+    const overflowing = boxes.map((el) => el.scrollWidth > el.clientWidth + 1);
+    boxes.forEach((el, k) => markScrollable(el, overflowing[k]));
+  });
+}
+
+function markScrollable(el, overflowing) {
+  if (overflowing) {
+    el.setAttribute('tabindex', '0');
+    el.setAttribute('role', 'region');
+    const cap = el.querySelector('caption, svg');
+    el.setAttribute('aria-label', cap ? (cap.getAttribute('aria-label') ?? cap.textContent) : '');
+  } else {
+    el.removeAttribute('tabindex'); el.removeAttribute('role'); el.removeAttribute('aria-label');
+  }
+}
+
+// ------------------------------------------------------------------------------------------------
+// heatmaps: renderHeatmap's SVG, made keyboard- and screen-reader-navigable
+
+/** Label width in em, as the renderer estimates it (CJK 1, other 0.6), capped like its labels. */
+const labelEm = (s) => Math.min(10, [...s].reduce((w, c) => w + (c.codePointAt(0) > 0x2e80 ? 1 : 0.6), 0));
+
+function cellSizeFor(width, tokens) {
+  const labels = Math.max(...tokens.map(labelEm)) * 14;
+  const cs = Math.floor((width - 120 - labels) / tokens.length);
+  return Math.max(28, Math.min(104, cs));
+}
+
+/**
+ * Draw ctx.weights into container and wire it up. ctx: { tokens, weights, causal, ... }.
+ * key: 'main' or 's5' (the active cell and the explanation panel belong to it).
+ */
+function drawHeatmap(key, container, ctx, title) {
+  const n = ctx.tokens.length;
+  const width = container.clientWidth || 320;          // read once: the box does not depend on its content
+  const cellSize = cellSizeFor(width, ctx.tokens);
+  const options = {
+    rowLabels: ctx.tokens, colLabels: ctx.tokens, title, lang: state.lang,
+    decimals: ctx.decimals ?? (n <= 9 ? 4 : 2), idPrefix: key, cellSize,
+  };
+  if (ctx.causal) options.masked = upperMask(n);
+  if (ctx.legend === false) options.legend = false;          // small multiples (page-mha.js)
+  container.innerHTML = renderHeatmap(ctx.weights, options);     // the renderer escapes every label
+  heatmaps[key] = { ctx, container, cellSize, options };
+
+  const svg = container.querySelector('svg');
+  const natural = Number(svg.getAttribute('width'));
+  // Shrink to the box, but not below 70 %: beyond that the numbers get too small, so wide
+  // heatmaps (many tokens on a phone) scroll inside their box instead.
+  svg.style.width = `max(min(${natural}px, 100%), ${Math.round(natural * 0.7)}px)`;
+
+  // A grid of rows of cells for assistive technology; the drawn labels are repeated in each
+  // cell's label ("吃 → 猫: 0.3157"), so the text around the grid is hidden from it.
+  svg.setAttribute('role', 'grid');
+  svg.setAttribute('aria-rowcount', String(n));
+  svg.setAttribute('aria-colcount', String(n));
+  for (const el of svg.querySelectorAll('.attnmap-title, .axis-caption, .row-labels, .col-labels, .legend, .masked-key')) {
+    el.setAttribute('aria-hidden', 'true');
+  }
+  const cells = svg.querySelector('g.cells');
+  const groups = [...cells.querySelectorAll('g.cell-group')];
+  for (let i = 0; i < n; i++) {
+    const row = document.createElementNS(SVG_NS, 'g');
+    row.setAttribute('role', 'row');
+    row.setAttribute('aria-rowindex', String(i + 1));
+    row.setAttribute('aria-label', ctx.tokens[i]);                  // the query token (an attribute: not markup)
+    for (let j = 0; j < n; j++) {
+      const g = groups[i * n + j];
+      g.setAttribute('role', 'gridcell');
+      g.setAttribute('aria-colindex', String(j + 1));
+      g.setAttribute('tabindex', '-1');
+      g.dataset.row = String(i);
+      g.dataset.col = String(j);
+      row.append(g);
+    }
+    cells.append(row);
+  }
+  const ring = document.createElementNS(SVG_NS, 'g');
+  ring.setAttribute('class', 'ring');
+  ring.setAttribute('aria-hidden', 'true');
+  ring.setAttribute('pointer-events', 'none');
+  ring.innerHTML = '<rect class="ring-outer" rx="4"/><rect class="ring-inner" rx="3"/>';
+  svg.append(ring);
+
+  const a = (active[key] ??= { row: 1, col: 0 });
+  if (a.row >= n || a.col >= n) { a.row = Math.min(1, n - 1); a.col = 0; }
+  setActive(key, a.row, a.col, false);
+}
+
+function cellGroup(key, i, j) {
+  return heatmaps[key]?.container.querySelector(`g.cell-group[data-row="${i}"][data-col="${j}"]`);
+}
+
+function setActive(key, i, j, focus) {
+  const hm = heatmaps[key];
+  if (!hm) return;
+  active[key] = { row: i, col: j };
+  const { container } = hm;
+  for (const g of container.querySelectorAll('g.cell-group[tabindex="0"]')) g.setAttribute('tabindex', '-1');
+  const g = cellGroup(key, i, j);
+  if (!g) return;
+  g.setAttribute('tabindex', '0');
+  if (focus) g.focus();
+
+  // the ring around the cell, and the row and column labels in bold
+  const rect = g.querySelector('rect.cell');
+  const [x, y, w] = ['x', 'y', 'width'].map((k) => Number(rect.getAttribute(k)));
+  const setBox = (el, pad) => {
+    el.setAttribute('x', String(x - pad)); el.setAttribute('y', String(y - pad));
+    el.setAttribute('width', String(w + 2 * pad)); el.setAttribute('height', String(w + 2 * pad));
+  };
+  setBox(container.querySelector('.ring-outer'), 2.5);
+  setBox(container.querySelector('.ring-inner'), 0.5);
+  container.querySelectorAll('.row-label, .col-label').forEach((el) => el.classList.remove('on'));
+  container.querySelectorAll('.row-label')[i]?.classList.add('on');
+  container.querySelectorAll('.col-label')[j]?.classList.add('on');
+
+  explain(key, i, j);
+  if (key === 'main') followRow(i);
+}
+
+function wireHeatmap(key, container) {
+  const target = (e) => e.target.closest?.('g.cell-group');
+  container.addEventListener('mouseover', (e) => {
+    const g = target(e);
+    if (!g) return;
+    const i = Number(g.dataset.row), j = Number(g.dataset.col);
+    if (active[key].row !== i || active[key].col !== j) setActive(key, i, j, false);
+  });
+  container.addEventListener('focusin', (e) => {
+    const g = target(e);
+    if (g) {
+      const i = Number(g.dataset.row), j = Number(g.dataset.col);
+      if (active[key].row !== i || active[key].col !== j || g.getAttribute('tabindex') !== '0') setActive(key, i, j, false);
+    }
+  });
+  container.addEventListener('keydown', (e) => {
+    const g = target(e);
+    if (!g) return;
+    const n = heatmaps[key].ctx.tokens.length;
+    let i = Number(g.dataset.row), j = Number(g.dataset.col);
+    switch (e.key) {
+      case 'ArrowRight': j = Math.min(n - 1, j + 1); break;
+      case 'ArrowLeft': j = Math.max(0, j - 1); break;
+      case 'ArrowDown': i = Math.min(n - 1, i + 1); break;
+      case 'ArrowUp': i = Math.max(0, i - 1); break;
+      case 'Home': if (e.ctrlKey) i = 0; j = 0; break;
+      case 'End': if (e.ctrlKey) i = n - 1; j = n - 1; break;
+      case 'PageUp': i = 0; break;
+      case 'PageDown': i = n - 1; break;
+      default: return;
+    }
+    e.preventDefault();
+    setActive(key, i, j, true);
+  });
+}
+
+// ------------------------------------------------------------------------------------------------
+// the explanation of one cell
+
+function explain(key, i, j) {
+  const { ctx } = heatmaps[key];
+  const panel = ctx.explainPanel ?? (key === 'main' ? $('main-explain') : $('s5-explain'));
+  const E = T.ex;
+  const n = ctx.tokens.length;
+  const qi = ctx.q[i], kj = ctx.k[j];
+  const rowTok = ctx.tokens[i], colTok = ctx.tokens[j];
+  const isMasked = (r, c) => ctx.causal && c > r;
+  const weight = ctx.weights[i][j];
+
+  const head = h('p', { class: 'ex-head' },
+    ctx.label ? h('span', { class: 'ex-label' }, ctx.label) : null,
+    h('span', { class: 'ex-pair' }, tok(rowTok), ' → ', tok(colTok)),
+    h('span', { class: 'ex-looks' }, E.looks[0], tok(rowTok), E.looks[1], tok(colTok), E.looks[2]));
+
+  // ① the dot product, term by term (JS, from the core's Q and K), ending on the core's score
+  const dk = qi.length;
+  const terms = qi.map((q, m) => `${factor(q)}×${factor(kj[m])}`);
+  const shown = dk <= 16 ? terms.join(' + ') : `${terms.slice(0, 6).join(' + ')} + … + ${terms.slice(-2).join(' + ')}`;
+  const dotJs = qi.reduce((s, q, m) => s + q * kj[m], 0);
+  const dot = ctx.scores ? ctx.scores[i][j] : dotJs;
+  const scaledOf = (r, c) => (ctx.scaled ? ctx.scaled[r][c] : ctx.q[r].reduce((s, q, m) => s + q * ctx.k[c][m], 0) * ctx.scale);
+  const scaled = scaledOf(i, j);
+  const root = Math.sqrt(ctx.dk);
+
+  const steps = h('ol', { class: 'ex-steps' });
+  const step = (label, ...value) => steps.append(h('li', {},
+    h('span', { class: 'ex-k' }, ...label), h('span', { class: 'ex-v' }, ...value)));
+
+  step([E.dot, ' q', h('sub', {}, rowTok), ' · k', h('sub', {}, colTok)],
+    h('span', { class: 'ex-terms' }, shown), dk > 16 ? E.terms(dk) : '', ' = ', h('b', {}, short(dot)));
+  step([E.scale], `${short(dot)} ÷ √${ctx.dk} = ${short(dot)} ÷ ${Number.isInteger(root) ? root : fixed(root, 4)} = `,
+    h('b', {}, short(scaled)));
+
+  let summary;
+  if (isMasked(i, j)) {
+    steps.append(h('li', { class: 'ex-masked' }, E.masked));
+    step([E.weight], h('b', { class: 'core' }, fixed(weight, 4)), h('span', { class: 'badge' }, E.core));
+    summary = E.summaryMasked;
+  } else {
+    const allowed = Array.from({ length: n }, (_, c) => c).filter((c) => !isMasked(i, c));
+    const row = allowed.map((c) => scaledOf(i, c));
+    const m = Math.max(...row);
+    const shift = m > 60 ? m : 0;                  // e^x overflows float64 near x = 709
+    const ex = row.map((s) => Math.exp(s - shift));
+    const sum = ex.reduce((a, b) => a + b, 0);
+    const mine = ex[allowed.indexOf(j)];
+    if (shift) steps.append(h('li', { class: 'ex-note' }, E.stable(short(shift))));
+    step([E.exp], shift ? `e^(${short(scaled)} − m)` : h('span', {}, 'e', h('sup', {}, short(scaled))), ' = ', h('b', {}, num(mine)));
+    const parts = [];
+    ex.forEach((v, p) => {
+      if (p) parts.push(' + ');
+      parts.push(allowed[p] === j ? h('u', {}, num(v)) : num(v));
+    });
+    step([E.sum, allowed.length < n ? E.maskedPart : ''], ...parts, ' = ', h('b', {}, num(sum)));
+    step([E.weight], `${num(mine)} ÷ ${num(sum)} = `, h('b', { class: 'core' }, fixed(weight, 4)), h('span', { class: 'badge' }, E.core));
+    summary = E.summary(short(dot), short(scaled), fixed(weight, 4));
+  }
+  const live = h('p', { class: 'visually-hidden', 'aria-live': 'polite' });
+  panel.replaceChildren(head, steps, live);
+  // announced after the cell's own label; set after insertion so that it is read
+  requestAnimationFrame(() => { live.textContent = summary; });
+}
+
+// ------------------------------------------------------------------------------------------------
+// rendering the page
+
+function applyLang() {
+  T = STRINGS[state.lang];
+  document.documentElement.lang = T.htmlLang;
+  document.title = T.docTitle;
+  for (const el of document.querySelectorAll('[data-i18n]')) el.innerHTML = T[el.dataset.i18n];
+  for (const el of document.querySelectorAll('[data-i18n-label]')) el.setAttribute('aria-label', T[el.dataset.i18nLabel]);
+  const b = $('lang');
+  b.textContent = T.langButton;
+  b.setAttribute('lang', T.langButtonLang);
+  b.setAttribute('aria-label', T.langButtonLabel);
+}
+
+function renderHero() {
+  const m = model;
+  drawHeatmap('main', $('main-heatmap'), m, T.heatmapTitle(m.seed, m.dk, m.causal));
+  $('source-note').innerHTML = T.sourceNote(m.seed, m.dk, Boolean(state.x));   // numbers only
+}
+
+function renderSteps() {
+  const m = model;
+  const dims = (k) => Array.from({ length: k }, (_, j) => String(j));
+  const masked = m.causal ? (i, j) => j > i : null;
+
+  renderXTable();
+  $('x-status').textContent = state.x ? T.xEdited : T.xRandom(m.n, m.seed);
+  $('reset-x').hidden = !state.x;
+
+  $('w-tables').replaceChildren(
+    ...[['W<sub>Q</sub>', m.w.wq], ['W<sub>K</sub>', m.w.wk], ['W<sub>V</sub>', m.w.wv]].map(([name, w]) =>
+      matrixTable(shapeCaption(name, D_MODEL, m.dk), rowsOf(w), { rowLabels: dims(D_MODEL), colLabels: dims(m.dk) })));
+  $('qkv-tables').replaceChildren(
+    ...[['Q', m.q], ['K', m.k], ['V', rowsOf(m.res.v)]].map(([name, r]) =>
+      matrixTable(shapeCaption(name, m.n, m.dk), r, { rowLabels: m.tokens, colLabels: dims(m.dk) })));
+  $('scores-table').replaceChildren(matrixTable(shapeCaption('QK<sup>T</sup>', m.n, m.n), m.scores,
+    { rowLabels: m.tokens, colLabels: m.tokens }));
+  $('step-2-text').innerHTML = T.step2Text(m.dk, fixed(Math.sqrt(m.dk), 4)) + (m.causal ? ' ' + T.step2Causal : '');
+  $('scaled-table').replaceChildren(matrixTable(shapeCaption(`QK<sup>T</sup> ÷ √${m.dk}`, m.n, m.n), m.scaled,
+    { rowLabels: m.tokens, colLabels: m.tokens, masked }));
+  $('weights-table').replaceChildren(matrixTable(shapeCaption('softmax', m.n, m.n), m.weights, {
+    rowLabels: m.tokens, colLabels: m.tokens, masked, maskText: '0', follow: true,
+    extraCol: { label: T.rowSum, values: m.weights.map((r) => r.reduce((a, b) => a + b, 0)) },
+  }));
+  $('output-table').replaceChildren(matrixTable(shapeCaption(T.outputName, m.n, m.dk), m.output,
+    { rowLabels: m.tokens, colLabels: dims(m.dk), follow: true }));
+  followRow(active.main.row);
+}
+
+/** Step 4's worked line and the highlighted rows follow the active row of the main heatmap. */
+function followRow(i) {
+  const m = model;
+  if (!m || i >= m.n) return;
+  const [a, b] = T.step4Example;
+  const parts = [a, tok(m.tokens[i]), b];
+  let first = true;
+  m.weights[i].forEach((w, j) => {
+    if (m.causal && j > i) return;
+    if (!first) parts.push(' + ');
+    first = false;
+    parts.push(h('b', {}, fixed(w, 4)), ' × V[', tok(m.tokens[j]), ']');
+  });
+  parts.push(h('span', { class: 'muted' }, T.step4Follow));
+  $('step-4-example').replaceChildren(...parts);
+  for (const tr of document.querySelectorAll('table.follow tbody tr')) tr.classList.toggle('on', Number(tr.dataset.row) === i);
+}
+
+function renderXTable() {
+  const m = model;
+  const box = $('x-table');
+  const key = JSON.stringify(m.tokens) + state.lang;
+  const existing = box.querySelector('table');
+  if (existing && box.dataset.key === key) {
+    // same shape: update the values in place, so that focus and the caret stay where they are
+    for (const input of box.querySelectorAll('input')) {
+      const i = Number(input.dataset.row), j = Number(input.dataset.col);
+      if (input.getAttribute('aria-invalid') === 'true' && document.activeElement === input) continue;
+      input.value = fixed(m.x[i][j], 4);
+      input.removeAttribute('aria-invalid');
+    }
+    return;
+  }
+  box.dataset.key = key;
+  box.replaceChildren(matrixTable(shapeCaption('X', m.n, D_MODEL), m.x, {
+    rowLabels: m.tokens,
+    colLabels: Array.from({ length: D_MODEL }, (_, j) => String(j)),
+    cell: (i, j, v) => h('input', {
+      type: 'text', inputmode: 'decimal', autocomplete: 'off', spellcheck: 'false',
+      value: fixed(v, 4), 'data-row': i, 'data-col': j, 'aria-label': `${m.tokens[i]} · ${T.xCellLabel(i, j)}`,
+    }),
+  }));
+}
+
+function renderSnippet() {
+  $('snippet').textContent = pythonSnippet(state, state.lang);
+}
+
+function renderSection5() {
+  const ctx = s5;
+  const dims = ['0', '1', '2', '3'];
+  $('s5-tables').replaceChildren(
+    matrixTable('Query', S5_Q, { rowLabels: S5_TOKENS, colLabels: dims, decimals: 1 }),
+    matrixTable('Key', S5_K, { rowLabels: S5_TOKENS, colLabels: dims, decimals: 1 }));
+  drawHeatmap('s5', $('s5-heatmap'), ctx, T.heatmapTitle5);
+  const row = ctx.weights[1].map((w) => fixed(w, 4));
+  const table = h('table', { class: 'matrix compare' },
+    h('caption', {}, T.sec5Row),
+    h('thead', {}, h('tr', {}, h('th', { class: 'corner', scope: 'col' }, ''), ...S5_TOKENS.map((t) => h('th', { scope: 'col' }, t)))),
+    h('tbody', {},
+      h('tr', {}, h('th', { scope: 'row' }, T.sec5Article), ...S5_ARTICLE.map((v) => h('td', { class: 'article' }, v))),
+      h('tr', { class: 'true' }, h('th', { scope: 'row' }, T.sec5True), ...row.map((v) => h('td', {}, v)))));
+  $('s5-compare').replaceChildren(h('div', { class: 'table-scroll' }, table));
+  $('s5-note').innerHTML = T.sec5Note(...row);                                   // numbers only
+}
+
+function bars(values, label) {
+  const W = 200, H = 72, bw = 21, gap = 4, top = 4;
+  const svg = document.createElementNS(SVG_NS, 'svg');
+  svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
+  svg.setAttribute('width', String(W));
+  svg.setAttribute('height', String(H));
+  svg.setAttribute('class', 'bars');
+  svg.setAttribute('role', 'img');
+  svg.setAttribute('aria-label', T.scaleBars(label, values.map((v) => fixed(v, 2)).join(', ')));
+  const best = values.indexOf(Math.max(...values));
+  const base = H - 2;
+  let inner = `<line class="base" x1="0" x2="${W}" y1="${base}" y2="${base}"/>`;
+  const even = base - (base - top) / values.length;
+  inner += `<line class="even" x1="0" x2="${W}" y1="${even.toFixed(2)}" y2="${even.toFixed(2)}"/>`;
+  values.forEach((v, j) => {
+    const hgt = Math.max(0.5, v * (base - top));
+    inner += `<rect class="${j === best ? 'bar top' : 'bar'}" x="${j * (bw + gap) + 2}" y="${(base - hgt).toFixed(2)}" width="${bw}" height="${hgt.toFixed(2)}" rx="1.5"/>`;
+  });
+  svg.innerHTML = inner;                                                          // numbers only
+  return svg;
+}
+
+function renderScaling() {
+  const { rows } = computeScaling(state.seed);
+  const [hd, hs, hw1, hw2] = T.scaleHead;
+  const grid = $('scale-grid');
+  const head = h('div', { class: 'scale-row scale-head', 'aria-hidden': 'true' },
+    h('span', {}, hd), h('span', {}, hs), h('span', {}, hw1), h('span', {}, hw2));
+  const list = rows.map((r) => {
+    const meanMax = (w) => w.reduce((s, row) => s + Math.max(...row), 0) / w.length;
+    const cellW = (w, label) => h('div', { class: 'scale-w' },
+      h('span', { class: 'scale-label' }, label),
+      bars(w[0], label),
+      h('span', { class: 'scale-max' }, T.scaleMax(fixed(Math.max(...w[0]), 2), fixed(meanMax(w), 2))));
+    return h('div', { class: 'scale-row' },
+      h('span', { class: 'scale-dk' }, h('span', { class: 'scale-label' }, hd + ' = '), String(r.d)),
+      h('span', { class: 'scale-std' }, h('span', { class: 'scale-label' }, hs + ' '),
+        h('b', {}, T.scaleStd(fixed(r.std, 2), fixed(Math.sqrt(r.d), 2))),
+        h('span', { class: 'muted' }, T.scaleAfter(fixed(r.stdScaled, 2)))),
+      cellW(r.wScaled, hw1), cellW(r.wUnscaled, hw2));
+  });
+  grid.replaceChildren(head, ...list);
+  $('scale-snippet').textContent = scalingSnippet(state.seed, SCALE_DKS, SCALE_N, state.lang);
+}
+
+function syncControls() {
+  const tokens = $('tokens');
+  const typed = splitTokens(tokens.value);
+  // keep what the reader typed if it means the same tokens (spacing), else show the state
+  if (!typed.tokens || JSON.stringify(typed.tokens) !== JSON.stringify(state.tokens)) tokens.value = state.tokens.join(' ');
+  tokens.removeAttribute('aria-invalid');
+  $('tokens-msg').textContent = '';
+  if (parseSeed($('seed').value) !== state.seed) $('seed').value = String(state.seed);
+  $('seed').removeAttribute('aria-invalid');
+  $('seed-msg').textContent = '';
+  $('dk').value = String(state.dk);
+  $('causal').checked = state.causal;
+}
+
+function writeHash() {
+  const hash = '#' + formatHash(state);
+  if (location.hash !== hash) history.replaceState(null, '', hash);
+}
+
+/** Recompute and redraw everything from `state`. */
+function render() {
+  try {
+    model = computeModel();
+  } catch (e) {
+    if (!(e instanceof AttentionError) || !state.x) throw e;
+    // an edited X from a link that the core refuses (e.g. it overflows): fall back to random X
+    state.x = null;
+    model = computeModel();
+    $('x-msg').textContent = `${T.xError} ${e.message} (${e.code})`;
+  }
+  renderHero();
+  renderSteps();
+  renderSnippet();
+  renderScaling();
+  renderMha();
+  writeHash();
+  updateScrollables();
+}
+
+/** The episode-06 section; a problem there (the core refusing an edited X) stays in the section. */
+function renderMha() {
+  $('mha-msg').textContent = '';
+  try {
+    mha.render(model.x);
+  } catch (e) {
+    if (!(e instanceof AttentionError)) throw e;
+    mha.clear();
+    $('mha-msg').textContent = `${T.mhaError} ${e.message} (${e.code})`;
+  }
+}
+
+function renderAll() {
+  applyLang();
+  for (const el of document.querySelectorAll('#dk option')) el.textContent = el.value;
+  renderSection5();
+  render();
+}
+
+// ------------------------------------------------------------------------------------------------
+// controls
+
+function resizeX(x, n) {
+  if (!x) return null;
+  const random = rowsOf(episodeWeights(state.seed, n, D_MODEL, state.dk, state.dk).x);
+  return Array.from({ length: n }, (_, i) => (x[i] ? [...x[i]] : random[i]));
+}
+
+function download(blob, name) {
+  const url = URL.createObjectURL(blob);
+  const a = h('a', { href: url, download: name, hidden: true });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 30000);
+}
+
+function exportName(ext) {
+  return `attention-weights-seed${model.seed}-dk${model.dk}${model.causal ? '-causal' : ''}.${ext}`;
+}
+
+function standaloneSvg() {
+  const { ctx, options } = heatmaps.main;
+  return renderHeatmap(ctx.weights, { ...options, standalone: true, idPrefix: 'attnmap' });
+}
+
+async function exportPng() {
+  const svg = standaloneSvg();
+  const doc = new DOMParser().parseFromString(svg, 'image/svg+xml');
+  const W = Number(doc.documentElement.getAttribute('width'));
+  const H = Number(doc.documentElement.getAttribute('height'));
+  const img = new Image();
+  // a data: URL, not fetch: this works from file:// too, and leaves the canvas untainted
+  img.src = 'data:image/svg+xml;charset=utf-8,' + encodeURIComponent(svg);
+  await img.decode();
+  const canvas = document.createElement('canvas');
+  canvas.width = W * 2;
+  canvas.height = H * 2;
+  const g = canvas.getContext('2d');
+  g.drawImage(img, 0, 0, W * 2, H * 2);
+  const blob = await new Promise((resolve, reject) =>
+    canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('canvas.toBlob gave nothing'))), 'image/png'));
+  download(blob, exportName('png'));
+}
+
+async function copyText(text, okMsg, msgEl) {
+  try {
+    await navigator.clipboard.writeText(text);
+    msgEl.textContent = okMsg;
+  } catch {
+    msgEl.textContent = T.copyFailed;
+  }
+}
+
+function commitX(input) {
+  const i = Number(input.dataset.row), j = Number(input.dataset.col);
+  const v = parseNumber(input.value);
+  const current = model.x;
+  if (Math.fround(v) === current[i][j]) {
+    input.removeAttribute('aria-invalid');
+    $('x-msg').textContent = '';
+    return;
+  }
+  const x = current.map((r) => [...r]);
+  x[i][j] = v;
+  try {
+    // the core checks the value (NaN, ±Infinity, beyond float32, a result that overflows)
+    attn.selfAttention({ x, wq: model.w.wq, wk: model.w.wk, wv: model.w.wv }, { causal: state.causal });
+  } catch (e) {
+    if (!(e instanceof AttentionError)) throw e;
+    input.setAttribute('aria-invalid', 'true');
+    $('x-msg').textContent = `${T.xError} ${e.message} (${e.code})`;
+    return;
+  }
+  input.removeAttribute('aria-invalid');
+  $('x-msg').textContent = '';
+  state.x = x.map((r) => r.map(Math.fround));
+  render();
+}
+
+function bindControls() {
+  $('controls').addEventListener('submit', (e) => e.preventDefault());
+
+  $('tokens').addEventListener('input', () => {
+    const r = splitTokens($('tokens').value);
+    const msg = $('tokens-msg');
+    if (r.error) {
+      $('tokens').setAttribute('aria-invalid', 'true');
+      msg.textContent = T.tokenErrors[r.error](r.count);
+      msg.classList.add('error');
+      return;
+    }
+    $('tokens').removeAttribute('aria-invalid');
+    msg.textContent = '';
+    msg.classList.remove('error');
+    if (JSON.stringify(r.tokens) === JSON.stringify(state.tokens)) return;
+    if (r.tokens.length !== state.tokens.length) state.x = resizeX(state.x, r.tokens.length);
+    state.tokens = r.tokens;
+    render();
+  });
+
+  $('seed').addEventListener('input', () => {
+    const v = parseSeed($('seed').value);
+    const msg = $('seed-msg');
+    if (v === null) {
+      $('seed').setAttribute('aria-invalid', 'true');
+      msg.textContent = T.seedError;
+      msg.classList.add('error');
+      return;
+    }
+    $('seed').removeAttribute('aria-invalid');
+    msg.textContent = '';
+    if (v === state.seed) return;
+    state.seed = v;
+    render();
+  });
+  $('seed-new').addEventListener('click', () => {
+    let v;
+    do { v = Math.floor(Math.random() * 10000); } while (v === state.seed);
+    state.seed = v;
+    syncControls();
+    render();
+  });
+  $('dk').replaceChildren(...DK_CHOICES.map((d) => h('option', { value: d }, String(d))));
+  $('dk').addEventListener('change', () => { state.dk = Number($('dk').value); render(); });
+  $('causal').addEventListener('change', () => { state.causal = $('causal').checked; render(); });
+  $('reset').addEventListener('click', () => {
+    state = { ...defaultState(), lang: state.lang };
+    $('x-msg').textContent = '';
+    syncControls();
+    render();
+  });
+  $('lang').addEventListener('click', () => {
+    state.lang = state.lang === 'zh' ? 'en' : 'zh';
+    $('x-table').dataset.key = '';
+    $('action-msg').textContent = '';
+    renderAll();
+    // the message under an invalid control is in the old language: recheck it
+    $('tokens').dispatchEvent(new Event('input'));
+    $('seed').dispatchEvent(new Event('input'));
+  });
+
+  // X: commit on change (Enter or leaving the cell)
+  $('x-table').addEventListener('change', (e) => { if (e.target.matches('input')) commitX(e.target); });
+  $('x-table').addEventListener('keydown', (e) => {
+    if (e.key === 'Enter' && e.target.matches('input')) { e.preventDefault(); commitX(e.target); }
+  });
+  $('reset-x').addEventListener('click', () => { state.x = null; $('x-msg').textContent = ''; render(); });
+
+  $('export-svg').addEventListener('click', () => {
+    download(new Blob([standaloneSvg()], { type: 'image/svg+xml' }), exportName('svg'));
+  });
+  $('export-png').addEventListener('click', () => {
+    exportPng().catch((e) => { $('action-msg').textContent = T.exportFailed + e.message; });
+  });
+  $('copy-link').addEventListener('click', () => copyText(location.href, T.linkCopied, $('action-msg')));
+  $('copy-code').addEventListener('click', () => copyText($('snippet').textContent, T.codeCopied, $('copy-code')));
+
+  wireHeatmap('main', $('main-heatmap'));
+  wireHeatmap('s5', $('s5-heatmap'));
+  mha = createMhaSection({
+    $, h, matrixTable, drawHeatmap, wireHeatmap, heatmaps,
+    getState: () => state, getT: () => T, getAttn: () => attn,
+    setHeads: (heads) => { state.heads = heads; render(); },
+    copy: (text, button) => copyText(text, T.codeCopied, button),
+  });
+  mha.bind();
+
+  window.addEventListener('hashchange', () => {
+    state = parseHash(location.hash);
+    $('x-table').dataset.key = '';
+    syncControls();
+    renderAll();
+  });
+
+  let timer = 0;
+  window.addEventListener('resize', () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      for (const key of Object.keys(heatmaps)) {
+        const hm = heatmaps[key];
+        if (cellSizeFor(hm.container.clientWidth || 320, hm.ctx.tokens) !== hm.cellSize) {
+          drawHeatmap(key, hm.container, hm.ctx, hm.options.title);
+        }
+      }
+      updateScrollables();
+    }, 150);
+  });
+}
+
+async function main() {
+  state = parseHash(location.hash);
+  T = STRINGS[state.lang];
+  try {
+    attn = await createAttention({ relaxed: false });   // one file fewer; the page's sizes gain nothing
+  } catch (e) {
+    const el = $('fatal');
+    el.hidden = false;
+    el.textContent = T.fatal + (e?.message ?? String(e));
+    return;
+  }
+  bindControls();
+  s5 = computeSection5();
+  syncControls();
+  renderAll();
+  document.documentElement.dataset.ready = 'true';
+}
+
+main();

@@ -21,7 +21,10 @@ const ROUNDS = quick ? 3 : 9;
 const SIZES = quick ? [1024] : [1024, 2048, 4096];
 const D = 64;
 
-const baseBytes = execFileSync('git', ['show', `${rev}:web/wasm/attention.wasm`], { cwd: root, maxBuffer: 1 << 26 });
+// the wasm moved from web/ to web/wasm/ in issue 12
+const show = (file) => execFileSync('git', ['show', `${rev}:${file}`], { cwd: root, maxBuffer: 1 << 26, stdio: ['ignore', 'pipe', 'ignore'] });
+let baseBytes;
+try { baseBytes = show('web/wasm/attention.wasm'); } catch { baseBytes = show('web/attention.wasm'); }
 const workBytes = fs.readFileSync(path.join(root, 'web/wasm/attention.wasm'));
 const builds = [
   { name: `${rev} (${execFileSync('git', ['rev-parse', '--short', rev], { cwd: root }).toString().trim()})`, attn: await createAttention({ wasm: baseBytes }) },

@@ -2,7 +2,7 @@
 // (fused multiply-add, on in Chromium) and onnxruntime-web's wasm backend (one thread), timed
 // in turn on the same inputs inside one page of Debian's Chromium (bench/chromium.html).
 import { startServer } from '../scripts/serve.js';
-import { launch } from '../tests/browser.js';
+import { launch } from '../tests/browser/browser.js';
 import { buildsTable } from './lib.js';
 
 export async function benchChromium({ quick, root, progress }) {

@@ -76,4 +76,35 @@ export async function loadTf() {
   };
 }
 
+/**
+ * onnxruntime-web running one multi-head self-attention layer (onnx-model.js mhaModel): 'ortMha'
+ * with the contrib op com.microsoft MultiHeadAttention, 'ortOps' the same layer in plain ONNX ops.
+ * The weights are initializers (constants the graph optimiser may see); only x is fed per call. The
+ * sessions are created here, before any timing. Returns [{ name, forward } or { name, error }].
+ */
+export async function ortMhaLayers({ ort }, w, { n, dModel, heads }) {
+  const { mhaModel } = await import('./onnx-model.js');
+  const out = [];
+  for (const [name, contrib] of [['ortMha', true], ['ortOps', false]]) {
+    try {
+      const session = await ort.InferenceSession.create(mhaModel({ dModel, heads, w, contrib }), {
+        executionProviders: ['wasm'], graphOptimizationLevel: 'all',
+      });
+      out.push({ name, forward: async () => (await session.run({ x: new ort.Tensor('float32', w.x, [1, n, dModel]) })).out.data });
+    } catch (e) {
+      out.push({ name, error: e.message.split('\n')[0] });
+    }
+  }
+  return out;
+}
+
 export const loaders = { ours: loadOurs, plain: loadPlain, ort: loadOrt, tf: loadTf };
+
+/** Loads the named implementations; one that fails to load is reported and left out (ours throws). */
+export async function loadAll(names, progress) {
+  const impls = {};
+  for (const name of names) {
+    try { impls[name] = await loaders[name](); } catch (e) { progress(`${name}: failed to load: ${e.message}`); if (name === 'ours') throw e; }
+  }
+  return impls;
+}

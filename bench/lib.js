@@ -1,4 +1,4 @@
-// lib.js - what bench.js and its child processes share: inputs, statistics, formatting.
+// lib.js - what bench.js's modules and its child processes share: inputs, statistics, formatting.
 
 // mulberry32: a small seeded generator, so that every run and every process sees the same inputs
 function mulberry32(seed) {
@@ -92,6 +92,12 @@ export function fmt(x, digits = 3) {
   const mag = Math.floor(Math.log10(Math.abs(x)));
   const dp = Math.max(0, Math.min(6, digits - 1 - mag));
   return x.toFixed(dp);
+}
+
+/** A markdown table; align defaults to the first column left, the others right. */
+export function table(header, rows, align) {
+  const a = align ?? header.map((_, i) => (i === 0 ? ':--' : '--:'));
+  return [`| ${header.join(' | ')} |`, `|${a.map((x) => ` ${x} `).join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
 }
 
 export const fmtBytes = (b) => (b >= 1048576 ? `${fmt(b / 1048576)} MiB` : b >= 1024 ? `${fmt(b / 1024)} KiB` : `${b} B`);

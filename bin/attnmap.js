@@ -215,13 +215,10 @@ async function main(argv) {
     throw e;
   }
 
-  const masked = args.causal
-    ? Array.from({ length: n }, (_, i) => Array.from({ length: m }, (_, j) => j > i))
-    : undefined;
   let svg;
   try {
     svg = renderHeatmap(weights, {
-      rowLabels, colLabels, masked, lang, decimals, standalone: true,
+      rowLabels, colLabels, masked: args.causal ? 'causal' : undefined, lang, decimals, standalone: true,
       ...(args.title !== undefined ? { title: args.title } : {}),
     });
   } catch (e) {

@@ -7,25 +7,11 @@
 // Both are tested against each other and against PyTorch (tests/).
 // Build without -ffast-math: softmax relies on IEEE rules for -inf and exp.
 #include "attention.h"
+#include "internal.h"  // the 4-wide vectors (load4, splat, ...), fits, all_finite, the shared checks
 
 #include <float.h>
 #include <math.h>
 #include <string.h>
-
-// ----------------------------------------------------------------------------
-// 4-wide vectors for the fast paths and the checks (GCC/Clang vector extensions: SSE
-// natively, wasm simd128 under emcc -msimd128; the same source gives the same rounding on both)
-
-typedef float v4f __attribute__((vector_size(16)));
-typedef int32_t v4i __attribute__((vector_size(16)));
-typedef double v2d __attribute__((vector_size(16)));
-
-static inline v4f load4(const float *p) { v4f r; memcpy(&r, p, sizeof r); return r; }
-static inline void store4(float *p, v4f x) { memcpy(p, &x, sizeof x); }
-static inline v4f splat(float x) { return (v4f){x, x, x, x}; }
-// lanes of a where mask is set (all ones), else lanes of b
-static inline v4f select4(v4i mask, v4f a, v4f b) { return (v4f)((mask & (v4i)a) | (~mask & (v4i)b)); }
-static inline float hsum(v4f x) { return (x[0] + x[1]) + (x[2] + x[3]); }
 
 // a·b + c in the tiled kernel's two products (and only there). The default build rounds twice,
 // as everywhere else. With -DATTN_RELAXED (build.sh's second build, -mrelaxed-simd) it is wasm's
@@ -57,28 +43,12 @@ const char *attn_status_string(attn_status status) {
 
 float attn_default_scale(int d_k) { return d_k < 1 ? 0.0f : 1.0f / sqrtf((float)d_k); }
 
-// a*b fits in size_t (as a count of floats, in bytes too)
-static int fits(size_t a, size_t b) { return b == 0 || a <= ((size_t)-1 / sizeof(float)) / b; }
-
 static attn_status check_sizes(int n, int m, int d_k, int d_v) {
     if (n < 1 || m < 1 || d_k < 1 || d_v < 1) return ATTN_ERR_SIZE;
     if (!fits((size_t)n, (size_t)d_k) ||
         !fits((size_t)m, (size_t)d_k) || !fits((size_t)m, (size_t)d_v) ||
         !fits((size_t)n, (size_t)d_v)) return ATTN_ERR_TOO_LARGE;
     return ATTN_OK;
-}
-
-// Every one of count values finite (|x| ≤ FLT_MAX is false for NaN and ±inf).
-static int all_finite(const float *x, size_t count) {
-    const v4i absmask = {0x7fffffff, 0x7fffffff, 0x7fffffff, 0x7fffffff};
-    const v4f fmax = splat(FLT_MAX);
-    v4i ok = {-1, -1, -1, -1};
-    size_t i = 0;
-    for (; i + 4 <= count; i += 4) ok &= (v4f)((v4i)load4(x + i) & absmask) <= fmax;
-    for (; i < count; i++) {
-        if (!isfinite(x[i])) return 0;
-    }
-    return ok[0] & ok[1] & ok[2] & ok[3];
 }
 
 // Every value finite; the largest squared row norm and the largest |x|, in double.
@@ -143,13 +113,9 @@ static attn_status check_forward(const float *out, const float *weights, const f
                                  int n, int m, int d_k, int d_v, float scale, unsigned flags) {
     if (!out || !q || !k || !v || (!weights && !workspace)) return ATTN_ERR_NULL;
     attn_status st = check_sizes(n, m, d_k, d_v);
-    if (st != ATTN_OK) return st;
-    // n×m exists only as the caller's weights (floats) or mask (bytes)
-    if (weights && !fits((size_t)n, (size_t)m)) return ATTN_ERR_TOO_LARGE;
-    if (mask && (size_t)n > (size_t)-1 / (size_t)m) return ATTN_ERR_TOO_LARGE;
-    if (!isfinite(scale) || scale < 0.0f) return ATTN_ERR_SCALE;
-    if (flags & ~ATTN_CAUSAL) return ATTN_ERR_FLAGS;
-    return ATTN_OK;
+    if (st == ATTN_OK) st = check_nm(weights ? 1 : 0, mask, n, m);
+    if (st == ATTN_OK) st = check_scale_flags(scale, flags);
+    return st;
 }
 
 // may query i attend to key j?
@@ -204,7 +170,7 @@ attn_status attn_forward_naive(float *out, float *weights, float *workspace,
     return ATTN_OK;
 }
 
-
+#ifndef ATTN_EMBED  // the tiled kernel's (below)
 // e^x for x <= 0, four lanes (Cephes expf: x = n·ln2 + r, |r| <= ln2/2, a degree-6
 // polynomial, then 2^n through the exponent bits; within 2 ulp of expf). Lanes below
 // ln(FLT_MIN), -inf among them, give exactly 0.
@@ -225,6 +191,7 @@ static inline v4f exp4(v4f x) {
     v4i bits = (v4i)y + (((v4i)t - (v4i)magic) << 23);
     return select4(under, splat(0.0f), (v4f)bits);
 }
+#endif
 
 // a·b, four lanes then (l0 + l1) + (l2 + l3), then the tail
 static inline float dot(const float *a, const float *b, int d) {
@@ -321,6 +288,7 @@ static attn_status forward_rows(float *out, float *weights, float *workspace,
     return ATTN_OK;
 }
 
+#ifndef ATTN_EMBED
 // The tiled path (FlashAttention's schedule, on a CPU): queries in blocks of 8 rows, keys in
 // blocks of BK; per row a running maximum and sum, so that nothing of size n×m exists.
 // The 8 rows of a block sit side by side in every buffer (rows in vector lanes): Q is packed
@@ -347,13 +315,6 @@ static int tiled_floats(int m, int d_k, int d_v, size_t *count) {
     if (c > (size_t)-1 / sizeof(float) - rest) return 0;
     *count = c + rest;
     return 1;
-}
-
-size_t attn_workspace_size(int n, int m, int d_k, int d_v) {
-    if (check_sizes(n, m, d_k, d_v) != ATTN_OK) return 0;
-    if (!use_tiled(m)) return (size_t)m * sizeof(float);
-    size_t count;
-    return tiled_floats(m, d_k, d_v, &count) ? count * sizeof(float) : 0;
 }
 
 // lane-wise maximum (no NaN reaches it: inputs are finite, masked scores are -inf)
@@ -552,6 +513,22 @@ static attn_status forward_tiled(float *out, float *workspace,
 // call, so a tutorial-sized first call does not wait for the large tiled kernel to compile.
 static attn_status (*volatile tiled_kernel)(float *, float *, const float *, const float *, const float *,
                                             const uint8_t *, int, int, int, float, unsigned, int, int) = forward_tiled;
+#else
+// The one-file embed's build (build.sh, -DATTN_EMBED, optimised for size) has no tiled kernel:
+// the element always asks for the weights, which only the row path computes. Without weights
+// the row path runs too (the reference's results; the tiled kernel's differ in the last bits).
+static int use_tiled(int m) { (void)m; return 0; }
+#endif
+
+size_t attn_workspace_size(int n, int m, int d_k, int d_v) {
+    if (check_sizes(n, m, d_k, d_v) != ATTN_OK) return 0;
+    if (!use_tiled(m)) return (size_t)m * sizeof(float);
+#ifndef ATTN_EMBED
+    size_t count;
+    if (tiled_floats(m, d_k, d_v, &count)) return count * sizeof(float);
+#endif
+    return 0;
+}
 
 attn_status attn_forward_rows(float *out, float *weights, float *workspace,
                               const float *q, const float *k, const float *v, const uint8_t *mask,
@@ -562,9 +539,11 @@ attn_status attn_forward_rows(float *out, float *weights, float *workspace,
     double vmax = 0;
     if (st == ATTN_OK) st = check_values(q, k, v, n, m, d_k, d_v, scale, &vmax);
     if (st != ATTN_OK) return st;
+#ifndef ATTN_EMBED
     // the tiled path sums e^(s - max)·v before dividing: at most m·max|v|, which must stay finite
     if (!weights && use_tiled(m) && vmax * m < 0.5 * (double)FLT_MAX)
         return tiled_kernel(out, workspace, q, k, v, mask, m, d_k, d_v, scale, flags, row_begin, row_end);
+#endif
     return forward_rows(out, weights, workspace, q, k, v, mask, m, d_k, d_v, scale, flags, row_begin, row_end);
 }
 
@@ -637,13 +616,12 @@ attn_status attn_self_forward(float *q, float *k, float *v, float *scores, float
     if (!q || !k || !v || !scores || !scaled || !weights || !out || !x || !wq || !wk || !wv)
         return ATTN_ERR_NULL;
     attn_status st = check_sizes(n, n, d_k, d_v);
+    if (st == ATTN_OK) st = check_nm(1, mask, n, n);  // the n×n scores, scaled and weights
     if (st != ATTN_OK) return st;
-    if (!fits((size_t)n, (size_t)n)) return ATTN_ERR_TOO_LARGE;
     if (d_model < 1) return ATTN_ERR_SIZE;
     if (!fits((size_t)n, (size_t)d_model) || !fits((size_t)d_model, (size_t)d_k) ||
         !fits((size_t)d_model, (size_t)d_v)) return ATTN_ERR_TOO_LARGE;
-    if (!isfinite(scale) || scale < 0.0f) return ATTN_ERR_SCALE;
-    if (flags & ~ATTN_CAUSAL) return ATTN_ERR_FLAGS;
+    if ((st = check_scale_flags(scale, flags)) != ATTN_OK) return st;
     // Q = X·W_Q, K = X·W_K, V = X·W_V. A NaN or ±inf in x or a weight always makes some
     // element of a product non-finite (NaN·0 and inf·0 are NaN), so the inputs are scanned
     // only when a product is not finite: NON_FINITE if one of them holds it, else OVERFLOW.

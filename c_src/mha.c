@@ -9,12 +9,10 @@
 //   pass 3: output         out = concat·wo + bo
 // Nothing here allocates: every buffer is the caller's or a slice of the workspace.
 #include "attention.h"
+#include "internal.h"  // fits, all_finite, the shared checks
 
 #include <math.h>
 #include <string.h>
-
-// a*b fits in size_t as a count of floats (so in bytes too)
-static int fits(size_t a, size_t b) { return b == 0 || a <= ((size_t)-1 / sizeof(float)) / b; }
 
 // Carve `rows·cols` floats, rounded up to 4 (16 bytes), from a running total. 0 on overflow.
 static int carve(size_t *total, size_t rows, size_t cols) {
@@ -51,14 +49,6 @@ static size_t mha_floats(int n, int m, int d_model, int heads, int kv_heads) {
 size_t attn_mha_workspace_size(int n, int m, int d_model, int heads, int kv_heads) {
     size_t floats = mha_floats(n, m, d_model, heads, kv_heads);
     return floats ? floats * sizeof(float) : 0;
-}
-
-static int all_finite(const float *x, size_t count) {
-    if (!x) return 1;
-    for (size_t i = 0; i < count; i++) {
-        if (!isfinite(x[i])) return 0;
-    }
-    return 1;
 }
 
 // y (rows, cols) = a·b + bias (bias (cols) or NULL)
@@ -100,10 +90,8 @@ attn_status attn_mha_forward(float *out, float *concat, float *weights, float *w
     if (!kv && m != n) return ATTN_ERR_SIZE;  // self-attention: the keys are the queries' tokens
     size_t floats = mha_floats(n, m, d_model, heads, kv_heads);
     if (floats == 0 || !fits((size_t)d_model, (size_t)d_model)) return ATTN_ERR_TOO_LARGE;
-    if (weights && (!fits((size_t)n, (size_t)m) || !fits((size_t)n * m, (size_t)heads))) return ATTN_ERR_TOO_LARGE;
-    if (mask && (size_t)n > (size_t)-1 / (size_t)m) return ATTN_ERR_TOO_LARGE;
-    if (!isfinite(scale) || scale < 0.0f) return ATTN_ERR_SCALE;
-    if (flags & ~ATTN_CAUSAL) return ATTN_ERR_FLAGS;
+    if ((st = check_nm(weights ? (size_t)heads : 0, mask, n, m)) != ATTN_OK) return st;
+    if ((st = check_scale_flags(scale, flags)) != ATTN_OK) return st;
 
     const int dh = d_model / heads, group = heads / kv_heads, dkv = dh * kv_heads;
     const size_t dm = (size_t)d_model;

@@ -39,6 +39,15 @@ const ALLOWED_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 const BASE_HEADERS = { 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' };
 const O_READ = fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0);
 
+/** { "from/path": "to/file" } (root-relative, leading "/" optional) → a Map; the target is checked like any request. */
+function aliasMap(alias) {
+  const entries = Object.entries(alias ?? {}).map(([from, to]) => {
+    if (typeof to !== 'string') throw new TypeError('startServer: alias maps root-relative paths to root-relative files (strings)');
+    return [from.replace(/^\/+/, ''), to.replace(/^\/+/, '')];
+  });
+  return new Map(entries);
+}
+
 /** An entry list (strings: exact file or "folder/" prefix) or a function of the relative path → a predicate. */
 function matcher(allow) {
   if (typeof allow === 'function') return (rel) => Boolean(allow(rel));
@@ -57,9 +66,12 @@ function matcher(allow) {
  * allow widens DEFAULT_ALLOW: an array of root-relative paths ("tests/fixtures/core/" for a folder,
  * "bench/chromium.html" for one file) or a function (relativePath) => true to allow. Segments
  * starting with "." stay refused whatever `allow` says; node_modules is served only when allowed here.
+ * alias maps a root-relative path to another root-relative file, served in its place under every rule
+ * above (tests use it to serve web/dist/attention-heatmap.min.js at web/element/attention-heatmap.js).
  */
-export function startServer({ root, port = 0, fallback = false, headers, allow } = {}) {
+export function startServer({ root, port = 0, fallback = false, headers, allow, alias } = {}) {
   root = path.resolve(root);
+  const aliases = aliasMap(alias);
   const isDefault = matcher(DEFAULT_ALLOW);
   const isExtra = matcher(allow);
   const allowed = (rel) => {
@@ -98,10 +110,11 @@ export function startServer({ root, port = 0, fallback = false, headers, allow }
     // NUL and control characters, backslashes (a separator on Windows): malformed, not a file name here
     if (/[\x00-\x1f\x7f\\]/.test(urlPath)) return send(res, 400, {}, 'bad request');
 
-    const segments = urlPath.split('/').filter((s) => s !== '');
+    let segments = urlPath.split('/').filter((s) => s !== '');
     const trailingSlash = urlPath.endsWith('/');
     const notFound = () => send(res, 404, {}, 'not found');
     let rel = segments.join('/');
+    if (!trailingSlash && aliases.has(rel)) { rel = aliases.get(rel); segments = rel.split('/'); }
     if (rel !== '' && !allowed(rel) && !allowed(`${rel}/index.html`)) return notFound();
 
     const base = await getRealRoot();

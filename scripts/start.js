@@ -10,7 +10,7 @@ import { startServer } from './serve.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-/** The hash build.sh records: sha256 of c_src/*.c, c_src/*.h, build.sh, first 16 hex digits. */
+/** The hash build.sh records: sha256 of c_src/*.c, c_src/*.h, build.sh, web/core/exports.js, first 16 hex digits. */
 export function sourcesHash() {
   const dir = path.join(root, 'c_src');
   const names = fs.readdirSync(dir).filter((f) => f.endsWith('.c')).sort()
@@ -18,6 +18,7 @@ export function sourcesHash() {
   const h = createHash('sha256');
   for (const f of names) h.update(fs.readFileSync(path.join(dir, f)));
   h.update(fs.readFileSync(path.join(root, 'build.sh')));
+  h.update(fs.readFileSync(path.join(root, 'web/core/exports.js')));   // the export list build.sh reads
   return h.digest('hex').slice(0, 16);
 }
 

@@ -21,6 +21,7 @@ const flat = (m) => m.flat(Infinity);
 
 const server = await startServer({
   root,
+  alias: process.env.ATTNMAP_EMBED === 'bundle' ? { 'web/element/attention-heatmap.js': 'web/dist/attention-heatmap.min.js' } : {}, // tests/browser/embed.test.js
   allow: [FIXTURES, 'tests/fixtures/element/'],
   headers: (urlPath) => (urlPath.includes('/element-heads/') ? { 'content-security-policy': STRICT_CSP } : {}),
 });

@@ -23,6 +23,7 @@ const V5 = [[0.5, -0.2, 0.1, 0.8], [-0.3, 0.6, 0.4, -0.1], [0.2, 0.1, -0.7, 0.3]
 
 const server = await startServer({
   root,
+  alias: process.env.ATTNMAP_EMBED === 'bundle' ? { 'web/element/attention-heatmap.js': 'web/dist/attention-heatmap.min.js' } : {}, // tests/browser/embed.test.js
   allow: [FIXTURES],
   headers: (urlPath) => {
     if (urlPath.endsWith('/csp-strict.html')) return { 'content-security-policy': STRICT_CSP };
@@ -811,8 +812,12 @@ describe('<attention-heatmap>', { concurrency: 4 }, () => {
   // 2026-12-01 (issue 11): the exact-length readers, the bounded legend, the cell label cut and
   // the element's total budget: 52,635 B always loaded; budgets raised by 5,000 B. The one-file
   // embed (issue 12) is the way to a small embed.
-  const BUDGET_STATIC = 55000;
-  const BUDGET_ALL = 60500;
+  // 2026-12-01 (issue 12): the core, the renderer and the element split into modules by concern
+  // (gzipped file by file, each module costs its own header): 62,710 B. What a blog author copies
+  // is now one file, web/dist/attention-heatmap.min.js, held to 25 KiB by tests/browser/embed.test.js;
+  // this budget guards the unbundled ES modules (npm users, bundlers) and was raised to 66,000 B.
+  const BUDGET_STATIC = 66000;
+  const BUDGET_ALL = 71500;
 
   test('size budget: what the embed loads, gzipped', () => {
     const files = new Map();        // file -> { raw, gz, dynamic }

@@ -84,9 +84,11 @@ async function compile(args, output, inputs) {
   return { ok: r.code === 0, cached: false, hash, text: r.text };
 }
 
+// every header of the core: a change to the private internal.h alone must rebuild too
+const headers = fs.readdirSync(path.join(root, 'c_src')).filter((f) => f.endsWith('.h')).sort().map((f) => `c_src/${f}`);
 const buildStart = Date.now();
 const libs = await pool(sources, 2, (src) => compile([...CFLAGS, kind.lib, '-c', src],
-  path.join(out, `${kind.prefix}-${path.basename(src, '.c')}.o`), [src, 'c_src/attention.h']));
+  path.join(out, `${kind.prefix}-${path.basename(src, '.c')}.o`), [src, ...headers]));
 const libObjects = sources.map((src) => path.join(out, `${kind.prefix}-${path.basename(src, '.c')}.o`));
 const built = await pool(targets, 2, async (t) => {
   const exe = path.join(out, `${kind.prefix}_${t}`);

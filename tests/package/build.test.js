@@ -9,6 +9,8 @@ import { root } from '../helpers.js';
 import { sourcesHash, builtHash } from '../../scripts/start.js';
 import wasmBase64 from '../../web/wasm/attention-wasm.js';
 import relaxedBase64 from '../../web/wasm/attention-relaxed-wasm.js';
+import embedBase64 from '../../web/wasm/attention-embed-wasm.js';
+import { WASM_FUNCTIONS } from '../../web/core/exports.js';
 
 const hasEmcc = spawnSync('sh', ['-c', 'command -v emcc'], { stdio: 'ignore' }).status === 0;
 
@@ -21,8 +23,27 @@ test('web/wasm/attention-wasm.js holds exactly web/wasm/attention.wasm, and the 
   assert.equal(header('attention-relaxed-wasm.js'), header('attention-wasm.js'));
 });
 
+test('web/wasm/attention-embed-wasm.js holds exactly web/wasm/attention-embed.wasm, from the same sources', () => {
+  const embed = fs.readFileSync(path.join(root, 'web/wasm/attention-embed.wasm'));
+  assert.ok(Buffer.from(embedBase64, 'base64').equals(embed));
+  const header = (f) => fs.readFileSync(path.join(root, 'web/wasm', f), 'utf8').slice(0, 200).match(/sources sha256 ([0-9a-f]{16})/)?.[1];
+  assert.equal(header('attention-embed-wasm.js'), header('attention-wasm.js'));
+});
+
+test('every build exports the list of web/core/exports.js (and memory, _initialize); the C reference and matmul stay out', () => {
+  for (const f of ['attention.wasm', 'attention-embed.wasm']) {
+    const names = WebAssembly.Module.exports(new WebAssembly.Module(fs.readFileSync(path.join(root, 'web/wasm', f)))).map((e) => e.name);
+    for (const name of ['memory', '_initialize', ...WASM_FUNCTIONS]) assert.ok(names.includes(name), `web/wasm/${f} exports ${name}`);
+    for (const name of ['attn_forward_naive', 'attn_matmul']) assert.ok(!names.includes(name), `web/wasm/${f} does not export ${name}`);
+  }
+  // the relaxed build validates only where the engine has relaxed SIMD: its export section, read as bytes
+  const relaxed = fs.readFileSync(path.join(root, 'web/wasm/attention-relaxed.wasm')).toString('latin1');
+  for (const name of WASM_FUNCTIONS) assert.ok(relaxed.includes(name), `web/wasm/attention-relaxed.wasm exports ${name}`);
+  for (const name of ['attn_forward_naive', 'attn_matmul']) assert.ok(!relaxed.includes(name), `web/wasm/attention-relaxed.wasm does not export ${name}`);
+});
+
 test('the committed build records the hash of the current c_src/ and build.sh', () => {
-  assert.equal(builtHash(), sourcesHash(), 'c_src/ or build.sh changed: run `bash build.sh` and commit web/wasm/attention.wasm and web/wasm/attention-wasm.js');
+  assert.equal(builtHash(), sourcesHash(), 'c_src/, build.sh or web/core/exports.js changed: run `bash build.sh` and commit web/wasm/');
 });
 
 test('build.sh from the current sources reproduces the committed bytes', { skip: !hasEmcc && !process.env.CI && 'emcc is not installed here (apt-get install -y emscripten); under CI this test runs' }, () => {
@@ -30,7 +51,7 @@ test('build.sh from the current sources reproduces the committed bytes', { skip:
   const out = fs.mkdtempSync(path.join(os.tmpdir(), 'attnmap-build-'));
   try {
     execFileSync('bash', [path.join(root, 'build.sh'), out], { stdio: 'pipe' });
-    for (const f of ['attention.wasm', 'attention-wasm.js', 'attention-relaxed.wasm', 'attention-relaxed-wasm.js']) {
+    for (const f of ['attention.wasm', 'attention-wasm.js', 'attention-relaxed.wasm', 'attention-relaxed-wasm.js', 'attention-embed.wasm', 'attention-embed-wasm.js']) {
       const fresh = fs.readFileSync(path.join(out, f)), committed = fs.readFileSync(path.join(root, 'web/wasm', f));
       assert.ok(fresh.equals(committed), `web/wasm/${f} differs from a fresh build (${fresh.length} vs ${committed.length} bytes): run bash build.sh and commit it`);
     }

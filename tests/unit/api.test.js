@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createAttention, AttentionError, toRows } from '../../web/core/attention.js';
-import { golden, assertClose, seededMatrix } from '../helpers.js';
+import { golden, assertClose, seededMatrix, caseOptions, bitsHex, mhaGolden, mhaCaseArgs } from '../helpers.js';
 
 const attn = await createAttention();
 const S5 = golden().cases.find((c) => c.name === 'section5-hand');
@@ -332,4 +332,44 @@ test('the first bad value in argument order is named, also when a Float32Array (
   expectError(() => attn.selfAttention({ x: [[1, 2]], wq: f([[1], [2]]), wk: f([[1], [NaN]]), wv: [['a'], [1]] }), 'NON_FINITE', /^wk\[1\]\[0\] is NaN/);
   expectError(() => attn.multiHeadAttention({ x: f([[NaN, 1]]), wq: [[1, 0], [0, 1]], wk: [[1, 0], [0, 1]], wv: [[1, 0], [0, 1]], wo: [[1, 0], [0, 1]], bq: [NaN, 0] }, { heads: 1 }),
     'NON_FINITE', /^x\[0\]\[0\] is NaN/);
+});
+
+// ----------------------------------------------------------------------------
+// the one-file embed's build (web/wasm/attention-embed.wasm: -Oz, no tiled kernel)
+
+test('the embed build gives the default build\'s bits with weights: every golden case and n = m = 100', async () => {
+  const fs = await import('node:fs');
+  const read = (f) => fs.readFileSync(new URL(`../../web/wasm/${f}`, import.meta.url));
+  const base = await createAttention({ wasm: read('attention.wasm') }), embed = await createAttention({ wasm: read('attention-embed.wasm') });
+  const same = (op, args, label) => {
+    const a = base[op](...args), b = embed[op](...args);
+    assert.deepEqual(Object.keys(b), Object.keys(a), label);
+    for (const key of Object.keys(a)) {
+      const x = Array.isArray(a[key]) ? a[key] : [a[key]], y = Array.isArray(b[key]) ? b[key] : [b[key]];
+      assert.equal(y.length, x.length, `${label} ${key}`);
+      for (let i = 0; i < x.length; i++) {
+        assert.deepEqual(y[i].shape, x[i].shape, `${label} ${key}[${i}]`);
+        assert.equal(bitsHex(y[i].data), bitsHex(x[i].data), `${label} ${key}[${i}]: other bits`);
+      }
+    }
+  };
+  // the tutorial sizes: every golden case of tests/golden/attention.json and mha.json
+  for (const c of golden().cases) {
+    if (c.kind === 'sdpa') same('attention', [{ q: c.q, k: c.k, v: c.v }, caseOptions(c)], c.name);
+    else same('selfAttention', [{ x: c.x, wq: c.wq, wk: c.wk, wv: c.wv }, caseOptions(c)], c.name);
+  }
+  for (const c of mhaGolden().cases) same('multiHeadAttention', mhaCaseArgs(c), `mha ${c.name}`);
+  // n = m = 100 (past the tiled kernel's 32 keys: the default build computes weights by the row path too)
+  const n = 100, mask = { data: Uint8Array.from({ length: n * n }, (_, i) => (i * 7919) % 5 !== 0), shape: [n, n] };
+  const q = seededMatrix(n, 16, 1), k = seededMatrix(n, 16, 2), v = seededMatrix(n, 8, 3), x = seededMatrix(n, 32, 4);
+  const w = (rows, cols, seed) => { const r = seededMatrix(rows, cols, seed); r.data.forEach((e, i) => { r.data[i] = e * 0.3; }); return r; };
+  for (const options of [{}, { causal: true }, { mask }, { mask, causal: true, scale: 0.5 }]) {
+    const label = `n = m = 100 ${JSON.stringify(Object.keys(options))}`;
+    same('attention', [{ q, k, v }, options], `attention ${label}`);
+    same('selfAttention', [{ x, wq: w(32, 16, 5), wk: w(32, 16, 6), wv: w(32, 8, 7) }, options], `selfAttention ${label}`);
+    same('multiHeadAttention', [{ x, wq: w(32, 32, 8), wk: w(32, 32, 9), wv: w(32, 32, 10), wo: w(32, 32, 11), bq: Array(32).fill(0.01) },
+      { heads: 4, ...options }], `multiHeadAttention ${label}`);
+    same('multiHeadAttention', [{ x, kv: seededMatrix(n, 32, 12), wq: w(32, 32, 8), wk: w(32, 16, 9), wv: w(32, 16, 10), wo: w(32, 32, 11) },
+      { heads: 4, kvHeads: 2, ...options }], `multiHeadAttention, grouped-query cross-attention ${label}`);
+  }
 });

@@ -546,3 +546,189 @@ test('labels in the cells are cut to 1,048,576 / cells characters; the axis keep
   // small heatmaps are as before: 200 characters whole
   assert.equal(small.aria, `${small.labels[1]} → ${small.labels[2]}: 0.1111`);
 });
+
+// ---------------------------------------------------------------------------------------------
+// issue 12: options for callers that insert the SVG as it is. The page and the element once
+// rewrote the rendered SVG (roles, row groups, tab stops, a focus ring, cell labels, captions,
+// <desc>); now they pass these options and nobody patches the output.
+
+const attr = (name, value) => (e) => e.attrs?.[name] === value;
+const groupsOf = (root) => findAll(root, (e) => e.name === 'g' && classes(e).includes('cell-group'));
+const rectOf = (g) => g.children.find((c) => c.name === 'rect');
+
+test('issue 12: the new options at their defaults give the same bytes as no options', () => {
+  const base = { rowLabels: TOKENS, colLabels: TOKENS };
+  const plain = renderHeatmap(CAT, base);
+  assert.equal(renderHeatmap(CAT, { ...base, role: 'img', focusRing: false, rowCaption: '查询（谁在看）', colCaption: '键（被看的词）' }), plain);
+  assert.equal(renderHeatmap(CAT, { ...base, activeCell: undefined, cellLabel: undefined, description: undefined }), plain);
+  assert.equal(renderHeatmap(CAT, { ...base, lang: 'en', rowCaption: 'query (who is looking)', colCaption: 'key (who is looked at)' }),
+    renderHeatmap(CAT, { ...base, lang: 'en' }));
+  assert.doesNotMatch(plain, /tabindex|role="(grid|group|row|gridcell)"|class="ring"/);
+});
+
+test('issue 12: masked: "causal" is the mask of j > i, for square and non-square matrices', () => {
+  assert.equal(renderHeatmap(CAT_CAUSAL, { rowLabels: TOKENS, colLabels: TOKENS, masked: 'causal' }),
+    renderHeatmap(CAT_CAUSAL, { rowLabels: TOKENS, colLabels: TOKENS, masked: causalMask(3) }));
+  for (const [rows, cols] of [[2, 5], [5, 2], [1, 1]]) {
+    const m = Array.from({ length: rows }, (_, i) => Array.from({ length: cols }, (_, j) => (i + j) / 10));
+    const mask = Array.from({ length: rows }, (_, i) => Array.from({ length: cols }, (_, j) => j > i));
+    assert.equal(renderHeatmap(m, { masked: 'causal' }), renderHeatmap(m, { masked: mask }), `${rows}×${cols}`);
+  }
+});
+
+test('issue 12: role "grid": rows of gridcells with their indices; the text around them is aria-hidden', () => {
+  const root = parseXml(renderHeatmap(CAT_CAUSAL, { rowLabels: ['猫', '<吃>', '鱼'], colLabels: TOKENS, masked: 'causal', role: 'grid' }));
+  assert.equal(root.attrs.role, 'grid');
+  assert.equal(root.attrs['aria-rowcount'], '3');
+  assert.equal(root.attrs['aria-colcount'], '3');
+  const cellsGroup = findAll(root, (e) => classes(e).includes('cells'))[0];
+  const rows = cellsGroup.children.filter((c) => typeof c !== 'string');
+  assert.deepEqual(rows.map((r) => [r.attrs.role, r.attrs['aria-rowindex'], r.attrs['aria-label']]),
+    [['row', '1', '猫'], ['row', '2', '<吃>'], ['row', '3', '鱼']]);
+  rows.forEach((r, i) => {
+    const gs = r.children.filter((c) => typeof c !== 'string');
+    assert.equal(gs.length, 3);
+    gs.forEach((g, j) => {
+      assert.ok(classes(g).includes('cell-group'));
+      assert.equal(g.attrs.role, 'gridcell');
+      assert.equal(g.attrs['aria-colindex'], String(j + 1));
+      assert.deepEqual([rectOf(g).attrs['data-row'], rectOf(g).attrs['data-col']], [String(i), String(j)]);
+    });
+  });
+  assert.equal(groupsOf(root)[3].attrs['aria-label'], '<吃> → 猫: 0.4613', 'the cells keep their labels');
+  for (const cls of ['attnmap-title', 'col-caption', 'row-caption', 'row-labels', 'col-labels', 'legend', 'masked-key']) {
+    const [el] = findAll(root, (e) => classes(e).includes(cls));
+    assert.equal(el?.attrs['aria-hidden'], 'true', cls);
+  }
+});
+
+test('issue 12: role "group": a labelled group whose cells are images; no tab stops unless asked', () => {
+  const root = parseXml(renderHeatmap(CAT, { rowLabels: TOKENS, colLabels: TOKENS, role: 'group' }));
+  assert.equal(root.attrs.role, 'group');
+  assert.ok(groupsOf(root).every((g) => g.attrs.role === 'img' && g.attrs['aria-label'] && !('tabindex' in g.attrs)));
+  assert.equal(findAll(root, attr('role', 'row')).length, 0);
+  assert.equal(findAll(root, attr('aria-hidden', 'true')).length, 1, 'only the legend is hidden, as with role "img"');
+});
+
+test('issue 12: activeCell is the one tab stop (roving tabindex); each cell group names its cell', () => {
+  for (const role of ['img', 'group', 'grid']) {
+    const root = parseXml(renderHeatmap(W16, { masked: 'causal', role, activeCell: [7, 3] }));
+    const groups = groupsOf(root);
+    assert.equal(groups.length, 256);
+    for (const g of groups) {
+      const { 'data-row': r, 'data-col': c } = rectOf(g).attrs;
+      assert.deepEqual([g.attrs['data-row'], g.attrs['data-col']], [r, c], role);
+      assert.equal(g.attrs.tabindex, r === '7' && c === '3' ? '0' : '-1', `${role} ${r},${c}`);
+    }
+    assert.equal(findAll(root, attr('tabindex', '0')).length, 1, role);
+  }
+});
+
+test('issue 12: focusRing surrounds the active cell, above everything, and hides from assistive technology', () => {
+  const root = parseXml(renderHeatmap(CAT, { rowLabels: TOKENS, colLabels: TOKENS, activeCell: [1, 2], focusRing: true, cellSize: 40 }));
+  const last = root.children.filter((c) => typeof c !== 'string').at(-1);
+  assert.ok(classes(last).includes('ring'), 'the ring is drawn last');
+  assert.equal(last.attrs['aria-hidden'], 'true');
+  assert.equal(last.attrs['pointer-events'], 'none');
+  const rect = rectOf(groupsOf(root).find((g) => g.attrs.tabindex === '0')).attrs;
+  const [outer, inner] = last.children.filter((c) => typeof c !== 'string');
+  for (const [r, cls, pad] of [[outer, 'ring-outer', 2.5], [inner, 'ring-inner', 0.5]]) {
+    assert.ok(classes(r).includes(cls));
+    assert.equal(r.attrs.fill, 'none', 'the cell shows through');
+    assert.equal(Number(r.attrs.x), Number(rect.x) - pad);
+    assert.equal(Number(r.attrs.y), Number(rect.y) - pad);
+    assert.equal(Number(r.attrs.width), Number(rect.width) + 2 * pad);
+    assert.equal(Number(r.attrs.height), Number(rect.height) + 2 * pad);
+  }
+  assert.doesNotMatch(renderHeatmap(CAT, { activeCell: [1, 2] }), /class="ring"/, 'no ring unless asked');
+});
+
+test('issue 12: cellLabel sets each cell\'s aria-label and <title> from what the cell is', () => {
+  const seen = [];
+  const svg = renderHeatmap(CAT_CAUSAL, {
+    rowLabels: ['猫', 'שלום', '<b>'], colLabels: TOKENS, masked: 'causal', decimals: 1,
+    cellLabel: (c) => { seen.push(c); return `${c.rowLabel} · ${c.col}: ${c.valueText}${c.masked ? ' ×' : ''} <&>`; },
+  });
+  assert.equal(seen.length, 9);
+  const c = seen.find((x) => x.row === 1 && x.col === 2);
+  assert.deepEqual(c, { row: 1, col: 2, value: 0, masked: true, rowLabel: '\u2068שלום\u2069', colLabel: '鱼',
+    valueText: '0.0000', label: '\u2068שלום\u2069 → 鱼: 0.0000（已遮蔽）' });
+  assert.equal(seen.find((x) => x.row === 2 && x.col === 0).label, '<b> → 猫: 0.2786');
+  const root = parseXml(svg);
+  for (const g of groupsOf(root)) {
+    const { 'data-row': r, 'data-col': col } = rectOf(g).attrs;
+    const e = seen.find((x) => String(x.row) === r && String(x.col) === col);
+    const want = `${e.rowLabel} · ${e.col}: ${e.valueText}${e.masked ? ' ×' : ''} <&>`;
+    assert.equal(g.attrs['aria-label'], want);
+    assert.equal(textOf(g.children.find((x) => x.name === 'title')), want);
+  }
+  assert.ok(!svg.includes('<&>') && !svg.includes('<b>'), 'escaped');
+  assert.match(groupsOf(parseXml(renderHeatmap([[1]], { cellLabel: () => 'a\u0000b\tc' })))[0].attrs['aria-label'], /^a\ufffdb c$/,
+    'cleaned like a label');
+  assert.throws(() => renderHeatmap([[1]], { cellLabel: () => 5 }), /cellLabel must return a string; for cell \[0, 0\] it returned number/);
+});
+
+test('issue 12: rowCaption, colCaption and description replace the defaults, escaped, and are laid out as drawn', () => {
+  const root = parseXml(renderHeatmap(CAT, { rowLabels: TOKENS, colLabels: TOKENS, lang: 'en',
+    rowCaption: 'token <i>', colCaption: 'dimension & co', description: 'Each row is an output vector.' }));
+  assert.equal(textOf(findAll(root, (e) => classes(e).includes('row-caption'))[0]), 'token <i>');
+  assert.equal(textOf(findAll(root, (e) => classes(e).includes('col-caption'))[0]), 'dimension & co');
+  assert.equal(textOf(root.children.find((c) => c.name === 'desc')), 'Each row is an output vector.');
+  // a 1×4 grid is 56 px tall: a long rotated row caption makes the picture taller, a short one does not
+  const height = (rowCaption) => Number(parseXml(renderHeatmap([[1, 2, 3, 4]], { rowCaption, legend: false })).attrs.height);
+  assert.ok(height('a much longer caption for the rows than the grid is tall') > height('dim'));
+  assert.equal(height('x'), height('y'));
+});
+
+test('issue 12: bad values of the new options throw, naming what was expected', () => {
+  const cases = [
+    [{ role: 'table' }, RangeError, /role must be "img", "group" or "grid"; received the string "table"/],
+    [{ activeCell: [3, 0] }, RangeError, /activeCell \[3, 0\] is outside the 3×3 matrix/],
+    [{ activeCell: [0, -1] }, RangeError, /activeCell \[0, -1\] is outside/],
+    [{ activeCell: '0,0' }, TypeError, /activeCell must be \[row, col\], two integers; received the string/],
+    [{ activeCell: [0.5, 0] }, TypeError, /activeCell must be \[row, col\]/],
+    [{ focusRing: 'yes', activeCell: [0, 0] }, TypeError, /focusRing must be true or false/],
+    [{ focusRing: true }, TypeError, /focusRing needs activeCell/],
+    [{ cellLabel: 'label' }, TypeError, /cellLabel must be a function \(cell\) => string; received the string/],
+    [{ rowCaption: 5 }, TypeError, /rowCaption must be a string; received number 5/],
+    [{ colCaption: null }, TypeError, /colCaption must be a string; received null/],
+    [{ description: ['a'] }, TypeError, /description must be a string; received an array/],
+    [{ masked: 'upper' }, TypeError, /masked must be "causal", boolean\[\]\[\] or/],
+  ];
+  for (const [options, type, message] of cases) {
+    assert.throws(() => renderHeatmap(CAT, options), (e) => e instanceof type && message.test(e.message), JSON.stringify(options));
+  }
+});
+
+test('issue 12: every option at once on hostile labels is still well-formed, allowed SVG', () => {
+  const svg = renderHeatmap(HOSTILE_SCORES, {
+    rowLabels: HOSTILE, colLabels: HOSTILE, scale: 'diverging', masked: 'causal', role: 'grid', activeCell: [8, 8],
+    focusRing: true, cellLabel: (c) => `${c.label} </svg>`, rowCaption: '<row>', colCaption: '"col"', description: '& desc',
+  });
+  const root = parseXml(svg);
+  for (const el of new Set(findAll(root, () => true).map((e) => e.name))) assert.ok(ALLOWED.has(el), `unexpected <${el}>`);
+  assert.equal(svg.match(/<\/svg>/g).length, 1);
+  assert.doesNotMatch(svg, /<style|style=/i, 'still nothing for style-src to block');
+  if (!spawnSync('xmllint', ['--version']).error) {
+    const r = spawnSync('xmllint', ['--noout', '-'], { input: svg, encoding: 'utf8' });
+    assert.equal(r.status, 0, `xmllint says ${r.stderr}`);
+  }
+});
+
+test('issue 12: gridKey (grid-keys.js), the arrow keys of the page\'s and the element\'s heatmaps', async () => {
+  const { gridKey } = await import('../../web/heatmap/grid-keys.js');
+  const at = (key, ctrl, row, col) => gridKey(key, ctrl, row, col, 3, 4);
+  assert.deepEqual(at('ArrowRight', false, 1, 1), { row: 1, col: 2 });
+  assert.deepEqual(at('ArrowRight', false, 1, 3), { row: 1, col: 3 }, 'stops at the edge');
+  assert.deepEqual(at('ArrowLeft', false, 1, 0), { row: 1, col: 0 });
+  assert.deepEqual(at('ArrowDown', false, 2, 1), { row: 2, col: 1 });
+  assert.deepEqual(at('ArrowUp', false, 1, 1), { row: 0, col: 1 });
+  assert.deepEqual(at('Home', false, 2, 3), { row: 2, col: 0 });
+  assert.deepEqual(at('Home', true, 2, 3), { row: 0, col: 0 });
+  assert.deepEqual(at('End', false, 0, 0), { row: 0, col: 3 });
+  assert.deepEqual(at('End', true, 0, 0), { row: 2, col: 3 });
+  assert.deepEqual(at('PageUp', false, 2, 2), { row: 0, col: 2 });
+  assert.deepEqual(at('PageDown', false, 0, 2), { row: 2, col: 2 });
+  assert.equal(at('Tab', false, 0, 0), null);
+  assert.equal(at('a', true, 0, 0), null);
+});

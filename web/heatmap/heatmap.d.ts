@@ -23,6 +23,10 @@
  * }));
  * ```
  *
+ * Callers pass options and insert the string as it is: roles, the tab stop, a focus ring, the
+ * cells' labels, the captions and the description are options (see below), so nothing has to
+ * rewrite the SVG afterwards.
+ *
  * Invalid input (ragged rows, a label count that does not match, NaN or ±Infinity, an unknown
  * option, more than 65,536 cells) throws a `TypeError` or `RangeError` whose message names what
  * was expected and what came. The same input always gives the same string.
@@ -40,10 +44,32 @@ export type HeatmapMatrix =
   | ArrayLike<number>[]
   | { data: Float32Array | Float64Array | ArrayLike<number>; shape: [rows: number, cols: number] };
 
-/** `true` (or 1) = this cell was masked out. Same shape as the matrix. */
+/**
+ * `true` (or 1) = this cell was masked out. Same shape as the matrix; or `"causal"`: query i sees
+ * only keys j <= i (the cells right of the diagonal are masked), as `attention(..., { causal: true })`.
+ */
 export type HeatmapMask =
+  | 'causal'
   | ArrayLike<boolean | 0 | 1>[]
   | { data: Uint8Array | ArrayLike<boolean | number>; shape: [rows: number, cols: number] };
+
+/** What a `cellLabel` function is given for one cell. */
+export interface HeatmapCell {
+  /** Row (query) and column (key) index, from 0. */
+  row: number;
+  col: number;
+  /** The value, full precision. */
+  value: number;
+  /** The cell is masked out (drawn hatched). */
+  masked: boolean;
+  /** The row and column labels as the cell shows them: XML-safe, cut to the cell budget, bidi-isolated. */
+  rowLabel: string;
+  colLabel: string;
+  /** The value with max(4, decimals) decimals, never "-0.0000". */
+  valueText: string;
+  /** The default label, e.g. "吃 → 猫: 0.3157" (with "（已遮蔽）" / " (masked)" for a masked cell). */
+  label: string;
+}
 
 export interface HeatmapOptions {
   /**
@@ -83,4 +109,42 @@ export interface HeatmapOptions {
   legend?: boolean;
   /** Cell side in px (8–200). Default: 56 up to 9×9, then smaller, at least 14. */
   cellSize?: number;
+
+  // Accessibility and interaction: what a page or widget needs, so that it inserts the SVG as it is.
+
+  /**
+   * The root's role, and with it the cells'. `"img"` (default): one image, described by its
+   * <title> and <desc>. `"group"`: a labelled group whose cells are `role="img"`, each reachable
+   * with its label. `"grid"`: an ARIA grid (`aria-rowcount`, `aria-colcount`) of
+   * `<g role="row" aria-rowindex aria-label="row label">` rows of `role="gridcell"` cells with
+   * `aria-colindex`; the drawn title, captions, labels and masked key are `aria-hidden`, since
+   * every cell's label repeats them.
+   */
+  role?: 'img' | 'group' | 'grid';
+  /**
+   * Makes the cells keyboard-focusable with a roving tabindex: this cell `[row, col]` gets
+   * `tabindex="0"`, every other `tabindex="-1"`, so the heatmap is one tab stop (the caller moves
+   * the stop and the focus with the arrow keys). Each `<g class="cell-group">` then also carries
+   * `data-row` and `data-col`, so that an event's target names its cell.
+   */
+  activeCell?: readonly [row: number, col: number];
+  /**
+   * With `activeCell`: draw a ring around that cell, above everything (`<g class="ring">` with
+   * `rect.ring-outer` and `rect.ring-inner`; fill none, stroked in currentColor and white unless
+   * page CSS says otherwise), for a page that moves it as the focus moves. Default false.
+   */
+  focusRing?: boolean;
+  /**
+   * Each cell's `aria-label` and `<title>`, from what it is given (see HeatmapCell). Default: the
+   * cell's `label`, "吃 → 猫: 0.3157". Return plain text; it is escaped. Keep it short: it is
+   * repeated in every cell.
+   * @example (c) => `head 2 · ${c.label}`   or   (c) => `${c.rowLabel} · dim ${c.col}: ${c.valueText}`
+   */
+  cellLabel?: (cell: HeatmapCell) => string;
+  /** The caption of the rows (drawn rotated, left of the row labels). Default "查询（谁在看）" / "query (who is looking)". */
+  rowCaption?: string;
+  /** The caption of the columns (drawn above them). Default "键（被看的词）" / "key (who is looked at)". */
+  colCaption?: string;
+  /** The root's <desc>. Default: how to read the heatmap, its colour domain and each row's largest value. */
+  description?: string;
 }

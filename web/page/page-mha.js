@@ -17,7 +17,9 @@
 // (attn.multiHeadAttention); Q and K for the explanation of a cell come from attn.selfAttention.
 import { toRows } from '../core/attention.js';
 import { manualSeed } from '../rng/torch-rng.js';
-import { D_MODEL, HEAD_CHOICES, shortestFloat32 } from './page-state.js';
+import * as SNIPPET from '../strings/snippets.js';
+import { D_MODEL, HEAD_CHOICES } from './page-state.js';
+import { snippetHead, editedX } from './page-format.js';
 
 /**
  * X, W_Q, W_K, W_V, W_O after torch.manual_seed(seed), in the episode's layout (Q = X · W_Q):
@@ -56,68 +58,19 @@ export function computeMha(attn, { seed, n, x = null, heads, causal = false }) {
   };
 }
 
-/** Python source for a float32 value (shortest round trip). */
-const py = (v) => { const s = shortestFloat32(v); return /[.e]/.test(s) ? s : `${s}.0`; };
-
-const TEXT = {
-  zh: {
-    seed: '与本页相同的随机种子',
-    sentence: '分词',
-    randn: '和第五期一样，先抽 X',
-    edited: '你在页面上改过的 X（上一行的 randn 仍要保留：它推进了随机数，后面的 W 才一致）',
-    dHead: (h) => `每个头的宽度 d_head = d_model ÷ 头数 = ${D_MODEL / h}`,
-    same: '和第五期相同的三个投影（d_k = d_model = 8）……',
-    wo: '……再多一个输出投影 W_o（第六期新增）',
-    split: '投影之后拆成 num_heads 份：(n, d_model) -> (n, num_heads, d_head) -> (num_heads, n, d_head)',
-    cols: '头 h 用的是第 h*d_head 到 (h+1)*d_head-1 列，也就是 W_q.weight.T 的这几列',
-    four: '每个头各做一遍第五期的四步，缩放用 √d_head，softmax 按头分别做',
-    causal: '因果遮蔽：每个词只看自己和前面的词（对每个头都一样）',
-    weights: '每个头一张热力图',
-    concat: '拼接：(num_heads, n, d_head) -> (n, num_heads, d_head) -> (n, d_model)',
-    out: '乘 W_O：各个头的结果在这里混合',
-    printW: '每个头的注意力权重：\\n', printO: '输出：\\n',
-  },
-  en: {
-    seed: 'the same random seed as the page',
-    sentence: 'tokens',
-    randn: 'X first, as in episode 05',
-    edited: 'the X you edited on the page (keep the randn line above: it advances the generator, so the W below match)',
-    dHead: (h) => `width of each head: d_head = d_model / num_heads = ${D_MODEL / h}`,
-    same: 'the same three projections as episode 05 (d_k = d_model = 8) ...',
-    wo: '... plus one output projection W_o (new in episode 06)',
-    split: 'after the projection, split into num_heads parts: (n, d_model) -> (n, num_heads, d_head) -> (num_heads, n, d_head)',
-    cols: 'head h uses columns h*d_head to (h+1)*d_head-1, i.e. those columns of W_q.weight.T',
-    four: 'each head runs the four steps of episode 05, scaled by √d_head; softmax per head',
-    causal: 'causal mask: each token sees only itself and earlier tokens (the same for every head)',
-    weights: 'one heatmap per head',
-    concat: 'concatenate: (num_heads, n, d_head) -> (n, num_heads, d_head) -> (n, d_model)',
-    out: 'multiply by W_O: this is where the heads are mixed',
-    printW: 'attention weights of each head:\\n', printO: 'output:\\n',
-  },
-};
-
 /**
  * The PyTorch code that prints the section's numbers, for the page's state. Plain torch ops: the
  * heads are split with .view / .transpose. tests/golden/make_page_mha.py runs this very text
  * (and checks it against F.multi_head_attention_forward).
  */
 export function mhaSnippet({ tokens, seed, causal, heads, x }, lang = 'zh') {
-  const t = TEXT[lang] ?? TEXT.zh;
+  const s = SNIPPET[lang] ?? SNIPPET.zh, t = s.ep06;
   const n = tokens.length;
-  const L = [];
-  L.push('import torch', 'import torch.nn.functional as F', '');
-  L.push(`torch.manual_seed(${seed})  # ${t.seed}`, '');
-  L.push(`# ${t.sentence}: ${JSON.stringify(tokens)}, d_model = ${D_MODEL}`);
-  L.push(`X = torch.randn(${n}, ${D_MODEL})   # ${t.randn}`);
-  if (x) {
-    L.push(`# ${t.edited}`);
-    L.push('X = torch.tensor([');
-    for (const row of x) L.push(`    [${row.map(py).join(', ')}],`);
-    L.push('])');
-  }
+  const L = snippetHead(s, seed, tokens);
+  L.push(`X = torch.randn(${n}, ${D_MODEL})   # ${t.randn}`, ...editedX(s, x));
   L.push('n, d_model = X.shape');
   L.push(`num_heads = ${heads}`);
-  L.push(`d_head = d_model // num_heads   # ${t.dHead(heads)}`, '');
+  L.push(`d_head = d_model // num_heads   # ${t.dHead(D_MODEL / heads)}`, '');
   L.push(`# ${t.same}`);
   L.push('W_q = torch.nn.Linear(d_model, d_model, bias=False)');
   L.push('W_k = torch.nn.Linear(d_model, d_model, bias=False)');
@@ -143,7 +96,7 @@ export function mhaSnippet({ tokens, seed, causal, heads, x }, lang = 'zh') {
   L.push(`output = W_o(concat)                               # (${n}, ${D_MODEL}) = concat @ W_o.weight.T`, '');
   L.push('torch.set_printoptions(precision=4)');
   L.push(`print("${t.printW}", attn_weights)`);
-  L.push(`print("${t.printO}", output)`);
+  L.push(`print("${s.printO}", output)`);
   return L.join('\n') + '\n';
 }
 
@@ -160,105 +113,130 @@ export function mhaSnippet({ tokens, seed, causal, heads, x }, lang = 'zh') {
  * it computes everything before it touches the DOM, so when the core throws nothing has changed.
  */
 export function createMhaSection(env) {
-  const { $, h, matrixTable, drawHeatmap, wireHeatmap, heatmaps } = env;
   const figures = [];          // one per possible head, created once (wired once)
   let last = null;
+  return {
+    bind: () => bindSection(env, figures),
+    render(x) {
+      const { seed, tokens, heads, causal } = env.getState();
+      last = computeMha(env.getAttn(), { seed, n: tokens.length, x, heads, causal });
+      showSection(env, figures, last);
+    },
+    /** After the core refused the page's X: no stale numbers (page.js shows the message). */
+    clear() {
+      last = null;
+      clearSection(env, figures);
+    },
+    lastResult: () => last,
+  };
+}
 
-  function bind() {
-    const grid = $('mha-grid');
-    for (let k = 0; k < HEAD_CHOICES[HEAD_CHOICES.length - 1]; k++) {
-      const box = h('div', { id: `mha-h${k}`, class: 'heatmap' });
-      const cap = h('figcaption', { class: 'note' });
-      const fig = h('figure', { class: 'card figure head', hidden: true }, box, cap);
-      grid.append(fig);
-      figures.push({ fig, box, cap });
-      wireHeatmap(`mha${k}`, box);
+/** One figure per possible head (wired once), the heads radio group, the copy button. */
+function bindSection(env, figures) {
+  const { $, h, wireHeatmap } = env;
+  const grid = $('mha-grid');
+  for (let k = 0; k < HEAD_CHOICES[HEAD_CHOICES.length - 1]; k++) {
+    const box = h('div', { id: `mha-h${k}`, class: 'heatmap' });
+    const cap = h('figcaption', { class: 'note' });
+    const fig = h('figure', { class: 'card figure head', hidden: true }, box, cap);
+    grid.append(fig);
+    figures.push({ fig, box, cap });
+    wireHeatmap(`mha${k}`, box);
+  }
+  const radios = $('mha-heads');
+  radios.replaceChildren(...HEAD_CHOICES.map((c) => h('label', { class: 'seg-item' },
+    h('input', { type: 'radio', name: 'heads', value: c }), h('span', {}, String(c)))));
+  radios.addEventListener('change', (e) => {
+    if (e.target.name === 'heads') env.setHeads(Number(e.target.value));
+  });
+  $('copy-mha-code').addEventListener('click', () => env.copy($('mha-snippet').textContent, $('copy-mha-code')));
+}
+
+/** The section for computeMha's result m: the setup line, one heatmap per head, the tables, the code. */
+function showSection(env, figures, m) {
+  const { $ } = env;
+  const state = env.getState(), T = env.getT();
+  const { heads, causal, seed } = state;
+  const tokens = [...state.tokens];
+  for (const input of $('mha-heads').querySelectorAll('input')) input.checked = Number(input.value) === heads;
+  $('mha-setup').innerHTML = T.mhaSetup(tokens.length, heads, m.dHead, seed, causal, state.dk);   // numbers only
+  $('mha-layout').dataset.heads = String(heads);
+  showHeads(env, figures, m, tokens);
+  $('mha-one').hidden = heads !== 1;
+  showTables(env, m, tokens);
+  $('mha-snippet').textContent = mhaSnippet(state, state.lang);
+}
+
+/**
+ * The heads' heatmaps. The figures are shown first, so that each heatmap measures its own box;
+ * the last head is drawn first, so that the shared explanation panel ends on head 1.
+ */
+function showHeads(env, figures, m, tokens) {
+  const { $, drawHeatmap, heatmaps } = env;
+  const T = env.getT(), { heads, causal } = m;
+  figures.forEach((f, k) => { f.fig.hidden = k >= heads; });
+  [...figures.entries()].reverse().forEach(([k, f]) => {
+    const key = `mha${k}`;
+    if (k >= heads) {
+      delete heatmaps[key];
+      f.box.replaceChildren();
+      return;
     }
-    const radios = $('mha-heads');
-    radios.replaceChildren(...HEAD_CHOICES.map((c) => h('label', { class: 'seg-item' },
-      h('input', { type: 'radio', name: 'heads', value: c }), h('span', {}, String(c)))));
-    radios.addEventListener('change', (e) => {
-      if (e.target.name === 'heads') env.setHeads(Number(e.target.value));
-    });
-    $('copy-mha-code').addEventListener('click', () => env.copy($('mha-snippet').textContent, $('copy-mha-code')));
-  }
+    const ph = m.perHead[k];
+    const ctx = {
+      tokens, n: tokens.length, weights: ph.weights, q: ph.q, k: ph.k, scores: null, scaled: null,
+      dk: m.dHead, scale: 1 / Math.sqrt(m.dHead), causal, label: T.mhaHead(k + 1, m.dHead),
+      explainPanel: $('mha-explain'),
+      // 4 or 8 small heatmaps: no legend (the same 0–1 scale as above) and 2 decimals in the cells
+      // (the explanation, the tooltips and the cells' labels keep 4)
+      legend: heads < 4 ? undefined : false, decimals: heads < 4 ? undefined : 2,
+    };
+    drawHeatmap(key, f.box, ctx, T.mhaHead(k + 1, m.dHead));
+    f.cap.innerHTML = T.mhaHeadCols(k * m.dHead, (k + 1) * m.dHead - 1);        // numbers only
+  });
+}
 
-  function render(x) {
-    const state = env.getState(), T = env.getT();
-    const { heads, causal, seed } = state;
-    const tokens = [...state.tokens];
-    const m = computeMha(env.getAttn(), { seed, n: tokens.length, x, heads, causal });
-    last = m;
-    for (const input of $('mha-heads').querySelectorAll('input')) input.checked = Number(input.value) === heads;
-    $('mha-setup').innerHTML = T.mhaSetup(tokens.length, heads, m.dHead, seed, causal, state.dk);   // numbers only
-    $('mha-layout').dataset.heads = String(heads);
+/** The concat and W_O tables, banded by head, and the output. */
+function showTables(env, m, tokens) {
+  const { $, h, matrixTable } = env;
+  const T = env.getT(), { heads, dHead } = m;
+  const dims = Array.from({ length: D_MODEL }, (_, j) => String(j));
+  const concat = matrixTable(T.matrixShape(T.mhaConcatName, tokens.length, D_MODEL), m.concat, { rowLabels: tokens, colLabels: dims });
+  groupHeads(h, concat, heads, dHead, T, 'cols');
+  const wo = matrixTable(T.matrixShape('W<sub>O</sub>', D_MODEL, D_MODEL), toRows(m.w.wo), { rowLabels: dims, colLabels: dims });
+  groupHeads(h, wo, heads, dHead, T, 'rows');
+  $('mha-tables').replaceChildren(concat, wo);
+  $('mha-output').replaceChildren(matrixTable(T.matrixShape(T.outputName, tokens.length, D_MODEL), m.output,
+    { rowLabels: tokens, colLabels: dims }));
+}
 
-    // show the figures first, so that each heatmap measures its own box; draw the last head
-    // first, so that the shared explanation panel ends on head 1
-    figures.forEach((f, k) => { f.fig.hidden = k >= heads; });
-    [...figures.entries()].reverse().forEach(([k, f]) => {
-      const key = `mha${k}`;
-      if (k >= heads) {
-        delete heatmaps[key];
-        f.box.replaceChildren();
-        return;
-      }
-      const ph = m.perHead[k];
-      const ctx = {
-        tokens, n: tokens.length, weights: ph.weights, q: ph.q, k: ph.k, scores: null, scaled: null,
-        dk: m.dHead, scale: 1 / Math.sqrt(m.dHead), causal, label: T.mhaHead(k + 1, m.dHead),
-        explainPanel: $('mha-explain'),
-        // 4 or 8 small heatmaps: no legend (the same 0–1 scale as above) and 2 decimals in the cells
-        // (the explanation, the tooltips and the cells' labels keep 4)
-        legend: heads < 4 ? undefined : false, decimals: heads < 4 ? undefined : 2,
-      };
-      drawHeatmap(key, f.box, ctx, T.mhaHead(k + 1, m.dHead));
-      f.cap.innerHTML = T.mhaHeadCols(k * m.dHead, (k + 1) * m.dHead - 1);        // numbers only
-    });
-    $('mha-one').hidden = heads !== 1;
-
-    const dims = Array.from({ length: D_MODEL }, (_, j) => String(j));
-    const concat = matrixTable(T.matrixShape(T.mhaConcatName, tokens.length, D_MODEL), m.concat, { rowLabels: tokens, colLabels: dims });
-    groupHeads(concat, heads, m.dHead, T, 'cols');
-    const wo = matrixTable(T.matrixShape('W<sub>O</sub>', D_MODEL, D_MODEL), toRows(m.w.wo), { rowLabels: dims, colLabels: dims });
-    groupHeads(wo, heads, m.dHead, T, 'rows');
-    $('mha-tables').replaceChildren(concat, wo);
-    $('mha-output').replaceChildren(matrixTable(T.matrixShape(T.outputName, tokens.length, D_MODEL), m.output,
-      { rowLabels: tokens, colLabels: dims }));
-    $('mha-snippet').textContent = mhaSnippet(state, state.lang);
-  }
-
-  /**
-   * Mark which head each column (concat) or row (W_O) belongs to: a header row "head 1 | head 2"
-   * above the concat's columns, and a light band on every other head.
-   */
-  function groupHeads(wrapper, heads, dHead, T, along) {
-    const table = wrapper.querySelector('table');
-    table.classList.add('by-head');
-    const band = (idx) => Math.floor(idx / dHead) % 2 === 1;
-    if (along === 'cols') {
-      const top = h('tr', { class: 'head-groups' }, h('th', { class: 'corner' }, ''),
-        ...Array.from({ length: heads }, (_, k) => h('th', { scope: 'colgroup', colspan: dHead, class: band(k * dHead) ? 'band' : null },
-          T.mhaGroup(k + 1, dHead === 1))));
-      table.tHead.prepend(top);
-      for (const tr of table.querySelectorAll('tbody tr, thead tr:not(.head-groups)')) {
-        [...tr.children].slice(1).forEach((cell, j) => { if (band(j)) cell.classList.add('band'); });
-      }
-    } else {
-      [...table.tBodies[0].rows].forEach((tr, i) => {
-        tr.classList.toggle('band', band(i));
-        tr.firstElementChild.title = T.mhaGroup(Math.floor(i / dHead) + 1, false);
-      });
+/**
+ * Mark which head each column (concat) or row (W_O) belongs to: a header row "head 1 | head 2"
+ * above the concat's columns, and a light band on every other head.
+ */
+function groupHeads(h, wrapper, heads, dHead, T, along) {
+  const table = wrapper.querySelector('table');
+  table.classList.add('by-head');
+  const band = (idx) => Math.floor(idx / dHead) % 2 === 1;
+  if (along === 'cols') {
+    const top = h('tr', { class: 'head-groups' }, h('th', { class: 'corner' }, ''),
+      ...Array.from({ length: heads }, (_, k) => h('th', { scope: 'colgroup', colspan: dHead, class: band(k * dHead) ? 'band' : null },
+        T.mhaGroup(k + 1, dHead === 1))));
+    table.tHead.prepend(top);
+    for (const tr of table.querySelectorAll('tbody tr, thead tr:not(.head-groups)')) {
+      [...tr.children].slice(1).forEach((cell, j) => { if (band(j)) cell.classList.add('band'); });
     }
+  } else {
+    [...table.tBodies[0].rows].forEach((tr, i) => {
+      tr.classList.toggle('band', band(i));
+      tr.firstElementChild.title = T.mhaGroup(Math.floor(i / dHead) + 1, false);
+    });
   }
+}
 
-  /** After the core refused the page's X: no stale numbers (page.js shows the message). */
-  function clear() {
-    last = null;
-    figures.forEach((f, k) => { f.fig.hidden = true; f.box.replaceChildren(); delete heatmaps[`mha${k}`]; });
-    for (const id of ['mha-explain', 'mha-tables', 'mha-output', 'mha-snippet']) $(id).replaceChildren();
-    $('mha-one').hidden = true;
-  }
-
-  return { bind, render, clear, lastResult: () => last };
+function clearSection(env, figures) {
+  const { $, heatmaps } = env;
+  figures.forEach((f, k) => { f.fig.hidden = true; f.box.replaceChildren(); delete heatmaps[`mha${k}`]; });
+  for (const id of ['mha-explain', 'mha-tables', 'mha-output', 'mha-snippet']) $(id).replaceChildren();
+  $('mha-one').hidden = true;
 }

@@ -10,11 +10,13 @@
 //
 // Safety: tokens are user input (and come from the URL). They reach the DOM only through
 // textContent / setAttribute, or through renderHeatmap, which escapes them. innerHTML takes only
-// the trusted strings of page-i18n.js and the renderer's SVG.
+// the trusted strings of web/strings/page.js and the renderer's SVG, which the page inserts as it is
+// (roles, tab stop and focus ring are renderHeatmap options).
 import { createAttention, AttentionError, toRows } from '../core/attention.js';
 import { renderHeatmap } from '../heatmap/heatmap.js';
+import { gridKey } from '../heatmap/grid-keys.js';
 import { episodeWeights, manualSeed } from '../rng/torch-rng.js';
-import { STRINGS } from './page-i18n.js';
+import * as STRINGS from '../strings/page.js';
 import {
   D_MODEL, DK_CHOICES, defaultState, parseHash, formatHash, splitTokens, parseSeed, parseNumber,
 } from './page-state.js';
@@ -51,7 +53,7 @@ function h(tag, attrs = {}, ...children) {
   for (const [k, v] of Object.entries(attrs)) {
     if (v === undefined || v === null || v === false) continue;
     if (k === 'class') el.className = v;
-    else if (k === 'html') el.innerHTML = v;          // trusted page-i18n.js strings only
+    else if (k === 'html') el.innerHTML = v;          // trusted web/strings/page.js strings only
     else el.setAttribute(k, v === true ? '' : String(v));
   }
   for (const c of children.flat()) {
@@ -63,7 +65,6 @@ function h(tag, attrs = {}, ...children) {
 const tok = (s) => h('span', { class: 'tok' }, s);
 const rowsOf = (m) => toRows(m);
 const identity = (n) => Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => (i === j ? 1 : 0)));
-const upperMask = (n) => Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => j > i));
 
 /** A number for the explanation: 4 decimals, or scientific when that would hide it. */
 function num(x) {
@@ -195,7 +196,7 @@ function markScrollable(el, overflowing) {
 }
 
 // ------------------------------------------------------------------------------------------------
-// heatmaps: renderHeatmap's SVG, made keyboard- and screen-reader-navigable
+// heatmaps: renderHeatmap's SVG as a keyboard- and screen-reader-navigable grid
 
 /** Label width in em, as the renderer estimates it (CJK 1, other 0.6), capped like its labels. */
 const labelEm = (s) => Math.min(10, [...s].reduce((w, c) => w + (c.codePointAt(0) > 0x2e80 ? 1 : 0.6), 0));
@@ -207,7 +208,7 @@ function cellSizeFor(width, tokens) {
 }
 
 /**
- * Draw ctx.weights into container and wire it up. ctx: { tokens, weights, causal, ... }.
+ * Draw ctx.weights into container. ctx: { tokens, weights, causal, ... }.
  * key: 'main' or 's5' (the active cell and the explanation panel belong to it).
  */
 function drawHeatmap(key, container, ctx, title) {
@@ -218,52 +219,22 @@ function drawHeatmap(key, container, ctx, title) {
     rowLabels: ctx.tokens, colLabels: ctx.tokens, title, lang: state.lang,
     decimals: ctx.decimals ?? (n <= 9 ? 4 : 2), idPrefix: key, cellSize,
   };
-  if (ctx.causal) options.masked = upperMask(n);
+  if (ctx.causal) options.masked = 'causal';
   if (ctx.legend === false) options.legend = false;          // small multiples (page-mha.js)
-  container.innerHTML = renderHeatmap(ctx.weights, options);     // the renderer escapes every label
-  heatmaps[key] = { ctx, container, cellSize, options };
-
-  const svg = container.querySelector('svg');
-  const natural = Number(svg.getAttribute('width'));
-  // Shrink to the box, but not below 70 %: beyond that the numbers get too small, so wide
-  // heatmaps (many tokens on a phone) scroll inside their box instead.
-  svg.style.width = `max(min(${natural}px, 100%), ${Math.round(natural * 0.7)}px)`;
-
-  // A grid of rows of cells for assistive technology; the drawn labels are repeated in each
-  // cell's label ("吃 → 猫: 0.3157"), so the text around the grid is hidden from it.
-  svg.setAttribute('role', 'grid');
-  svg.setAttribute('aria-rowcount', String(n));
-  svg.setAttribute('aria-colcount', String(n));
-  for (const el of svg.querySelectorAll('.attnmap-title, .axis-caption, .row-labels, .col-labels, .legend, .masked-key')) {
-    el.setAttribute('aria-hidden', 'true');
-  }
-  const cells = svg.querySelector('g.cells');
-  const groups = [...cells.querySelectorAll('g.cell-group')];
-  for (let i = 0; i < n; i++) {
-    const row = document.createElementNS(SVG_NS, 'g');
-    row.setAttribute('role', 'row');
-    row.setAttribute('aria-rowindex', String(i + 1));
-    row.setAttribute('aria-label', ctx.tokens[i]);                  // the query token (an attribute: not markup)
-    for (let j = 0; j < n; j++) {
-      const g = groups[i * n + j];
-      g.setAttribute('role', 'gridcell');
-      g.setAttribute('aria-colindex', String(j + 1));
-      g.setAttribute('tabindex', '-1');
-      g.dataset.row = String(i);
-      g.dataset.col = String(j);
-      row.append(g);
-    }
-    cells.append(row);
-  }
-  const ring = document.createElementNS(SVG_NS, 'g');
-  ring.setAttribute('class', 'ring');
-  ring.setAttribute('aria-hidden', 'true');
-  ring.setAttribute('pointer-events', 'none');
-  ring.innerHTML = '<rect class="ring-outer" rx="4"/><rect class="ring-inner" rx="3"/>';
-  svg.append(ring);
-
   const a = (active[key] ??= { row: 1, col: 0 });
   if (a.row >= n || a.col >= n) { a.row = Math.min(1, n - 1); a.col = 0; }
+  // A grid of rows of cells for assistive technology (the drawn labels are repeated in each cell's
+  // label, "吃 → 猫: 0.3157", so the renderer hides the text around the grid from it), one tab stop
+  // on the active cell, and the focus ring that setActive moves. The renderer escapes every label.
+  const svg = renderHeatmap(ctx.weights, { ...options, role: 'grid', activeCell: [a.row, a.col], focusRing: true });
+  container.innerHTML = svg;
+  heatmaps[key] = { ctx, container, cellSize, options };   // options: what an export draws
+
+  // Shrink to the box, but not below 70 % (page.css): beyond that the numbers get too small, so
+  // wide heatmaps (many tokens on a phone) scroll inside their box instead.
+  const natural = Number(container.querySelector('svg').getAttribute('width'));
+  container.style.setProperty('--svg-width', `${natural}px`);
+  container.style.setProperty('--svg-min-width', `${Math.round(natural * 0.7)}px`);
   setActive(key, a.row, a.col, false);
 }
 
@@ -271,6 +242,11 @@ function cellGroup(key, i, j) {
   return heatmaps[key]?.container.querySelector(`g.cell-group[data-row="${i}"][data-col="${j}"]`);
 }
 
+/**
+ * Make (i, j) the active cell of a heatmap: as the pointer or the keys move, the tab stop, the
+ * focus ring and the bold row and column labels follow it (the renderer drew the first tab stop
+ * and ring), and the explanation shows its arithmetic.
+ */
 function setActive(key, i, j, focus) {
   const hm = heatmaps[key];
   if (!hm) return;
@@ -318,20 +294,10 @@ function wireHeatmap(key, container) {
     const g = target(e);
     if (!g) return;
     const n = heatmaps[key].ctx.tokens.length;
-    let i = Number(g.dataset.row), j = Number(g.dataset.col);
-    switch (e.key) {
-      case 'ArrowRight': j = Math.min(n - 1, j + 1); break;
-      case 'ArrowLeft': j = Math.max(0, j - 1); break;
-      case 'ArrowDown': i = Math.min(n - 1, i + 1); break;
-      case 'ArrowUp': i = Math.max(0, i - 1); break;
-      case 'Home': if (e.ctrlKey) i = 0; j = 0; break;
-      case 'End': if (e.ctrlKey) i = n - 1; j = n - 1; break;
-      case 'PageUp': i = 0; break;
-      case 'PageDown': i = n - 1; break;
-      default: return;
-    }
+    const to = gridKey(e.key, e.ctrlKey, Number(g.dataset.row), Number(g.dataset.col), n, n);
+    if (!to) return;
     e.preventDefault();
-    setActive(key, i, j, true);
+    setActive(key, to.row, to.col, true);
   });
 }
 
@@ -704,7 +670,16 @@ function commitX(input) {
 
 function bindControls() {
   $('controls').addEventListener('submit', (e) => e.preventDefault());
+  bindTokensAndSeed();
+  bindSettings();
+  bindX();
+  bindActions();
+  bindHeatmaps();
+  bindWindow();
+}
 
+/** The sentence and the seed: checked as they are typed; a valid value recomputes. */
+function bindTokensAndSeed() {
   $('tokens').addEventListener('input', () => {
     const r = splitTokens($('tokens').value);
     const msg = $('tokens-msg');
@@ -745,6 +720,10 @@ function bindControls() {
     syncControls();
     render();
   });
+}
+
+/** d_k, the causal mask, reset, and the language. */
+function bindSettings() {
   $('dk').replaceChildren(...DK_CHOICES.map((d) => h('option', { value: d }, String(d))));
   $('dk').addEventListener('change', () => { state.dk = Number($('dk').value); render(); });
   $('causal').addEventListener('change', () => { state.causal = $('causal').checked; render(); });
@@ -763,14 +742,19 @@ function bindControls() {
     $('tokens').dispatchEvent(new Event('input'));
     $('seed').dispatchEvent(new Event('input'));
   });
+}
 
-  // X: commit on change (Enter or leaving the cell)
+/** X: commit on change (Enter or leaving the cell). */
+function bindX() {
   $('x-table').addEventListener('change', (e) => { if (e.target.matches('input')) commitX(e.target); });
   $('x-table').addEventListener('keydown', (e) => {
     if (e.key === 'Enter' && e.target.matches('input')) { e.preventDefault(); commitX(e.target); }
   });
   $('reset-x').addEventListener('click', () => { state.x = null; $('x-msg').textContent = ''; render(); });
+}
 
+/** Exports and copies. */
+function bindActions() {
   $('export-svg').addEventListener('click', () => {
     download(new Blob([standaloneSvg()], { type: 'image/svg+xml' }), exportName('svg'));
   });
@@ -779,7 +763,10 @@ function bindControls() {
   });
   $('copy-link').addEventListener('click', () => copyText(location.href, T.linkCopied, $('action-msg')));
   $('copy-code').addEventListener('click', () => copyText($('snippet').textContent, T.codeCopied, $('copy-code')));
+}
 
+/** The heatmaps' pointer and keyboard, and the episode-06 section. */
+function bindHeatmaps() {
   wireHeatmap('main', $('main-heatmap'));
   wireHeatmap('s5', $('s5-heatmap'));
   mha = createMhaSection({
@@ -789,7 +776,10 @@ function bindControls() {
     copy: (text, button) => copyText(text, T.codeCopied, button),
   });
   mha.bind();
+}
 
+/** A link's new hash, and a window that changes size. */
+function bindWindow() {
   window.addEventListener('hashchange', () => {
     state = parseHash(location.hash);
     $('x-table').dataset.key = '';

@@ -1,0 +1,32 @@
+// plan.js - what a run measures and for how long: the sizes, rounds and durations of a full run
+// and of a quick one (BENCH_QUICK=1), the limit on disagreement, the implementations' names.
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const here = path.dirname(fileURLToPath(import.meta.url));
+export const root = path.resolve(here, '..');
+export const QUICK = process.env.BENCH_QUICK === '1';
+export const TOLERANCE = 1e-4;
+export const progress = (msg) => process.stderr.write(`bench: ${msg}\n`);
+
+// sizes and rounds (fewer rounds where one call takes seconds); quick mode stops at 1024
+export const SIZES = [
+  { n: 3, d: 8, rounds: QUICK ? 7 : 41 },
+  { n: 64, d: 64, rounds: QUICK ? 7 : 41 },
+  { n: 256, d: 64, rounds: QUICK ? 5 : 25 },
+  { n: 1024, d: 64, rounds: QUICK ? 3 : 15 },
+  { n: 2048, d: 64, rounds: QUICK ? 0 : 11 },
+  { n: 4096, d: 64, rounds: QUICK ? 0 : 9 },
+].filter((s) => s.rounds > 0);
+export const SAMPLE_MS = QUICK ? 2 : 5;         // target duration of one sample
+export const WARMUP_MS = QUICK ? 300 : 1000;    // per implementation and size, before calibrating
+export const TINY = { calls: QUICK ? 2000 : 10000, batches: QUICK ? 5 : 15 };
+export const COLD_RUNS = QUICK ? 3 : 15;
+export const MEMORY_N = QUICK ? 1024 : 4096;
+export const IMPLS = ['ours', 'plain', 'ort', 'tf'];
+export const LABEL = { ours: 'attnmap', plain: 'plain JS', ort: 'onnxruntime-web', tf: 'TF.js wasm', native: 'native C' };
+// GPT-2 small's attention layer (d_model 768, 12 heads of 64) at n = 1024 tokens; quick mode
+// runs a 128-token layer of the same width
+export const MHA = { n: QUICK ? 128 : 1024, dModel: 768, heads: 12, rounds: QUICK ? 3 : 11 };
+// plain JS needs seconds per call at large n: fewer samples there, so that the run stays near 5 minutes
+export const MAX_SAMPLES = { plain: { 1024: 7, 2048: 3, 4096: 1 } };

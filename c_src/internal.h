@@ -1,0 +1,60 @@
+// internal.h - what attention.c and mha.c share; not part of the API (attention.h is).
+//
+//   - 4-wide vectors (GCC/Clang vector extensions: SSE natively, wasm simd128 under
+//     emcc -msimd128; the same source gives the same rounding on both);
+//   - fits() and all_finite();
+//   - the argument checks every entry point ends with: the caller's n×m buffers, scale, flags.
+#ifndef ATTN_INTERNAL_H
+#define ATTN_INTERNAL_H
+
+#include "attention.h"
+
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+typedef float v4f __attribute__((vector_size(16)));
+typedef int32_t v4i __attribute__((vector_size(16)));
+typedef double v2d __attribute__((vector_size(16)));
+
+static inline v4f load4(const float *p) { v4f r; memcpy(&r, p, sizeof r); return r; }
+static inline void store4(float *p, v4f x) { memcpy(p, &x, sizeof x); }
+static inline v4f splat(float x) { return (v4f){x, x, x, x}; }
+// lanes of a where mask is set (all ones), else lanes of b
+static inline v4f select4(v4i mask, v4f a, v4f b) { return (v4f)((mask & (v4i)a) | (~mask & (v4i)b)); }
+static inline float hsum(v4f x) { return (x[0] + x[1]) + (x[2] + x[3]); }
+
+// a*b fits in size_t as a count of floats (so in bytes too)
+static inline int fits(size_t a, size_t b) { return b == 0 || a <= ((size_t)-1 / sizeof(float)) / b; }
+
+// Every one of count values finite (|x| ≤ FLT_MAX is false for NaN and ±inf); NULL (an
+// optional input left out) counts as finite.
+static inline int all_finite(const float *x, size_t count) {
+    if (!x) return 1;
+    const v4i absmask = {0x7fffffff, 0x7fffffff, 0x7fffffff, 0x7fffffff};
+    const v4f fmax = splat(FLT_MAX);
+    v4i ok = {-1, -1, -1, -1};
+    size_t i = 0;
+    for (; i + 4 <= count; i += 4) ok &= (v4f)((v4i)load4(x + i) & absmask) <= fmax;
+    for (; i < count; i++) {
+        if (!isfinite(x[i])) return 0;
+    }
+    return ok[0] & ok[1] & ok[2] & ok[3];
+}
+
+// The n×m buffers exist only as the caller's: `copies` matrices of weights (floats; 0 when
+// weights is NULL) and the mask (bytes). ATTN_ERR_TOO_LARGE when they do not fit in size_t.
+static inline attn_status check_nm(size_t copies, const uint8_t *mask, int n, int m) {
+    if (copies && (!fits((size_t)n, (size_t)m) || !fits((size_t)n * (size_t)m, copies))) return ATTN_ERR_TOO_LARGE;
+    if (mask && (size_t)n > (size_t)-1 / (size_t)m) return ATTN_ERR_TOO_LARGE;
+    return ATTN_OK;
+}
+
+// scale finite and >= 0, no unknown flag bits
+static inline attn_status check_scale_flags(float scale, unsigned flags) {
+    if (!isfinite(scale) || scale < 0.0f) return ATTN_ERR_SCALE;
+    if (flags & ~ATTN_CAUSAL) return ATTN_ERR_FLAGS;
+    return ATTN_OK;
+}
+
+#endif // ATTN_INTERNAL_H

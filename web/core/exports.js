@@ -1,0 +1,13 @@
+// exports.js - the C functions the wasm core exports, listed once: build.sh hands this list to
+// emcc (-sEXPORTED_FUNCTIONS, every build), and load.js refuses a module that lacks any of them.
+// attn_forward is not called by this wrapper but is kept for hosts that call the C directly
+// (bench/tiny.js); attn_forward_naive and attn_matmul stay in the C API (c_src/attention.h)
+// for C users and the tests, not in the wasm. The module also exports `memory` and
+// `_initialize` (-sSTANDALONE_WASM), which load.js checks beside these.
+export const WASM_FUNCTIONS = Object.freeze([
+  'malloc', 'free',
+  'attn_status_string', 'attn_default_scale',
+  'attn_forward', 'attn_forward_rows', 'attn_workspace_size',
+  'attn_self_forward',
+  'attn_mha_forward', 'attn_mha_workspace_size',
+]);

@@ -1,0 +1,90 @@
+// colour.js - the colour scales of the heatmap (viridis for weights, RdBu around 0 for scores),
+// the text colour on a cell, and the legend's ticks. Pure.
+import { compact } from './text.js';
+
+const MAX_TICKS = 12;           // a legend has 2 to 6 ticks
+
+// viridis (matplotlib; perceptually uniform, readable with colour-vision deficiencies and in
+// greyscale), 11 stops at t = 0, 0.1, ..., 1.
+const VIRIDIS = ['#440154', '#482475', '#414487', '#355f8d', '#2a788e', '#21918c',
+  '#22a884', '#44bf70', '#7ad151', '#bddf26', '#fde725'];
+// ColorBrewer RdBu reversed: blue (negative) - white (0) - red (positive); colour-blind safe.
+const RDBU = ['#053061', '#2166ac', '#4393c3', '#92c5de', '#d1e5f0', '#f7f7f7',
+  '#fddbc7', '#f4a582', '#d6604d', '#b2182b', '#67001f'];
+
+const hexToRgb = (h) => [1, 3, 5].map((i) => parseInt(h.slice(i, i + 2), 16));
+const VIRIDIS_RGB = VIRIDIS.map(hexToRgb);
+const RDBU_RGB = RDBU.map(hexToRgb);
+
+function ramp(stops, t) {
+  t = t > 0 ? Math.min(1, t) : t <= 0 ? 0 : 0.5;     // NaN (0/0 in a degenerate domain): the middle
+  const x = t * (stops.length - 1), i = Math.min(stops.length - 2, Math.floor(x)), f = x - i;
+  const a = stops[i], b = stops[i + 1];
+  return a.map((c, k) => Math.round(c + (b[k] - c) * f));
+}
+
+export const toHex = (rgb) => '#' + rgb.map((c) => c.toString(16).padStart(2, '0')).join('');
+
+/** (v - a) / (b - a), also when b - a overflows (a = -1e308, b = 1e308). */
+export function frac(v, a, b) {
+  const span = b - a;
+  return Number.isFinite(span) ? (v - a) / span : (v / 2 - a / 2) / (b / 2 - a / 2);
+}
+
+/** The fill of a value: sequential on [min, max], diverging around 0 (or the middle). */
+export function colour(v, o) {
+  const { dmin, dmax } = o;
+  if (o.scale === 'sequential') return ramp(VIRIDIS_RGB, frac(v, dmin, dmax));
+  const mid = dmin < 0 && dmax > 0 ? 0 : Number.isFinite(dmin + dmax) ? (dmin + dmax) / 2 : dmin / 2 + dmax / 2;
+  const t = v < mid ? 0.5 * (v - dmin) / (mid - dmin) : 0.5 + 0.5 * (v - mid) / (dmax - mid);
+  return ramp(RDBU_RGB, t);
+}
+
+// WCAG relative luminance; text is white unless near-black contrasts clearly better (by 15%).
+// The bias keeps mid-range cells (viridis teal, where both are ~4.4:1) from flipping between
+// black and white for nearly equal values such as 0.4455 and 0.4564.
+function luminance(rgb) {
+  const [r, g, b] = rgb.map((c) => { c /= 255; return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; });
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+}
+const DARK_TEXT = '#111111', LIGHT_TEXT = '#ffffff';
+const DARK_L = luminance([17, 17, 17]);
+export function textOn(rgb) {
+  const L = luminance(rgb);
+  const dark = (L + 0.05) / (DARK_L + 0.05), light = 1.05 / (L + 0.05);
+  return dark > light * 1.15 ? DARK_TEXT : LIGHT_TEXT;
+}
+
+// Legend ticks { ticks, labels } of [a, b]: round steps while they can be told apart, else (1e15
+// to 1e15 + 0.2: past 2^53, k * step stops changing as k grows) the two ends. Counted, never endless.
+export function niceTicks(a, b) {
+  const span = b - a;
+  const raw = Number.isFinite(span) ? span / 4 : (b / 2 - a / 2) / 2;
+  const p = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 2.5, 5, 10].map((m) => m * p).find((s) => s >= raw * 0.999);
+  const d = Math.max(0, -Math.floor(Math.log10(step) + 1e-9) + (step / p === 2.5 ? 1 : 0));
+  if (step > 0 && Number.isFinite(step) && d <= 100) {
+    const ticks = [], labels = [];
+    const k0 = Math.ceil(a / step - 1e-9);
+    for (let i = 0; i <= MAX_TICKS; i++) {
+      const v = (k0 + i) * step;
+      if (!(v <= b + step * 1e-9 && Number.isFinite(v))) {
+        if (i >= 2) return { ticks, labels };
+        break;
+      }
+      const label = compact(v, d);
+      if (i > 0 && !(v > ticks[i - 1] && label !== labels[i - 1])) break;
+      ticks.push(v); labels.push(label);
+    }
+  }
+  return { ticks: [a, b], labels: apart(a, b) };
+}
+
+/** Two different numbers printed as short as they still differ. */
+export function apart(a, b) {
+  for (let digits = 1; digits < 17; digits++) {
+    const x = Number(a.toPrecision(digits)), y = Number(b.toPrecision(digits));
+    if (x !== y && Number.isFinite(x) && Number.isFinite(y)) return [String(x), String(y)];
+  }
+  return [String(a), String(b)];
+}

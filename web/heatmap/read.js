@@ -1,0 +1,246 @@
+// read.js - the renderer's input, checked: the matrix, the labels, the mask and the options. Every
+// message names what was expected and what came. Pure.
+import * as TEXT from '../strings/heatmap.js';
+import { clean } from './text.js';
+
+const MAX_CELLS = 65536;        // 256 × 256: beyond that the SVG is tens of megabytes
+const ROLES = ['img', 'group', 'grid'];
+
+export function describe(x) {
+  if (x === null) return 'null';
+  if (x === undefined) return 'undefined';
+  if (Array.isArray(x)) return `an array of length ${x.length}`;
+  if (ArrayBuffer.isView(x)) return `a ${x.constructor.name} of length ${x.length}`;
+  if (typeof x === 'object') return `an object with keys [${Object.keys(x).join(', ')}]`;
+  if (typeof x === 'string') return `the string ${JSON.stringify(x.length > 40 ? x.slice(0, 40) + '…' : x)}`;
+  return `${typeof x} ${String(x)}`;
+}
+
+/** A row of a matrix: an array or a typed array (not a DataView). */
+export const isList = (x) => Array.isArray(x) || (ArrayBuffer.isView(x) && !(x instanceof DataView));
+
+function checkSize(rows, cols) {
+  if (rows * cols > MAX_CELLS) {
+    throw new RangeError(`renderHeatmap: a ${rows}×${cols} matrix has ${rows * cols} cells; at most ${MAX_CELLS} (256×256) can be drawn`);
+  }
+}
+
+function checkValue(x, where) {
+  if (typeof x !== 'number') throw new TypeError(`renderHeatmap: ${where} must be a number; received ${describe(x)}`);
+  if (!Number.isFinite(x)) throw new RangeError(`renderHeatmap: ${where} is ${x}; every value must be a finite number`);
+}
+
+export function readMatrix(matrix) {
+  if (Array.isArray(matrix)) {
+    const rows = matrix.length;
+    if (rows === 0) throw new RangeError('renderHeatmap: matrix has no rows; expected number[][] with at least one row and one column');
+    if (!isList(matrix[0])) {
+      throw new TypeError(`renderHeatmap: matrix must be number[][]; matrix[0] is ${describe(matrix[0])}`);
+    }
+    const cols = matrix[0].length;
+    if (cols === 0) throw new RangeError('renderHeatmap: matrix[0] has no columns; expected at least one');
+    checkSize(rows, cols);
+    const values = new Array(rows * cols);
+    for (let i = 0; i < rows; i++) {
+      const row = matrix[i];
+      if (!isList(row)) throw new TypeError(`renderHeatmap: matrix[${i}] must be an array of numbers; received ${describe(row)}`);
+      if (row.length !== cols) {
+        throw new RangeError(`renderHeatmap: matrix is ragged: matrix[0] has ${cols} columns but matrix[${i}] has ${row.length}`);
+      }
+      for (let j = 0; j < cols; j++) {
+        checkValue(row[j], `matrix[${i}][${j}]`);
+        values[i * cols + j] = row[j];
+      }
+    }
+    return { rows, cols, values };
+  }
+  if (matrix !== null && typeof matrix === 'object' && 'data' in matrix && 'shape' in matrix) {
+    const { rows, cols } = readShape(matrix.shape, 'matrix');
+    const { data } = matrix;
+    if (!isList(data)) {
+      throw new TypeError(`renderHeatmap: matrix.data must be a Float32Array, Float64Array or number[]; received ${describe(data)}`);
+    }
+    if (data.length !== rows * cols) {
+      throw new RangeError(`renderHeatmap: matrix.data has ${data.length} values but shape [${rows}, ${cols}] needs ${rows * cols}`);
+    }
+    const values = new Array(rows * cols);
+    for (let p = 0; p < values.length; p++) {
+      checkValue(data[p], `matrix value [${Math.floor(p / cols)}][${p % cols}]`);
+      values[p] = data[p];
+    }
+    return { rows, cols, values };
+  }
+  throw new TypeError(`renderHeatmap: matrix must be number[][] or { data: Float32Array | number[], shape: [rows, cols] }; received ${describe(matrix)}`);
+}
+
+function readShape(shape, name) {
+  if (!Array.isArray(shape) || shape.length !== 2 || !shape.every((d) => Number.isInteger(d) && d >= 1)) {
+    throw new TypeError(`renderHeatmap: ${name}.shape must be [rows, cols] of positive integers; received ${JSON.stringify(shape) ?? String(shape)}`);
+  }
+  checkSize(shape[0], shape[1]);
+  return { rows: shape[0], cols: shape[1] };
+}
+
+function readLabels(labels, count, name, axis) {
+  if (labels === undefined) return Array.from({ length: count }, (_, i) => String(i));
+  if (!Array.isArray(labels)) throw new TypeError(`renderHeatmap: ${name} must be an array of strings; received ${describe(labels)}`);
+  if (labels.length !== count) {
+    throw new RangeError(`renderHeatmap: ${name} has ${labels.length} labels but the matrix has ${count} ${axis}`);
+  }
+  labels.forEach((l, i) => {
+    if (typeof l !== 'string') throw new TypeError(`renderHeatmap: ${name}[${i}] must be a string; received ${describe(l)}`);
+  });
+  return labels;
+}
+
+function readMask(masked, rows, cols) {
+  if (masked === undefined || masked === null) return null;
+  const out = new Uint8Array(rows * cols);
+  if (masked === 'causal') {                   // query i sees keys j <= i
+    for (let i = 0; i < rows; i++) for (let j = i + 1; j < cols; j++) out[i * cols + j] = 1;
+    return out;
+  }
+  const flag = (b, where) => {
+    if (b === true || b === 1) return 1;
+    if (b === false || b === 0) return 0;
+    throw new TypeError(`renderHeatmap: ${where} must be true or false (true = masked out); received ${describe(b)}`);
+  };
+  if (Array.isArray(masked)) {
+    if (masked.length !== rows) {
+      throw new RangeError(`renderHeatmap: masked has ${masked.length} rows but the matrix has ${rows}; expected a ${rows}×${cols} boolean[][]`);
+    }
+    for (let i = 0; i < rows; i++) {
+      const row = masked[i];
+      if (!isList(row)) throw new TypeError(`renderHeatmap: masked[${i}] must be an array of booleans; received ${describe(row)}`);
+      if (row.length !== cols) throw new RangeError(`renderHeatmap: masked[${i}] has ${row.length} columns but the matrix has ${cols}`);
+      for (let j = 0; j < cols; j++) out[i * cols + j] = flag(row[j], `masked[${i}][${j}]`);
+    }
+    return out;
+  }
+  if (typeof masked === 'object' && 'data' in masked && 'shape' in masked) {
+    const s = masked.shape;
+    if (!Array.isArray(s) || s[0] !== rows || s[1] !== cols || s.length !== 2) {
+      throw new RangeError(`renderHeatmap: masked.shape must be [${rows}, ${cols}] like the matrix; received ${JSON.stringify(s) ?? String(s)}`);
+    }
+    if (!isList(masked.data) || masked.data.length !== rows * cols) {
+      throw new TypeError(`renderHeatmap: masked.data must be a Uint8Array or boolean[] of ${rows * cols} values; received ${describe(masked.data)}`);
+    }
+    for (let p = 0; p < out.length; p++) out[p] = masked.data[p] ? 1 : 0;
+    return out;
+  }
+  throw new TypeError(`renderHeatmap: masked must be "causal", boolean[][] or { data: Uint8Array, shape: [${rows}, ${cols}] }; received ${describe(masked)}`);
+}
+
+
+/** The options with their defaults, checked (labels and mask against the matrix's shape). */
+export function readOptions(options, rows, cols, values) {
+  const { title, lang = 'zh', decimals = 2, standalone = false, idPrefix, min, max,
+    scale = 'sequential', legend = true, cellSize } = options;
+  checkScalars({ title, lang, decimals, standalone, legend, scale, idPrefix, cellSize, min, max });
+  const rowLabels = readLabels(options.rowLabels, rows, 'rowLabels', rows === 1 ? 'row' : 'rows');
+  const colLabels = readLabels(options.colLabels, cols, 'colLabels', cols === 1 ? 'column' : 'columns');
+  const masked = readMask(options.masked, rows, cols);
+  const { dmin, dmax } = readDomain(values, scale, min, max);
+  const t = TEXT[lang];
+  return {
+    lang, t, decimals, standalone, legend, scale, rowLabels, colLabels, masked,
+    title: title ?? t.title,
+    dmin, dmax,
+    cellSize: cellSize ?? Math.min(56, Math.max(14, Math.round(512 / Math.max(rows, cols)))),
+    idPrefix: idPrefix ?? `attnmap-${hash(rows, cols, values, rowLabels, colLabels, masked)}`,
+    ...readAccessible(options, rows, cols, t),
+  };
+}
+
+function checkScalars({ title, lang, decimals, standalone, legend, scale, idPrefix, cellSize, min, max }) {
+  if (lang !== 'zh' && lang !== 'en') throw new RangeError(`renderHeatmap: lang must be "zh" or "en"; received ${describe(lang)}`);
+  if (title !== undefined && typeof title !== 'string') throw new TypeError(`renderHeatmap: title must be a string; received ${describe(title)}`);
+  if (!Number.isInteger(decimals) || decimals < 0 || decimals > 10) {
+    throw new RangeError(`renderHeatmap: decimals must be an integer from 0 to 10; received ${describe(decimals)}`);
+  }
+  for (const [k, v] of [['standalone', standalone], ['legend', legend]]) {
+    if (typeof v !== 'boolean') throw new TypeError(`renderHeatmap: ${k} must be true or false; received ${describe(v)}`);
+  }
+  if (scale !== 'sequential' && scale !== 'diverging') {
+    throw new RangeError(`renderHeatmap: scale must be "sequential" or "diverging"; received ${describe(scale)}`);
+  }
+  if (idPrefix !== undefined && (typeof idPrefix !== 'string' || !/^[A-Za-z][A-Za-z0-9_-]*$/.test(idPrefix))) {
+    throw new TypeError(`renderHeatmap: idPrefix must be a letter followed by letters, digits, "-" or "_"; received ${describe(idPrefix)}`);
+  }
+  if (cellSize !== undefined && (typeof cellSize !== 'number' || !(cellSize >= 8 && cellSize <= 200))) {
+    throw new RangeError(`renderHeatmap: cellSize must be a number from 8 to 200 (pixels); received ${describe(cellSize)}`);
+  }
+  for (const [k, v] of [['min', min], ['max', max]]) {
+    if (v !== undefined && (typeof v !== 'number' || !Number.isFinite(v))) {
+      throw new RangeError(`renderHeatmap: ${k} must be a finite number; received ${describe(v)}`);
+    }
+  }
+}
+
+/** The colour domain [dmin, dmax]: finite, dmin < dmax, min and max where given. */
+function readDomain(values, scale, min, max) {
+  let lo = Infinity, hi = -Infinity;
+  for (const v of values) { if (v < lo) lo = v; if (v > hi) hi = v; }
+  let dmin, dmax;
+  if (scale === 'sequential') {
+    [dmin, dmax] = lo >= 0 && hi <= 1 ? [0, 1] : [lo, hi];
+  } else {
+    const a = Math.max(Math.abs(lo), Math.abs(hi)) || 1;
+    [dmin, dmax] = [-a, a];
+  }
+  if (min !== undefined) dmin = min;
+  if (max !== undefined) dmax = max;
+  if (min !== undefined && max !== undefined && !(min < max)) {
+    throw new RangeError(`renderHeatmap: min must be less than max; received min ${min}, max ${max}`);
+  }
+  if (!(dmin < dmax)) {
+    // one distinct value, or only one end given: widen around it
+    if (min !== undefined) dmax = dmin + (Math.abs(dmin) || 1);
+    else if (max !== undefined) dmin = dmax - (Math.abs(dmax) || 1);
+    else { const c = dmin, w = Math.abs(c) || 1; dmin = c - w; dmax = c + w; }
+  }
+  // stay finite (widening 1e308 overflows); min = MAX_VALUE alone leaves one ulp of room
+  const BIG = Number.MAX_VALUE;
+  dmin = Math.max(dmin, -BIG);
+  dmax = Math.min(dmax, BIG);
+  if (!(dmin < dmax)) {
+    if (dmax === BIG) dmin = BIG - BIG * 2 ** -52; else dmax = dmin + Math.abs(dmin) * 2 ** -52;
+  }
+  return { dmin, dmax };
+}
+
+/** What assistive technology and the keyboard get: roles, the tab stop, cell labels, captions. */
+function readAccessible(options, rows, cols, t) {
+  const { role = 'img', activeCell, focusRing = false, cellLabel, rowCaption = t.rows, colCaption = t.cols, description } = options;
+  if (!ROLES.includes(role)) throw new RangeError(`renderHeatmap: role must be "img", "group" or "grid"; received ${describe(role)}`);
+  if (activeCell !== undefined) {
+    if (!Array.isArray(activeCell) || activeCell.length !== 2 || !activeCell.every(Number.isInteger)) {
+      throw new TypeError(`renderHeatmap: activeCell must be [row, col], two integers; received ${describe(activeCell)}`);
+    }
+    const [i, j] = activeCell;
+    if (i < 0 || i >= rows || j < 0 || j >= cols) {
+      throw new RangeError(`renderHeatmap: activeCell [${i}, ${j}] is outside the ${rows}×${cols} matrix`);
+    }
+  }
+  if (typeof focusRing !== 'boolean') throw new TypeError(`renderHeatmap: focusRing must be true or false; received ${describe(focusRing)}`);
+  if (focusRing && activeCell === undefined) throw new TypeError('renderHeatmap: focusRing needs activeCell, the cell it surrounds');
+  if (cellLabel !== undefined && typeof cellLabel !== 'function') {
+    throw new TypeError(`renderHeatmap: cellLabel must be a function (cell) => string; received ${describe(cellLabel)}`);
+  }
+  for (const [k, v] of [['rowCaption', rowCaption], ['colCaption', colCaption], ['description', description]]) {
+    if (v !== undefined && typeof v !== 'string') throw new TypeError(`renderHeatmap: ${k} must be a string; received ${describe(v)}`);
+  }
+  return {
+    role, activeCell, focusRing, cellLabel, rowCaption: clean(rowCaption), colCaption: clean(colCaption),
+    description: description === undefined ? undefined : clean(description),
+  };
+}
+
+// FNV-1a over the data, so that the default ids differ between different heatmaps on one page
+// and stay the same for the same input.
+function hash(rows, cols, values, rowLabels, colLabels, masked) {
+  let h = 0x811c9dc5;
+  const s = `${rows}x${cols}|${values.join(',')}|${rowLabels.join('\u0000')}|${colLabels.join('\u0000')}|${masked ? masked.join('') : ''}`;
+  for (let i = 0; i < s.length; i++) { h ^= s.charCodeAt(i); h = Math.imul(h, 0x01000193); }
+  return (h >>> 0).toString(36);
+}

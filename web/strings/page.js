@@ -1,0 +1,296 @@
+// strings/page.js - every text of the page (index.html, web/page/), in Chinese (default) and English.
+//
+// Strings are trusted constants written here, and may hold markup (<code>, <sub>, <b>): the page
+// puts them in with innerHTML. Functions take numbers only. Tokens are user input and never pass
+// through this file: the page inserts them with textContent.
+
+const M = (s) => `<span class="m">${s}</span>`;
+const QKT = M('QK<sup>T</sup>');
+const DK = M('d<sub>k</sub>');
+const SQRT_DK = M('√d<sub>k</sub>');
+
+export const zh = {
+  htmlLang: 'zh-CN',
+  docTitle: '自注意力 · 猫吃鱼 — 从零手写大模型 EP05',
+  langButton: 'English',
+  langButtonLang: 'en',
+  langButtonLabel: 'Switch to English',
+  kicker: '从零手写大模型 · 推理篇 05 · <span class="nw">Self-Attention</span>',
+  title: '自注意力：「吃」在看谁？',
+  lede: '自注意力让句子里的每个词去“看”所有的词，按匹配程度把它们的信息混合起来。热力图的<b>行</b>是正在看的词（Query），<b>列</b>是被看的词（Key），每一格是注意力权重，每一行加起来等于 1。',
+  coreNote: '页面上的每个数都由 C 写的注意力核心（编译成 WebAssembly）在你的浏览器里算出，不联网也能用。',
+
+  tokensLabel: '句子（词之间用空格隔开，1 到 16 个）',
+  seedLabel: '随机种子',
+  seedNew: '换一个',
+  seedNewLabel: '随机换一个种子',
+  dkLabel: `${DK}（Q、K、V 的宽度）`,
+  causalLabel: '因果遮蔽：只看自己和前面的词',
+  reset: '恢复默认',
+  tokenErrors: {
+    empty: () => '至少要有 1 个词。',
+    tooMany: (n) => `最多 16 个词，现在是 ${n} 个。下面保持上一次的结果。`,
+    tooLong: () => '每个词最多 24 个字符。',
+    badChar: () => '词里不能有控制字符。',
+  },
+  seedError: '种子要是 0 到 4294967295 之间的整数。',
+
+  heatmapTitle: (seed, dk, causal) => `注意力权重 softmax(QKᵀ/√${dk}) · 种子 ${seed}${causal ? ' · 因果遮蔽' : ''}`,
+  sourceNote: (seed, dk, edited) => `权重来自文章第六节的代码，前面加一行 <code>torch.manual_seed(${seed})</code>（d_model = 8，d_k = ${dk}）` +
+    (edited ? '，X 换成了你改过的值' : '') + '。<a href="#reproduce">下面有可以直接运行的 Python 代码</a>，得到的数和这里一样。',
+  exportSvg: '导出 SVG',
+  exportPng: '导出 PNG',
+  copyLink: '复制链接',
+  linkCopied: '链接已复制：打开它会看到和现在一模一样的页面。',
+  copyFailed: '浏览器不让访问剪贴板，请直接复制地址栏里的网址。',
+  exportFailed: '导出失败：',
+
+  explainTitle: '这一格是怎么算出来的',
+  explainHint: '把鼠标移到格子上，或按 Tab 进入热力图后用方向键移动。',
+  ex: {
+    looks: ['「', '」看「', '」'],
+    dot: '① 点积',
+    scale: '② 除以 √d_k',
+    exp: '③ 取指数',
+    sum: '④ 这一行的 exp 之和',
+    weight: '⑤ 权重 = exp ÷ 行和',
+    core: 'C 核心',
+    terms: (k) => `（共 ${k} 项，中间省略）`,
+    masked: '因果遮蔽：这个词不能看排在它后面的词。这一格的分数在 softmax 之前被换成 −∞，e^(−∞) = 0，所以权重正好是 0，也不计入行和。',
+    maskedPart: '（已遮蔽的格子不计入）',
+    stable: (m) => `分数很大，为了不溢出，先减去这一行的最大值 m = ${m} 再取指数（C 核心也这么做），比值不变。`,
+    summary: (dot, scaled, w) => `点积 ${dot}，缩放后 ${scaled}，权重 ${w}`,
+    summaryMasked: '已遮蔽，权重 0',
+  },
+
+  reproTitle: '用 PyTorch 复现这些数字',
+  reproText: '这就是文章第六节的代码，只在前面加了 <code>torch.manual_seed(…)</code>，并按你在本页的设置填好了词数、' + DK + '、遮蔽和 X。' +
+    '页面用 JavaScript 逐位复现了 PyTorch 的随机数生成器（Mersenne Twister 和 nn.Linear 的初始化），所以 X 和三个 W 与 PyTorch 完全相同；' +
+    '后面的计算由 C 核心完成，和 PyTorch 的 float32 结果只差最后一两位（约 10<sup>−7</sup>，因为加法顺序不同）。',
+  copyCode: '复制代码',
+  codeCopied: '已复制',
+
+  stepXTitle: '第 0 步 · 输入 X',
+  stepXText: '每个词一行：它经过 Embedding 和位置编码（EP03、EP04）之后的 8 维向量，d_model = 8。和文章的代码一样，这里用 <code>torch.randn</code> 代替。' +
+    '<b>表里的数都可以改</b>：改完按 Enter 或离开这一格，后面每一步立刻重算。',
+  xRandom: (n, seed) => `X = torch.randn(${n}, 8)，种子 ${seed}。`,
+  xEdited: 'X 已被你修改，链接里会带上它。',
+  resetX: '恢复随机 X',
+  xError: '这个数用不了。C 核心的检查结果：',
+  xCellLabel: (i, j) => `第 ${i + 1} 个词，第 ${j} 维`,
+
+  stepWTitle: `三个投影矩阵 W<sub>Q</sub>、W<sub>K</sub>、W<sub>V</sub>`,
+  stepWText: 'Q、K、V 不是三种不同的输入：它们来自同一个 X，只是乘了三个不同的矩阵，形状都是 d_model × d_k。' +
+    '训练之前它们是随机的（nn.Linear 的默认初始化：每个数均匀分布在 ±1/√d_model = ±0.3536 之间），训练会不断调整它们——模型就是这样学会怎么提问、怎么被检索、交出什么信息。',
+  stepQKVTitle: `Q = X·W<sub>Q</sub>，K = X·W<sub>K</sub>，V = X·W<sub>V</sub>`,
+  stepQKVText: '每个词得到三个向量。用文章里 SQL 的比喻：Query 是“我想找什么”的查询条件，Key 是每一行拿出来被检索的索引字段，Value 是这一行真正的数据。',
+  step1Title: `① 算相似度：${QKT}`,
+  step1Text: '第 i 行第 j 列，是第 i 个词的 Query 和第 j 个词的 Key 的点积，越大越匹配。和 SQL 的精确匹配不同，每一对词都有一个连续的分数。',
+  step2Title: `② 缩放：÷ ${SQRT_DK}`,
+  step2Text: (dk, root) => `d_k = ${dk}，√${dk} = ${root}。维度越高，点积越大；除以 √d_k 把数值拉回合理区间，softmax 才不会变成“非 0 即 1”（见下面的演示）。`,
+  step2Causal: '开启了因果遮蔽：每个词后面的位置在 softmax 之前被换成 −∞（灰色）。',
+  step3Title: '③ 归一化：softmax',
+  step3Text: '对每一行做 softmax(s)<sub>j</sub> = e<sup>s<sub>j</sub></sup> ÷ Σ<sub>k</sub> e<sup>s<sub>k</sub></sup>：每个数都变成正数，并且一行加起来等于 1。这就是热力图里的数；最右一列是每行的和。',
+  rowSum: '行和',
+  outputName: '输出',
+  step4Title: '④ 加权求和：输出 = 权重 · V',
+  step4Text: '每个词的输出，是所有词的 Value 按这一行的权重混合——不是 SQL 那样“只取分数最高的一行”，而是“每个都要一点”。输出的每一行，就是这个词“看过”整句话之后的新向量。',
+  step4Example: ['「', '」的输出 = '],
+  step4Follow: '（跟随热力图里选中的行）',
+
+  sec5Title: `对照文章第五节的手算（${DK} = 4）`,
+  sec5Text: '为了方便手算，文章把维度简化成 d_k = 4，直接给出了三个词的 Query 和 Key。把这两张表原样交给 C 核心（<code>attn.attention</code>，V 取单位矩阵，所以输出就是权重）：',
+  sec5Hint: '把鼠标移到格子上（或用 Tab 和方向键），看每一格的算式。',
+  sec5Row: '「吃」这一行',
+  sec5Article: '文章里的数（示意）',
+  sec5True: 'C 核心算出的真实值',
+  sec5Note: (a, b, c) => `文章里的 0.30 / 0.42 / 0.28 只是示意（原文也写了“这组数字只是示意”）。用文中给的 Q、K 真算一遍，「吃」这一行是 <b>${a} / ${b} / ${c}</b>：` +
+    '吃·猫 和 吃·鱼 的点积都是 0.37，所以看猫和看鱼的权重相同；吃·吃 = 0.68 最大，所以看自己最多。结论和文章一致：「吃」大约三成看「猫」，三成看「鱼」，剩下的留给自己。',
+  heatmapTitle5: '第五节：softmax(QKᵀ/√4)',
+
+  scaleTitle: `为什么要除以 ${SQRT_DK}？`,
+  scaleText: '取 8 个查询和 8 个键，每一维都是独立的标准正态随机数（种子同上），看点积 ' + QKT + ' 怎样随维度 d_k 变化。' +
+    '点积是 d_k 个乘积之和，方差随 d_k 线性增长，标准差约为 √d_k。不缩放的话，分数之间的差距越来越大，softmax 把几乎全部权重都给最大的那一个（接近 one-hot），' +
+    '其余位置的梯度几乎为 0——这就是论文 3.2.1 节说的“梯度极小的区域”。除以 √d_k 之后，标准差回到 1 左右，权重的分布不再随维度变化。',
+  scaleHead: ['d_k', '分数的标准差', 'softmax(QKᵀ/√d_k)', 'softmax(QKᵀ) 不缩放'],
+  scaleStd: (std, root) => `${std}（√d_k = ${root}）`,
+  scaleAfter: (s) => `缩放后 ${s}`,
+  scaleMax: (first, mean) => `最大 ${first}（8 行的最大值平均 ${mean}）`,
+  scaleBars: (label, values) => `${label}：第 1 个查询对 8 个键的权重 ${values}`,
+  scaleNote: '柱子是第 1 个查询对 8 个键的权重（8 根柱子加起来等于 1；每根都是 1/8 = 0.125 时最平均，一根是 1 时就是 one-hot）。' +
+    '括号里是 8 个查询各自最大权重的平均。分数和权重都由 C 核心计算；标准差和 PyTorch 的 <code>std()</code> 一样用无偏估计。',
+  scaleCode: '用 PyTorch 复现这张表',
+
+  mhaKicker: '第六期预告',
+  mhaTitle: '多头注意力：同时开几个“脑袋”',
+  mhaText: '文章最后留了一个问题：一组 W<sub>Q</sub>、W<sub>K</sub>、W<sub>V</sub> 只能学会<b>一种</b>关注模式。多头注意力的做法是把 d_model = 8 维分成几份：' +
+    '每个头只用 W<sub>Q</sub>、W<sub>K</sub>、W<sub>V</sub> 里属于自己的 <b>d_head = d_model ÷ 头数</b> 列（论文里每个头的 d_k 就是它），在这个更窄的子空间里各自做一遍上面的四步——' +
+    '缩放用 √d_head，<b>softmax 每个头分别做</b>，所以每个头有自己的一张热力图，每一行照样加起来等于 1。' +
+    '然后把各个头的输出按列<b>拼接</b>回 (n, d_model)，再乘一个输出矩阵 <b>W<sub>O</sub></b>，把各个头看到的东西混合起来。总宽度不变，计算量也差不多，只是同样的 8 维分给了几个“脑袋”。',
+  mhaHeadsLabel: '头数',
+  mhaError: '用这个 X 算不了多头注意力（上面的第五期部分不受影响）。C 核心的检查结果：',
+  mhaSetup: (n, heads, dHead, seed, causal, dk) => `${heads} 个头，每个头 d_head = 8 ÷ ${heads} = ${dHead}。` +
+    `${n} 个词、种子 ${seed}${causal ? '、因果遮蔽' : ' '}和 X 都跟随页面上方的设置；` +
+    (dk === 8 ? 'W<sub>Q</sub>、W<sub>K</sub>、W<sub>V</sub> 就是上面那三个 8 × 8 矩阵。'
+      : `上面选的 d_k = ${dk} 只影响第五期的部分，这里的 W<sub>Q</sub>、W<sub>K</sub>、W<sub>V</sub> 都是 8 × 8（d_k = 8 时它们就是上面那三个）。`),
+  mhaHead: (k, dHead) => `头 ${k} · d_head = ${dHead}`,
+  mhaHeadCols: (a, b) => `用 W<sub>Q</sub>、W<sub>K</sub>、W<sub>V</sub> 的第 ${a === b ? a : `${a}–${b}`} 列`,
+  mhaGroup: (k, short) => (short ? `头${k}` : `头 ${k}`),
+  mhaExplainHint: '把鼠标移到任意一个头的格子上，或按 Tab 进入热力图后用方向键移动。每个头的点积只有 d_head 项，除以的是 √d_head。',
+  mhaOne: '只有 1 个头时 d_head = 8：这张热力图和页面最上面的那张相同（d_k = 8 时），多头注意力就是第五期的自注意力，最后多乘一个 W<sub>O</sub>。',
+  mhaConcatTitle: '拼接，再乘 W<sub>O</sub>',
+  mhaConcatText: '每个头输出一个 (n, d_head) 的矩阵：它自己的权重乘它自己那几列的 V。把各个头的输出按顺序左右拼起来，就回到了 (n, d_model)——下面“拼接”表里每一段就是一个头的输出。' +
+    'W<sub>O</sub> 的第 j 行乘的正是拼接的第 j 列，所以它的行也按头分段。',
+  mhaConcatName: '拼接',
+  mhaOutputText: '输出 = 拼接 · W<sub>O</sub>，形状 (n, 8) · (8, 8) = (n, 8)，和输入 X 一样宽，可以接着送进下一层。W<sub>O</sub> 和另外三个矩阵一样随机初始化、靠训练学习；有了它，每个输出维度都能用上所有头的结果。',
+  mhaCodeTitle: '用 PyTorch 复现多头注意力',
+  mhaCodeText: '四个矩阵按下面的顺序从种子抽取：先是第五期代码里的 X 和三个 <code>nn.Linear(8, 8, bias=False)</code>（d_k = 8），再多抽一个 <code>nn.Linear(8, 8, bias=False)</code> 作为 W<sub>O</sub>。' +
+    '代码只用最基本的张量运算，用 <code>.view</code> 和 <code>.transpose</code> 拆出各个头；它打印的数和本页相同（在 PyTorch 1.13 上验证过，也和 PyTorch 自带的 <code>F.multi_head_attention_forward</code> 一致）。',
+
+  footer: 'attnmap · 页面上的每个数都由 c_src/attention.c 编译成的 WebAssembly 计算 · 不联网、直接双击打开也能用',
+  fatal: 'WebAssembly 核心加载失败：',
+  matrixShape: (name, r, c) => `${name}（${r} × ${c}）`,
+};
+
+export const en = {
+  htmlLang: 'en',
+  docTitle: 'Self-attention · 猫吃鱼 — Writing an LLM from scratch, EP05',
+  langButton: '中文',
+  langButtonLang: 'zh-CN',
+  langButtonLabel: '切换到中文',
+  kicker: 'Writing an LLM from scratch · Inference · Episode 05 · <span class="nw">Self-Attention</span>',
+  title: 'Self-attention: where does 吃 (eat) look?',
+  lede: 'Self-attention lets every token of a sentence look at every token and mix their information by how well they match. In the heatmap, <b>rows</b> are the tokens that look (queries), <b>columns</b> the tokens looked at (keys); each cell is an attention weight, and every row sums to 1.',
+  coreNote: 'Every number on this page is computed in your browser by the attention core, written in C and compiled to WebAssembly. It works offline.',
+
+  tokensLabel: 'Tokens (separated by spaces, 1 to 16)',
+  seedLabel: 'Random seed',
+  seedNew: 'Draw another',
+  seedNewLabel: 'Draw another seed at random',
+  dkLabel: `${DK} (width of Q, K, V)`,
+  causalLabel: 'Causal mask: look only at yourself and earlier tokens',
+  reset: 'Reset',
+  tokenErrors: {
+    empty: () => 'Enter at least 1 token.',
+    tooMany: (n) => `At most 16 tokens; this has ${n}. The page keeps the last valid result.`,
+    tooLong: () => 'A token can have at most 24 characters.',
+    badChar: () => 'Tokens cannot contain control characters.',
+  },
+  seedError: 'The seed must be a whole number from 0 to 4294967295.',
+
+  heatmapTitle: (seed, dk, causal) => `Attention weights softmax(QKᵀ/√${dk}) · seed ${seed}${causal ? ' · causal' : ''}`,
+  sourceNote: (seed, dk, edited) => `The weights come from the episode's section-6 code with <code>torch.manual_seed(${seed})</code> in front (d_model = 8, d_k = ${dk})` +
+    (edited ? ', with X replaced by your edits' : '') + '. <a href="#reproduce">The Python code below</a> runs as is and prints the same numbers.',
+  exportSvg: 'Export SVG',
+  exportPng: 'Export PNG',
+  copyLink: 'Copy link',
+  linkCopied: 'Link copied: it opens this exact view.',
+  copyFailed: 'The browser refused the clipboard; copy the address from the address bar.',
+  exportFailed: 'Export failed: ',
+
+  explainTitle: 'How this cell is computed',
+  explainHint: 'Hover a cell, or Tab into the heatmap and move with the arrow keys.',
+  ex: {
+    looks: ['', ' looks at ', ''],
+    dot: '① dot product',
+    scale: '② divide by √d_k',
+    exp: '③ exponentiate',
+    sum: '④ sum of exp over the row',
+    weight: '⑤ weight = exp ÷ row sum',
+    core: 'C core',
+    terms: (k) => ` (${k} terms, middle ones left out)`,
+    masked: 'Causal mask: a token cannot look at tokens after it. Before the softmax this score is replaced by −∞, e^(−∞) = 0, so the weight is exactly 0 and it adds nothing to the row sum.',
+    maskedPart: ' (masked cells excluded)',
+    stable: (m) => `The scores are large: to avoid overflow, the row maximum m = ${m} is subtracted before exponentiating (so does the C core); the ratios do not change.`,
+    summary: (dot, scaled, w) => `dot product ${dot}, scaled ${scaled}, weight ${w}`,
+    summaryMasked: 'masked, weight 0',
+  },
+
+  reproTitle: 'Reproduce these numbers in PyTorch',
+  reproText: 'This is the episode\'s section-6 code with <code>torch.manual_seed(…)</code> in front, filled in with this page\'s settings: the number of tokens, ' + DK + ', the mask and X. ' +
+    'The page reproduces PyTorch\'s random generator bit for bit in JavaScript (Mersenne Twister and nn.Linear\'s initialisation), so X and the three W are exactly PyTorch\'s; ' +
+    'the C core does the rest and agrees with PyTorch\'s float32 results to the last digit or two (about 10<sup>−7</sup>: the sums run in a different order).',
+  copyCode: 'Copy code',
+  codeCopied: 'Copied',
+
+  stepXTitle: 'Step 0 · The input X',
+  stepXText: 'One row per token: its 8-dimensional vector after Embedding and Positional Encoding (episodes 03 and 04), d_model = 8. As in the episode\'s code, <code>torch.randn</code> stands in for them. ' +
+    '<b>Every number in the table can be edited</b>: press Enter or leave the cell, and every step below is recomputed.',
+  xRandom: (n, seed) => `X = torch.randn(${n}, 8), seed ${seed}.`,
+  xEdited: 'You edited X; the link carries your values.',
+  resetX: 'Back to random X',
+  xError: 'This value cannot be used. The C core\'s check says:',
+  xCellLabel: (i, j) => `token ${i + 1}, dimension ${j}`,
+
+  stepWTitle: 'The three projections W<sub>Q</sub>, W<sub>K</sub>, W<sub>V</sub>',
+  stepWText: 'Q, K and V are not three different inputs: they all come from the same X, multiplied by three different matrices of shape d_model × d_k. ' +
+    'Before training they are random (nn.Linear\'s default initialisation: uniform between ±1/√d_model = ±0.3536); training keeps adjusting them, and that is how the model learns what to ask, how to be found and what to hand over.',
+  stepQKVTitle: 'Q = X·W<sub>Q</sub>, K = X·W<sub>K</sub>, V = X·W<sub>V</sub>',
+  stepQKVText: 'Every token gets three vectors. In the episode\'s SQL analogy, the Query is the search condition (“what am I looking for”), the Key is the indexed column each row offers, and the Value is the row\'s actual data.',
+  step1Title: `① Similarity: ${QKT}`,
+  step1Text: 'Row i, column j is the dot product of token i\'s query with token j\'s key: the larger, the better the match. Unlike an exact SQL match, every pair of tokens gets a continuous score.',
+  step2Title: `② Scale: ÷ ${SQRT_DK}`,
+  step2Text: (dk, root) => `d_k = ${dk}, √${dk} = ${root}. The wider the vectors, the larger the dot products; dividing by √d_k brings them back to a sensible range so that the softmax does not turn all-or-nothing (see the demonstration below).`,
+  step2Causal: 'The causal mask is on: positions after each token are replaced by −∞ before the softmax (grey).',
+  step3Title: '③ Normalise: softmax',
+  step3Text: 'Each row goes through softmax(s)<sub>j</sub> = e<sup>s<sub>j</sub></sup> ÷ Σ<sub>k</sub> e<sup>s<sub>k</sub></sup>: every number becomes positive and each row sums to 1. These are the numbers in the heatmap; the last column is each row\'s sum.',
+  rowSum: 'row sum',
+  outputName: 'output',
+  step4Title: '④ Weighted sum: output = weights · V',
+  step4Text: 'Each token\'s output mixes the values of all tokens in the proportions of its row: not “take the best-scoring row” as SQL would, but “a little of each”. Each output row is the token\'s new vector after it has looked at the whole sentence.',
+  step4Example: ['Output of ', ' = '],
+  step4Follow: ' (follows the row selected in the heatmap)',
+
+  sec5Title: `The hand calculation of section 5 (${DK} = 4)`,
+  sec5Text: 'To keep the arithmetic small, the episode shrinks the width to d_k = 4 and gives the queries and keys of the three tokens directly. Here are those two tables, handed to the C core unchanged (<code>attn.attention</code>, with V the identity so that the output is the weights):',
+  sec5Hint: 'Hover a cell (or use Tab and the arrow keys) to see its arithmetic.',
+  sec5Row: 'the row of 吃',
+  sec5Article: 'in the article (illustrative)',
+  sec5True: 'computed by the C core',
+  sec5Note: (a, b, c) => `The article's 0.30 / 0.42 / 0.28 are only illustrative (the text says so: “这组数字只是示意”). Computed from the article's own Q and K, the row of 吃 is <b>${a} / ${b} / ${c}</b>: ` +
+    '吃·猫 and 吃·鱼 are both 0.37, so the cat and the fish get the same weight; 吃·吃 = 0.68 is the largest, so 吃 looks at itself most. The conclusion stands: 吃 gives about a third of its attention to 猫, a third to 鱼, and keeps the rest for itself.',
+  heatmapTitle5: 'Section 5: softmax(QKᵀ/√4)',
+
+  scaleTitle: `Why divide by ${SQRT_DK}?`,
+  scaleText: 'Take 8 queries and 8 keys whose entries are independent standard normal numbers (same seed as above), and watch the dot products ' + QKT + ' as the width d_k grows. ' +
+    'A dot product is a sum of d_k products, so its variance grows linearly with d_k and its standard deviation is about √d_k. Unscaled, the gaps between scores keep growing and the softmax gives almost all the weight to the largest one (nearly one-hot), ' +
+    'with gradients close to 0 everywhere else: the “regions where it has extremely small gradients” of section 3.2.1 of the paper. Divided by √d_k, the standard deviation is back near 1 and the weights no longer depend on the width.',
+  scaleHead: ['d_k', 'std of the scores', 'softmax(QKᵀ/√d_k)', 'softmax(QKᵀ), unscaled'],
+  scaleStd: (std, root) => `${std} (√d_k = ${root})`,
+  scaleAfter: (s) => `scaled ${s}`,
+  scaleMax: (first, mean) => `max ${first} (mean of the 8 rows' max: ${mean})`,
+  scaleBars: (label, values) => `${label}: weights of the first query over 8 keys ${values}`,
+  scaleNote: 'The bars are the first query\'s weights over the 8 keys (they sum to 1; all at 1/8 = 0.125 is perfectly even, a single 1 is one-hot). ' +
+    'In brackets: the largest weight of each of the 8 queries, averaged. Scores and weights come from the C core; the standard deviation is the unbiased one, like PyTorch\'s <code>std()</code>.',
+  scaleCode: 'Reproduce this table in PyTorch',
+
+  mhaKicker: 'Coming next · episode 06',
+  mhaTitle: 'Multi-head attention: several heads at once',
+  mhaText: 'The episode ends on a problem: one set of W<sub>Q</sub>, W<sub>K</sub>, W<sub>V</sub> can learn only <b>one</b> way of paying attention. Multi-head attention splits the d_model = 8 dimensions into parts: ' +
+    'each head uses only its own <b>d_head = d_model ÷ heads</b> columns of W<sub>Q</sub>, W<sub>K</sub> and W<sub>V</sub> (the paper\'s d_k of one head), and runs the four steps above in that narrower subspace, ' +
+    'scaled by √d_head and with <b>a softmax of its own</b>: every head has its own heatmap, and each of its rows sums to 1. ' +
+    'The heads\' outputs are then <b>concatenated</b> column by column back to (n, d_model) and multiplied by an output matrix <b>W<sub>O</sub></b>, which mixes what the heads found. The total width is unchanged and so, roughly, is the work: the same 8 dimensions are shared among several heads.',
+  mhaHeadsLabel: 'Heads',
+  mhaError: 'The multi-head attention cannot be computed with this X (the episode-05 part above is not affected). The C core\'s check says:',
+  mhaSetup: (n, heads, dHead, seed, causal, dk) => `${heads} head${heads === 1 ? '' : 's'}, each with d_head = 8 ÷ ${heads} = ${dHead}. ` +
+    `The ${n} token${n === 1 ? '' : 's'}, seed ${seed}${causal ? ', the causal mask' : ''} and X follow the settings at the top of the page; ` +
+    (dk === 8 ? 'W<sub>Q</sub>, W<sub>K</sub>, W<sub>V</sub> are the three 8 × 8 matrices above.'
+      : `the d_k = ${dk} chosen above only affects the episode-05 part: here W<sub>Q</sub>, W<sub>K</sub>, W<sub>V</sub> are 8 × 8 (with d_k = 8 they are the three above).`),
+  mhaHead: (k, dHead) => `head ${k} · d_head = ${dHead}`,
+  mhaHeadCols: (a, b) => (a === b ? `uses column ${a} of W<sub>Q</sub>, W<sub>K</sub>, W<sub>V</sub>` : `uses columns ${a}–${b} of W<sub>Q</sub>, W<sub>K</sub>, W<sub>V</sub>`),
+  mhaGroup: (k, short) => (short ? `h${k}` : `head ${k}`),
+  mhaExplainHint: 'Hover a cell of any head, or Tab into a heatmap and move with the arrow keys. Each head\'s dot product has only d_head terms, and it is divided by √d_head.',
+  mhaOne: 'With 1 head, d_head = 8: this heatmap is the one at the top of the page (with d_k = 8), and multi-head attention is episode 05\'s self-attention followed by W<sub>O</sub>.',
+  mhaConcatTitle: 'Concatenate, then multiply by W<sub>O</sub>',
+  mhaConcatText: 'Each head outputs an (n, d_head) matrix: its own weights times its own columns of V. Side by side, in order, the heads\' outputs make an (n, d_model) matrix again: each band of the concat table below is one head\'s output. ' +
+    'Row j of W<sub>O</sub> multiplies column j of the concat, so its rows fall into the same bands.',
+  mhaConcatName: 'concat',
+  mhaOutputText: 'Output = concat · W<sub>O</sub>, of shape (n, 8) · (8, 8) = (n, 8): as wide as the input X, ready for the next layer. W<sub>O</sub> is initialised at random and learned like the other three; with it, every output dimension can use the results of every head.',
+  mhaCodeTitle: 'Reproduce the multi-head attention in PyTorch',
+  mhaCodeText: 'The four matrices are drawn from the seed in this order: first X and the three <code>nn.Linear(8, 8, bias=False)</code> of the episode\'s code (d_k = 8), then one more <code>nn.Linear(8, 8, bias=False)</code> for W<sub>O</sub>. ' +
+    'The code uses plain tensor operations and splits the heads with <code>.view</code> and <code>.transpose</code>; it prints the numbers on this page (checked on PyTorch 1.13, and against PyTorch\'s own <code>F.multi_head_attention_forward</code>).',
+
+  footer: 'attnmap · every number on this page is computed by c_src/attention.c compiled to WebAssembly · works offline and straight from disk',
+  fatal: 'The WebAssembly core failed to load: ',
+  matrixShape: (name, r, c) => `${name} (${r} × ${c})`,
+};

@@ -124,6 +124,16 @@ static int allowed(const uint8_t *mask, int i, int j, int m, unsigned flags) {
     return !mask || mask[(size_t)i * m + j] != 0;
 }
 
+// Long sums are blocked: SUM_BLOCK terms are summed in float, and the blocks' sums in double.
+// A float running sum of m terms drifts by up to m·2⁻²⁴ of its value, and stops growing once
+// it holds 2²⁴ equal terms (m = 2²⁵ equal scores gave weights of 2⁻²⁴, not 2⁻²⁵); a blocked
+// sum errs as one block does, at most 63·2⁻²⁴ ≈ 3.8e-6 of its value, whatever m. A row of at
+// most SUM_BLOCK keys is summed as before (one block, to double and back without change).
+// The tiled kernel folds after each of its blocks of BK = SUM_BLOCK keys.
+enum { SUM_BLOCK = 64, SUM_COLS = 64 };
+
+static int min_int(int a, int b) { return a < b ? a : b; }
+
 // ----------------------------------------------------------------------------
 // the reference: plain loops, one pass at a time
 
@@ -151,18 +161,29 @@ attn_status attn_forward_naive(float *out, float *weights, float *workspace,
             for (int c = 0; c < d_v; c++) o[c] = 0.0f;
             continue;
         }
-        // pass 2: exp and sum, the sum in double (masked keys hold -inf, exp gives exactly 0)
+        // pass 2: exp and sum, blocked as the fast paths are (SUM_BLOCK terms in float, the
+        // blocks in double), so that both round alike also at the float32 limits (masked keys
+        // hold -inf, exp gives exactly 0)
         double sum = 0.0;
-        for (int j = 0; j < m; j++) {
-            row[j] = expf(row[j] - maxval);
-            sum += row[j];
+        for (int j0 = 0; j0 < m; j0 += SUM_BLOCK) {
+            float part = 0.0f;
+            for (int j = j0; j < min_int(m, j0 + SUM_BLOCK); j++) {
+                row[j] = expf(row[j] - maxval);
+                part += row[j];
+            }
+            sum += part;
         }
         // pass 3: normalize (sum >= 1: the maximum contributes exp(0))
-        for (int j = 0; j < m; j++) row[j] = (float)(row[j] / sum);
-        // pass 4: weighted sum of values, each output summed in double
+        float inv = 1.0f / (float)sum;
+        for (int j = 0; j < m; j++) row[j] *= inv;
+        // pass 4: weighted sum of values, blocked likewise
         for (int c = 0; c < d_v; c++) {
             double acc = 0.0;
-            for (int j = 0; j < m; j++) acc += (double)row[j] * v[(size_t)j * d_v + c];
+            for (int j0 = 0; j0 < m; j0 += SUM_BLOCK) {
+                float part = 0.0f;
+                for (int j = j0; j < min_int(m, j0 + SUM_BLOCK); j++) part += row[j] * v[(size_t)j * d_v + c];
+                acc += part;
+            }
             o[c] = (float)acc;
             if (!isfinite(o[c])) return ATTN_ERR_OVERFLOW;
         }
@@ -211,15 +232,6 @@ static inline void axpy(float *y, float w, const float *x, int d) {
     for (; c < d; c++) y[c] += w * x[c];
 }
 
-// Long sums are blocked: SUM_BLOCK terms are summed in float, and the blocks' sums in double.
-// A float running sum of m terms drifts by up to m·2⁻²⁴ of its value, and stops growing once
-// it holds 2²⁴ equal terms (m = 2²⁵ equal scores gave weights of 2⁻²⁴, not 2⁻²⁵); a blocked
-// sum errs as one block does, at most 63·2⁻²⁴ ≈ 3.8e-6 of its value, whatever m. A row of at
-// most SUM_BLOCK keys is summed as before (one block, to double and back without change).
-// The tiled kernel folds after each of its blocks of BK = SUM_BLOCK keys.
-enum { SUM_BLOCK = 64, SUM_COLS = 64 };
-
-static int min_int(int a, int b) { return a < b ? a : b; }
 
 // Passes 2-4 for one query row. row (m) holds the scaled logits, -inf where masked;
 // maxval is their maximum (-inf when every key is masked). Writes weights into row

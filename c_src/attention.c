@@ -134,6 +134,24 @@ enum { SUM_BLOCK = 64, SUM_COLS = 64 };
 
 static int min_int(int a, int b) { return a < b ? a : b; }
 
+// Passes 2-3 of one row, shared by the reference and the row path: row (m) holds the scaled
+// logits (-inf where masked, exp gives exactly 0) and maxval their maximum, finite.
+// pass 2: exp and sum, in blocks (SUM_BLOCK terms in float, the blocks in double);
+// pass 3: normalize (sum >= 1: the maximum contributes exp(0)).
+static void softmax_normalize(float *row, float maxval, int m) {
+    double sum = 0.0;
+    for (int j0 = 0; j0 < m; j0 += SUM_BLOCK) {
+        float part = 0.0f;
+        for (int j = j0; j < min_int(m, j0 + SUM_BLOCK); j++) {
+            row[j] = expf(row[j] - maxval);
+            part += row[j];
+        }
+        sum += part;
+    }
+    float inv = 1.0f / (float)sum;
+    for (int j = 0; j < m; j++) row[j] *= inv;
+}
+
 // ----------------------------------------------------------------------------
 // the reference: plain loops, one pass at a time
 
@@ -161,21 +179,9 @@ attn_status attn_forward_naive(float *out, float *weights, float *workspace,
             for (int c = 0; c < d_v; c++) o[c] = 0.0f;
             continue;
         }
-        // pass 2: exp and sum, blocked as the fast paths are (SUM_BLOCK terms in float, the
-        // blocks in double), so that both round alike also at the float32 limits (masked keys
-        // hold -inf, exp gives exactly 0)
-        double sum = 0.0;
-        for (int j0 = 0; j0 < m; j0 += SUM_BLOCK) {
-            float part = 0.0f;
-            for (int j = j0; j < min_int(m, j0 + SUM_BLOCK); j++) {
-                row[j] = expf(row[j] - maxval);
-                part += row[j];
-            }
-            sum += part;
-        }
-        // pass 3: normalize (sum >= 1: the maximum contributes exp(0))
-        float inv = 1.0f / (float)sum;
-        for (int j = 0; j < m; j++) row[j] *= inv;
+        // passes 2-3: exp, sum and normalize, as the row path does (so that both round alike
+        // also at the float32 limits)
+        softmax_normalize(row, maxval, m);
         // pass 4: weighted sum of values, blocked likewise
         for (int c = 0; c < d_v; c++) {
             double acc = 0.0;
@@ -243,19 +249,7 @@ static attn_status softmax_row_times_v(float *row, float *o, float maxval,
         memset(row, 0, (size_t)m * sizeof *row);
         return ATTN_OK;
     }
-    // pass 2: exp and sum, in blocks
-    double sum = 0.0;
-    for (int j0 = 0; j0 < m; j0 += SUM_BLOCK) {
-        float part = 0.0f;
-        for (int j = j0; j < min_int(m, j0 + SUM_BLOCK); j++) {
-            row[j] = expf(row[j] - maxval);
-            part += row[j];
-        }
-        sum += part;
-    }
-    // pass 3: normalize
-    float inv = 1.0f / (float)sum;
-    for (int j = 0; j < m; j++) row[j] *= inv;
+    softmax_normalize(row, maxval, m);  // passes 2-3
     // pass 4: weighted sum of values (masked keys have weight 0: skip them), SUM_COLS output
     // columns at a time, in blocks of keys
     for (int c0 = 0; c0 < d_v; c0 += SUM_COLS) {

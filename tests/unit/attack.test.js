@@ -335,18 +335,25 @@ test('100,000 calls mixing good and bad inputs: wasm memory and RSS stay flat', 
     const t0 = Date.now();
     round(100000);
     const ms = Date.now() - t0;
+    const middle = measure();
+    round(100000);
     const after = measure();
-    console.log(JSON.stringify({ before, after, errors, untyped, ms }));
+    console.log(JSON.stringify({ before, middle, after, errors, untyped, ms }));
   `;
   const text = execFileSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], { encoding: 'utf8', maxBuffer: 1 << 20 });
-  const { before, after, errors, untyped, ms } = JSON.parse(text.trim().split('\n').pop());
+  const { before, middle, after, errors, untyped, ms } = JSON.parse(text.trim().split('\n').pop());
   const mib = (b) => (b / 2 ** 20).toFixed(1);
   console.log(`# 100,000 calls in ${ms} ms (${errors} errors, ${untyped} untyped): wasm ${mib(before.wasm)} -> ${mib(after.wasm)} MiB, ` +
-    `RSS ${mib(before.rss)} -> ${mib(after.rss)} MiB, JS heap ${mib(before.heap)} -> ${mib(after.heap)} MiB`);
+    `RSS ${mib(before.rss)} -> ${mib(middle.rss)} -> ${mib(after.rss)} MiB, JS heap ${mib(before.heap)} -> ${mib(after.heap)} MiB`);
   assert.equal(untyped, 0, 'every error is an AttentionError or the caller\'s own');
   assert.ok(errors > 50000, `${errors} errors`);
   assert.equal(after.wasm, before.wasm, 'WebAssembly memory grew');
-  assert.ok(after.rss - before.rss < 24 * 2 ** 20, `RSS grew by ${mib(after.rss - before.rss)} MiB`);
+  // RSS: a leak grows in every round; the allocator's and the engine's high-water marks jump once
+  // (CI saw one jump of 54 MiB on a machine where three local runs grew < 2 MiB). So RSS fails
+  // only when both measured rounds grew, and memory outside the JS heap is held to 8 MiB.
+  const grew = [middle.rss - before.rss, after.rss - middle.rss];
+  assert.ok(Math.min(...grew) < 16 * 2 ** 20, `RSS grew in both rounds: ${grew.map(mib).join(' and ')} MiB`);
+  assert.ok(after.external - before.external < 8 * 2 ** 20, `memory outside the JS heap grew by ${mib(after.external - before.external)} MiB`);
   assert.ok(after.heap - before.heap < 8 * 2 ** 20, `JS heap grew by ${mib(after.heap - before.heap)} MiB`);
 });
 

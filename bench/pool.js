@@ -3,7 +3,7 @@
 // inputs, samples alternating, medians. The pool's output is checked bit for bit first.
 import os from 'node:os';
 import { createAttention } from '../web/core/attention.js';
-import { createAttentionPool } from '../web/pool/attention-pool.js';
+import { createAttentionPool } from '../web/pool/attention-pool-node.js';
 import { makeInputs, median, fmt, attentionFlops } from './lib.js';
 
 export async function benchPool({ quick, progress }) {

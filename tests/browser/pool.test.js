@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { createAttention, AttentionError } from '../../web/core/attention.js';
-import { createAttentionPool, splitRows } from '../../web/pool/attention-pool.js';
+import { createAttentionPool, splitRows } from '../../web/pool/attention-pool-node.js';
 import { root, bitsHex, seededMatrix as matrix } from '../helpers.js';
 import { startServer } from '../../scripts/serve.js';
 import { launch, pageErrors } from './browser.js';
@@ -132,6 +132,7 @@ test('createAttentionPool checks its options; a closed pool refuses calls', asyn
   }
   const e = await rejects(createAttentionPool({ workerUrl: new URL('file:///nonexistent/worker.js') }));
   assert.equal(e.code, 'INVALID_ARGUMENT');
+  assert.match(e.message, /a worker failed: the worker script failed to load \(file:\/\/\/nonexistent\/worker\.js\)/, 'the message names the URL tried');
   const p = await createAttentionPool({ workers: 1 });
   assert.equal(p.size, 1);
   const big = { q: matrix(2000, 64, 1), k: matrix(2000, 64, 2), v: matrix(2000, 64, 3) };
@@ -154,7 +155,7 @@ test('in Node, a global Worker installed by another library (onnxruntime-web doe
 });
 
 test('an idle pool that is never closed does not keep Node running', () => {
-  const script = `import { createAttentionPool } from ${JSON.stringify(path.join(root, 'web/pool/attention-pool.js'))};
+  const script = `import { createAttentionPool } from ${JSON.stringify(path.join(root, 'web/pool/attention-pool-node.js'))};
     const pool = await createAttentionPool({ workers: 2 });
     const r = await pool.attention({ q: [[1, 0]], k: [[1, 0], [0, 1]], v: [[1], [2]] });
     console.log(r.output.data.length);`;
@@ -475,7 +476,7 @@ test('c: signal, timeout and unknown options are checked (INVALID_ARGUMENT), by 
 });
 
 test('c: after a timeout or an abort nothing is left pending: Node exits, with close() and without', () => {
-  const script = `import { createAttentionPool } from ${JSON.stringify(path.join(root, 'web/pool/attention-pool.js'))};
+  const script = `import { createAttentionPool } from ${JSON.stringify(path.join(root, 'web/pool/attention-pool-node.js'))};
     const workerUrl = new URL(${JSON.stringify(hangUrl.href)});
     const stuck = () => ({ q: { data: new Float32Array(16).fill(777), shape: [4, 4] }, k: [[1, 0, 0, 0]], v: [[1]] });
     const out = [];
@@ -520,8 +521,11 @@ test('c: in Chromium: a stuck Web Worker is terminated on timeout and on abort; 
       const aborted = await p.attention(stuck, { signal: ac.signal }).then(() => 'resolved', (e) => e === ac.signal.reason && e.name);
       const after = Array.from((await p.attention(x)).output.data);
       await p.close();
-      return { before, after, timedOut, took, aborted };
+      // a worker script that is not there: the message names the URL the pool tried
+      const missing = await createAttentionPool({ workers: 1, workerUrl: '/tests/fixtures/pool/no-such-worker.js' }).then(() => 'resolved', (e) => e.message);
+      return { before, after, timedOut, took, aborted, missing };
     });
+    assert.equal(r.missing, 'attention pool: a worker failed: the worker script failed to load (/tests/fixtures/pool/no-such-worker.js)');
     assert.deepEqual(r.timedOut, ['TimeoutError', true]);
     assert.ok(r.took >= 250 && r.took < 5000, `${r.took} ms`);
     assert.equal(r.aborted, 'AbortError');

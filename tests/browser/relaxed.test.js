@@ -33,7 +33,7 @@ test('without engine support the default build runs, asked for relaxed or not; b
 // run in a child with relaxed SIMD switched on (Node 20: a V8 flag; Node 22+ has it anyway)
 const CHILD = `
 import { createAttention, hasRelaxedSimd } from ${JSON.stringify(path.join(root, 'web/core/attention.js'))};
-import { createAttentionPool } from ${JSON.stringify(path.join(root, 'web/pool/attention-pool.js'))};
+import { createAttentionPool } from ${JSON.stringify(path.join(root, 'web/pool/attention-pool-node.js'))};
 import { referenceAttention, seededMatrix } from ${JSON.stringify(path.join(root, 'tests/helpers.js'))};
 const d = await createAttention({ relaxed: false }), r = await createAttention(), asked = await createAttention({ relaxed: true });
 if (asked !== r) throw new Error('createAttention() and { relaxed: true } are not the same shared instance');

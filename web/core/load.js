@@ -1,10 +1,9 @@
-// load.js - from wasm bytes to the API: decode the embedded build, pick the relaxed-SIMD one
-// where the engine has it, compile, instantiate once per build, check the exports (exports.js).
+// load.js - createAttention: decode the embedded build, pick the relaxed-SIMD one where the
+// engine has it, and instantiate it once per build (instantiate.js), or the caller's options.wasm.
 import wasmBase64 from '../wasm/attention-wasm.js';
-import { ErrorCode, AttentionError, fail, asError, describe } from './errors.js';
+import { ErrorCode, fail, asError, describe } from './errors.js';
 import { isPlain } from './args.js';
-import { WASM_FUNCTIONS } from './exports.js';
-import { makeApi } from './ops.js';
+import { instantiate } from './instantiate.js';
 
 function decodeBase64(s) {
   if (typeof Buffer === 'function') return new Uint8Array(Buffer.from(s, 'base64'));
@@ -24,22 +23,10 @@ export function hasRelaxedSimd() {
   try { return WebAssembly.validate(RELAXED_PROBE); } catch { return false; }
 }
 
-async function toModule(source, relaxed) {
-  if ((source === undefined || source === null) && relaxed) {
-    return WebAssembly.compile(decodeBase64((await import('../wasm/attention-relaxed-wasm.js')).default));
-  }
-  if (source === undefined || source === null) return WebAssembly.compile(decodeBase64(wasmBase64));
-  if (source instanceof WebAssembly.Module) return source;
-  source = await source;
-  if (typeof Response === 'function' && source instanceof Response) {
-    if (!source.ok) fail(ErrorCode.INVALID_ARGUMENT, `createAttention: fetching the wasm failed: HTTP ${[source.status, source.statusText].filter(Boolean).join(' ')} for ${source.url || 'the response'}`);
-    return WebAssembly.compile(await source.arrayBuffer());
-  }
-  if (source instanceof DataView) return WebAssembly.compile(new Uint8Array(source.buffer, source.byteOffset, source.byteLength));
-  if (source instanceof ArrayBuffer || ArrayBuffer.isView(source)) return WebAssembly.compile(source);
-  return fail(ErrorCode.INVALID_ARGUMENT,
-    `createAttention: options.wasm must be a WebAssembly.Module, an ArrayBuffer, a typed array or a Response; received ${describe(source)}`);
-}
+// the package's own builds, compiled from the base64 modules (the relaxed one loaded only when used)
+const embedded = (relaxed) => async () => WebAssembly.compile(decodeBase64(relaxed
+  ? (await import('../wasm/attention-relaxed-wasm.js')).default
+  : wasmBase64));
 
 const shared = { default: null, relaxed: null };
 
@@ -70,35 +57,11 @@ export function createAttention(options = {}) {
     // the relaxed build is a file of its own (attention-relaxed-wasm.js): a host that did not
     // copy it gets the default build, and api.relaxed says so; later calls reuse that answer
     // (no second request for the missing file), unless the default build failed too
-    shared[key] ??= instantiate(undefined, key === 'relaxed').catch((e) => {
+    shared[key] ??= instantiate(undefined, key === 'relaxed', embedded(key === 'relaxed')).catch((e) => {
       if (key === 'default') { shared.default = null; throw e; }
       return createAttention({ relaxed: false }).catch((e2) => { shared.relaxed = null; throw e2; });
     });
     return shared[key];
   }
   return instantiate(wasm, false);
-}
-
-// what the wrapper calls: the C functions of exports.js, the memory and the C runtime's start
-const missingExports = (exports) => ['memory', '_initialize', ...WASM_FUNCTIONS]
-  .filter((name) => (name === 'memory' ? !(exports.memory instanceof WebAssembly.Memory) : typeof exports[name] !== 'function'));
-
-async function instantiate(source, relaxed) {
-  let module, instance;
-  try {
-    module = await toModule(source, relaxed);
-    instance = await WebAssembly.instantiate(module, { env: { emscripten_notify_memory_growth() {} } });
-  } catch (e) {
-    // the embedded core failing is the host's doing (a CSP without 'wasm-unsafe-eval', no
-    // WebAssembly at all): the engine's own error says so; a bad options.wasm is an argument error
-    if (source === undefined) throw e;
-    throw asError(e, 'createAttention: options.wasm is not a usable WebAssembly module');
-  }
-  const missing = missingExports(instance.exports);
-  if (missing.length) {
-    throw new AttentionError(ErrorCode.INVALID_ARGUMENT,
-      `createAttention: options.wasm is not the attnmap core (it lacks ${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ', …' : ''}); pass attnmap/attention.wasm`);
-  }
-  instance.exports._initialize();
-  return makeApi(instance.exports, relaxed);
 }

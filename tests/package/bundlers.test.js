@@ -10,6 +10,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { root } from '../helpers.js';
 import { startServer } from '../../scripts/serve.js';
 import { launch } from '../browser/browser.js';
@@ -38,15 +39,18 @@ function writePage(out, tag) {
   fs.writeFileSync(path.join(out, 'index.html'), html.replace(entry, tag));
 }
 
+function webpack(out, mode) {
+  const log = node([bin('webpack-cli/bin/cli.js'), '--mode', mode, '--entry', './main.js', '--output-path', out]);
+  writePage(out, '<script defer src="./main.js"></script>');
+  return log.split('\n').filter((l) => /warn|error/i.test(l)).join('\n');
+}
+
 // Each bundler: the command a user runs (as the README shows it) and the page it leaves in `out`.
 const BUNDLERS = {
   'Vite 8': (out) => node([bin('vite8/bin/vite.js'), 'build', '--logLevel', 'warn', '--outDir', out]),
   'Vite 7': (out) => node([bin('vite/bin/vite.js'), 'build', '--logLevel', 'warn', '--outDir', out]),
-  'webpack 5': (out) => {
-    const log = node([bin('webpack-cli/bin/cli.js'), '--mode', 'production', '--entry', './main.js', '--output-path', out]);
-    writePage(out, '<script defer src="./main.js"></script>');
-    return log.split('\n').filter((l) => /warn|error/i.test(l)).join('\n');
-  },
+  'webpack 5': (out) => webpack(out, 'production'),
+  'webpack 5 (development)': (out) => webpack(out, 'development'),
   esbuild: (out) => {
     const log = sh(bin('.bin/esbuild'), ['main.js', 'attention-worker=attnmap/pool/worker', '--bundle', '--format=esm',
       `--outdir=${out}`, '--log-level=warning'], { cwd: app });
@@ -65,8 +69,8 @@ const BUNDLERS = {
 const filesOf = (out) => fs.readdirSync(out, { recursive: true }).map((f) => f.split(path.sep).join('/'))
   .filter((f) => fs.statSync(path.join(out, f)).isFile());
 
-async function openApp(out) {
-  const server = await startServer({ root: out, allow: filesOf(out) });
+// the app at `url` in Chromium, once main() and both elements have finished: what they show
+async function openApp(url) {
   browser ??= await launch();
   const page = await browser.newPage();
   const problems = [];
@@ -75,7 +79,7 @@ async function openApp(out) {
   page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()}`));
   page.on('response', (r) => { if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`); });
   try {
-    await page.goto(server.url);
+    await page.goto(url);
     await page.waitForFunction(() => window.__result && ['s5', 'xs'].every((id) => document.getElementById(id)?.result || document.getElementById(id)?.error),
       null, { timeout: 30000 }).catch(() => assert.fail(`the app did not finish within 30 s: ${problems.join('; ') || 'no error seen'}`));
     const state = await page.evaluate(() => ({
@@ -89,8 +93,20 @@ async function openApp(out) {
     return { state, problems };
   } finally {
     await page.close();
-    await server.close();
   }
+}
+
+function checkApp({ state, problems }) {
+  assert.deepEqual(state.result.error, undefined, 'main() finished');
+  assert.deepEqual(state.errors, []);
+  assert.deepEqual(state.s5, ['0.3157', '0.3686', '0.3157'], 'the element: the row of 吃 (episode 05, section 5)');
+  assert.deepEqual(state.result.row1, ['0.3157', '0.3686', '0.3157'], 'the API');
+  assert.deepEqual(state.xs, [3, 3], 'x + seed rendered (torch-rng loaded)');
+  assert.equal(state.staticCells, 9, 'the heatmap renderer');
+  assert.equal(state.result.poolSize, 2);
+  assert.equal(state.result.poolLength, 96 * 16);
+  assert.equal(state.result.poolEqual, true, 'the pool equals attention() bit for bit');
+  assert.deepEqual(problems, []);
 }
 
 for (const [name, build] of Object.entries(BUNDLERS)) {
@@ -105,16 +121,31 @@ for (const [name, build] of Object.entries(BUNDLERS)) {
     for (const f of files.filter((x) => x.endsWith('.js'))) {
       assert.doesNotMatch(fs.readFileSync(path.join(out, f), 'utf8'), /(\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*)["'](node:)?(worker_threads|os)["']/, `${f} imports a Node module`);
     }
-    const { state, problems } = await openApp(out);
-    assert.deepEqual(state.result.error, undefined, 'main() finished');
-    assert.deepEqual(state.errors, []);
-    assert.deepEqual(state.s5, ['0.3157', '0.3686', '0.3157'], 'the element: the row of 吃 (episode 05, section 5)');
-    assert.deepEqual(state.result.row1, ['0.3157', '0.3686', '0.3157'], 'the API');
-    assert.deepEqual(state.xs, [3, 3], 'x + seed rendered (torch-rng loaded)');
-    assert.equal(state.staticCells, 9, 'the heatmap renderer');
-    assert.equal(state.result.poolSize, 2);
-    assert.equal(state.result.poolLength, 96 * 16);
-    assert.equal(state.result.poolEqual, true, 'the pool equals attention() bit for bit');
-    assert.deepEqual(problems, []);
+    const server = await startServer({ root: out, allow: filesOf(out) });
+    try {
+      checkApp(await openApp(server.url));
+    } finally {
+      await server.close();
+    }
+  });
+}
+
+// Vite's dev server, as `vite` runs it, with the options the README gives (Vite 7's dependency
+// optimizer moves the pool into node_modules/.vite/deps/, away from its worker: excluded there)
+const DEV = {
+  'Vite 8': { module: 'vite8', options: {} },
+  'Vite 7': { module: 'vite', options: { optimizeDeps: { exclude: ['attnmap'] } } },
+};
+for (const [name, { module, options }] of Object.entries(DEV)) {
+  test(`${name} dev server: the app works in Chromium${options.optimizeDeps ? ' (optimizeDeps.exclude, as the README says)' : ' with no configuration'}`, { timeout: 120000 }, async () => {
+    const { createServer } = await import(pathToFileURL(bin(`${module}/dist/node/index.js`)).href);
+    const cacheDir = path.join(tmp, `vite-cache-${module}`);
+    const server = await createServer({ root: app, configFile: false, cacheDir, logLevel: 'error', server: { host: '127.0.0.1', port: 0 }, ...options });
+    try {
+      await server.listen();
+      checkApp(await openApp(server.resolvedUrls.local[0]));
+    } finally {
+      await server.close();
+    }
   });
 }

@@ -2,9 +2,11 @@
 // attnmap - compute attention weights with the WebAssembly core and write them as an SVG heatmap.
 //
 //   attnmap svg --tokens "猫 吃 鱼" --q '[[...]]' --k '[[...]]' > heatmap.svg
+//   attnmap --version
 //
 // Exit status: 0 success, 2 usage error or bad input, 1 anything else. Errors are one line on
 // stderr, "attnmap: <message>", never a stack trace (set ATTNMAP_DEBUG=1 to see one).
+import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { renderHeatmap } from '../web/heatmap/heatmap.js';
 
@@ -31,6 +33,7 @@ Options:
   --max-bytes N        refuse to write an SVG larger than N bytes (default and at most
                        33554432, 32 MiB)
   -h, --help           show this help
+  -v, --version        print the version of attnmap and exit
 
 Budgets: at most 65536 cells (256×256) and 16384 characters of tokens (--tokens and
 --key-tokens together), checked before anything is computed, and 32 MiB of SVG; over
@@ -67,7 +70,11 @@ const OPTIONS = {
   title: { type: 'string' },
   'max-bytes': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'v' },
 };
+
+/** The installed package's version: package.json is next to bin/ in the repository and in the tarball. */
+const version = () => JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
 
 function parse(argv) {
   let parsed;
@@ -78,6 +85,7 @@ function parse(argv) {
   }
   const { values, positionals } = parsed;
   if (values.help) return { help: true };
+  if (values.version) return { version: true };
   if (positionals.length === 0) usage('missing command: expected "attnmap svg --q JSON --k JSON" (see attnmap --help)');
   if (positionals[0] !== 'svg') usage(`unknown command ${JSON.stringify(positionals[0])}: expected "svg" (see attnmap --help)`);
   if (positionals.length > 1) {
@@ -145,6 +153,7 @@ const plural = (k, one, many) => `${k} ${k === 1 ? one : many}`;
 async function main(argv) {
   const args = parse(argv);
   if (args.help) { process.stdout.write(USAGE); return 0; }
+  if (args.version) { process.stdout.write(`${version()}\n`); return 0; }
 
   const q = matrixArg(args.q, '--q');
   const k = matrixArg(args.k, '--k');

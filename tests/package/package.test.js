@@ -21,7 +21,7 @@ test('exports map: "types" first in each condition, wasm exported', () => {
   for (const [key, value] of Object.entries(pkg.exports)) {
     if (typeof value === 'object') assert.equal(Object.keys(value)[0], 'types', `exports["${key}"]`);
   }
-  assert.equal(pkg.exports['./attention.wasm'], './web/wasm/attention.wasm');
+  assert.equal(pkg.exports['./attention.wasm'].default, './web/wasm/attention.wasm');
   assert.equal(pkg.type, 'module');
 });
 

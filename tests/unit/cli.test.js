@@ -130,6 +130,19 @@ test('--help: exit 0, usage on stdout, says v defaults to k', () => {
   }
 });
 
+test('--version and -v: exit 0, the version of package.json and nothing else on stdout', () => {
+  const { version } = JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
+  assert.match(version, /^\d+\.\d+\.\d+/);
+  for (const args of [['--version'], ['-v'], ['svg', '--version']]) {
+    const r = run(...args);
+    assert.equal(r.status, 0, `${args.join(' ')}: ${r.stderr}`);
+    assert.equal(r.stdout, `${version}\n`, args.join(' '));
+    assert.equal(r.stderr, '');
+  }
+  assert.match(run('--help').stdout, /^ {2}-v, --version {8}print the version/m, '--help lists it');
+  assertUsageError(run('--version=1'), /--version/);
+});
+
 // ---------------------------------------------------------------------------------------------
 // issue 6: budgets, checked before anything is computed. 120 KB of --tokens used to make 105 MB
 // of SVG (each cell repeats its labels).

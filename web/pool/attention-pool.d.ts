@@ -4,7 +4,12 @@ import type { AttentionInputs, AttentionOptions, Matrix } from '../core/attentio
 export interface AttentionPoolOptions {
   /** Number of workers, 1 to 64. Default: one per core (navigator.hardwareConcurrency), at most 8. */
   workers?: number;
-  /** Where attention-worker.js is served, for hosts or bundlers that move it. Default: next to attention-pool.js. */
+  /**
+   * Where the worker script is, for hosts or bundlers that move it. Default: attention-worker.js
+   * beside the module (browsers; Vite and webpack bundle and rename it themselves; with esbuild
+   * and Rollup build `attnmap/pool/worker` as attention-worker.js beside the bundle), or
+   * attention-worker-node.js in Node. A worker that fails to load rejects with its URL.
+   */
   workerUrl?: string | URL;
   /** Workers use the fused multiply-add build where the engine has relaxed SIMD (see createAttention). Default true; false gives the same bits on every engine. */
   relaxed?: boolean;

@@ -158,3 +158,21 @@ test('the sizes quoted in README.md and docs/ are the files\' sizes: node script
   assert.equal(r.status, 0, `scripts/sizes.js --check:\n${r.stderr}${r.stdout}\n(run node scripts/sizes.js to rewrite the marked sizes)`);
   console.log(`# ${r.stdout.trim()}`);
 });
+
+test('CHANGELOG.md: an Unreleased section, then released versions newest first, package.json\'s the newest; each tagged v<version> where the clone has tags', () => {
+  const text = fs.readFileSync(path.join(root, 'CHANGELOG.md'), 'utf8');
+  const heads = [...text.matchAll(/^## \[([^\]]+)\](?: - (\d{4}-\d\d-\d\d))?/gm)].map(([, v, date]) => ({ v, date }));
+  assert.equal(heads[0]?.v, 'Unreleased', 'the first section is [Unreleased]');
+  const released = heads.slice(1);
+  assert.ok(released.length > 0, 'at least one released version');
+  for (const { v, date } of released) {
+    assert.match(v, /^\d+\.\d+\.\d+$/, `version ${v}`);
+    assert.ok(date, `version ${v} has a date`);
+  }
+  const key = (v) => v.split('.').map(Number).reduce((a, x) => a * 1e6 + x, 0);
+  for (let i = 1; i < released.length; i++) assert.ok(key(released[i - 1].v) > key(released[i].v), 'newest first');
+  assert.equal(released[0].v, pkg.version, 'package.json\'s version is the newest released one (bump both together)');
+  // a shallow or tag-less clone (CI's) cannot say; a clone with tags must have every release's
+  const tags = spawnSync('git', ['tag', '--list', 'v*'], { cwd: root, encoding: 'utf8' }).stdout?.split('\n').filter(Boolean) ?? [];
+  if (tags.length) for (const { v } of released) assert.ok(tags.includes(`v${v}`), `git tag v${v} (git tag -a v${v} <commit>)`);
+});

@@ -205,7 +205,8 @@ export type AttentionErrorCode =
   | 'SHAPE_MISMATCH'    // dimensions that disagree, data length != rows·cols
   | 'NON_FINITE'        // NaN or ±Infinity in an input, or a result that overflows float32
   | 'TOO_LARGE'         // the buffers cannot fit in 4 GiB of wasm32 memory
-  | 'OUT_OF_MEMORY';    // the engine refused to grow memory
+  | 'OUT_OF_MEMORY'     // the engine refused to grow memory
+  | 'INVALID_MODEL';    // attnmap/model: a checkpoint (config, tensors, vocabulary) that is broken or not supported
 
 export const ErrorCode: Readonly<{ [K in AttentionErrorCode]: K }>;
 

@@ -8,6 +8,7 @@ export const ErrorCode = Object.freeze({
   NON_FINITE: 'NON_FINITE',
   TOO_LARGE: 'TOO_LARGE',
   OUT_OF_MEMORY: 'OUT_OF_MEMORY',
+  INVALID_MODEL: 'INVALID_MODEL',
 });
 
 export class AttentionError extends Error {

@@ -1,0 +1,317 @@
+// safetensors.js - reading a .safetensors file without trusting it.
+//
+//   parseSafetensors(bytes, label = 'model.safetensors')
+//     bytes: Uint8Array | ArrayBuffer, the whole file
+//     -> { tensors: Map<name, { name, dtype, shape, begin, end }>, metadata: { [key]: string } | null }
+//        begin/end are byte offsets into `bytes` (absolute, header included), end exclusive
+//   readTensor(bytes, info, out)
+//     writes the tensor's values as float32 into out, a Float32Array of exactly prod(shape)
+//     elements (a view into wasm memory is fine: nothing else of that size is allocated);
+//     F32, F16 and BF16 are converted exactly; a NaN or ±Inf is refused (INVALID_MODEL)
+//
+// The format (huggingface/safetensors README, "Format", and SafeTensors::read_metadata):
+//   8 bytes   N, little-endian u64
+//   N bytes   UTF-8 JSON object, starting with '{' (may be padded with trailing spaces):
+//             { name: { dtype, shape, data_offsets: [begin, end] }, "__metadata__"?: { str: str } }
+//   the rest  the data section; data_offsets are relative to its start, little-endian, row-major
+// and the rules the reference enforces, which this file enforces too: N ≤ 100,000,000, keys
+// unique, the data section "entirely indexed" (the tensors, sorted by offset, tile it with no
+// hole, no overlap and nothing after the last one: that rules out polyglot files),
+// end − begin = prod(shape) · bits(dtype) / 8, empty tensors (a 0 in the shape) and 0-rank
+// tensors (shape []) allowed.
+//
+// Every dtype of the spec is known here so that a file is laid out correctly whatever it holds
+// (a GPT-2 export may keep a BOOL or U8 buffer next to its weights); only F32, F16 and BF16 can be
+// read: readTensor, and checkpoint.js for the tensors a model uses, refuse the others by name.
+//
+// Every failure is an AttentionError: INVALID_MODEL for a broken or unsupported file, TOO_LARGE
+// for a header above the limit, INVALID_ARGUMENT for arguments of the wrong type. Nothing is
+// allocated from a size the file claims before that size has been checked against the file.
+import { ErrorCode, fail, asError, describe, shapeText } from '../core/errors.js';
+
+export const MAX_HEADER_BYTES = 100_000_000;     // the reference's MAX_HEADER_SIZE
+
+/** Bits per element of every safetensors dtype (safetensors/src/tensor.rs, Dtype::bitsize). */
+export const DTYPE_BITS = Object.freeze({
+  BOOL: 8, U8: 8, I8: 8, F8_E5M2: 8, F8_E4M3: 8, F8_E8M0: 8, F8_E4M3FNUZ: 8, F8_E5M2FNUZ: 8,
+  I16: 16, U16: 16, F16: 16, BF16: 16, I32: 32, U32: 32, F32: 32, F64: 64, I64: 64, U64: 64,
+  C64: 64, F4: 4, F6_E2M3: 6, F6_E3M2: 6,
+});
+
+/** The dtypes readTensor converts to float32. */
+export const READABLE_DTYPES = Object.freeze(['F32', 'F16', 'BF16']);
+
+// genuine typed arrays, measured through the engine's own accessors (see web/core/args.js)
+const TYPED_PROTO = Object.getPrototypeOf(Uint8Array.prototype);
+const intrinsic = (name) => Object.getOwnPropertyDescriptor(TYPED_PROTO, name).get;
+const TA_TAG = intrinsic(Symbol.toStringTag), TA_LENGTH = intrinsic('length');
+const TA_BUFFER = intrinsic('buffer'), TA_OFFSET = intrinsic('byteOffset');
+const AB_BYTES = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, 'byteLength').get;
+
+const bad = (message) => fail(ErrorCode.INVALID_MODEL, message);
+const q = (s) => JSON.stringify(s.length > 80 ? s.slice(0, 80) + '…' : s);
+
+// The file as a fresh Uint8Array over the same memory (never a copy).
+function fileBytes(bytes, fn) {
+  let isBuffer = false;
+  try { AB_BYTES.call(bytes); isBuffer = true; } catch { /* not an ArrayBuffer */ }
+  if (TA_TAG.call(bytes) === 'Uint8Array' || isBuffer) {
+    try {
+      return isBuffer ? new Uint8Array(bytes) : new Uint8Array(TA_BUFFER.call(bytes), TA_OFFSET.call(bytes), TA_LENGTH.call(bytes));
+    } catch {
+      fail(ErrorCode.INVALID_ARGUMENT, `${fn}: bytes is detached (transferred to a worker or wasm memory that grew)`);
+    }
+  }
+  return fail(ErrorCode.INVALID_ARGUMENT, `${fn}: bytes must be a Uint8Array or an ArrayBuffer holding the whole .safetensors file; received ${describe(bytes)}`);
+}
+
+// ----------------------------------------------------------------------------
+// parseSafetensors
+
+export function parseSafetensors(bytes, label = 'model.safetensors') {
+  try {
+    return parse(bytes, label);
+  } catch (e) {
+    throw asError(e, 'parseSafetensors');     // a throwing getter or a detached buffer: INVALID_ARGUMENT
+  }
+}
+
+function parse(bytes, label) {
+  if (typeof label !== 'string') fail(ErrorCode.INVALID_ARGUMENT, `parseSafetensors: label must be a string; received ${describe(label)}`);
+  const file = fileBytes(bytes, 'parseSafetensors');
+  // step 1: the header's length, checked against the limit (first, as the reference does) and the
+  // file before anything is read
+  if (file.length < 8) bad(`${label}: the file has ${file.length} bytes; a safetensors file starts with an 8-byte header length`);
+  const view = new DataView(file.buffer, file.byteOffset, 8);
+  const n = view.getUint32(4, true) * 2 ** 32 + view.getUint32(0, true);   // exact below 2^53, and beyond that far too big anyway
+  if (n > MAX_HEADER_BYTES) fail(ErrorCode.TOO_LARGE, `${label}: the header length says ${n} bytes; at most ${MAX_HEADER_BYTES} are read`);
+  if (n > file.length - 8) bad(`${label}: the header length says ${n} bytes but the file has only ${file.length - 8} bytes after it (a truncated or broken file)`);
+  // step 2: the JSON header
+  const header = readHeader(file.subarray(8, 8 + n), label);
+  const dataStart = 8 + n, dataLength = file.length - dataStart;
+  // step 3: each entry on its own, then the layout of the data section as a whole
+  let metadata = null;
+  const tensors = new Map();
+  for (const name of Object.keys(header)) {
+    const entry = header[name];
+    if (name === '__metadata__') metadata = readMetadata(entry, label);
+    else tensors.set(name, tensorInfo(name, entry, dataStart, dataLength, label));
+  }
+  checkLayout(tensors, dataStart, dataLength, label);
+  return { tensors, metadata };
+}
+
+function readHeader(raw, label) {
+  if (raw.length === 0 || raw[0] !== 0x7b) {
+    bad(`${label}: the header must be a JSON object starting with "{"; it starts with ${raw.length ? `byte 0x${raw[0].toString(16).padStart(2, '0')}` : 'nothing (length 0)'}`);
+  }
+  let text, header;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(raw);
+  } catch {
+    bad(`${label}: the header is not valid UTF-8`);
+  }
+  try {
+    header = JSON.parse(text);
+  } catch (e) {
+    bad(`${label}: the header is not valid JSON (${e.message})`);
+  }
+  if (header === null || typeof header !== 'object' || Array.isArray(header)) {
+    bad(`${label}: the header must be a JSON object { name: { dtype, shape, data_offsets } }; received ${describe(header)}`);
+  }
+  const dup = duplicateKey(text);
+  if (dup !== null) bad(`${label}: the header has the key ${q(dup)} twice (the safetensors format disallows duplicate keys)`);
+  return header;
+}
+
+// The first key that appears twice at the top level of a valid JSON object text, or null.
+// JSON.parse keeps the last silently; the format forbids duplicates.
+function duplicateKey(text) {
+  const seen = new Set();
+  let depth = 0, expectKey = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {                                           // a string: find its end
+      let j = i + 1;
+      while (text.charCodeAt(j) !== 0x22) j += text.charCodeAt(j) === 0x5c ? 2 : 1;
+      if (depth === 1 && expectKey) {
+        const key = JSON.parse(text.slice(i, j + 1));
+        if (seen.has(key)) return key;
+        seen.add(key);
+        expectKey = false;
+      }
+      i = j;
+    } else if (c === 0x7b || c === 0x5b) {
+      depth++;
+      if (depth === 1) expectKey = true;
+    } else if (c === 0x7d || c === 0x5d) {
+      depth--;
+    } else if (c === 0x2c && depth === 1) {
+      expectKey = true;
+    }
+  }
+  return null;
+}
+
+function readMetadata(entry, label) {
+  if (entry === null) return null;
+  if (typeof entry !== 'object' || Array.isArray(entry)) bad(`${label}: "__metadata__" must be an object of strings; received ${describe(entry)}`);
+  const out = Object.create(null);
+  for (const key of Object.keys(entry)) {
+    if (typeof entry[key] !== 'string') bad(`${label}: "__metadata__" values must be strings; ${q(key)} is ${describe(entry[key])}`);
+    out[key] = entry[key];
+  }
+  return out;
+}
+
+// prod(shape), or -1 when it passes 2^53
+function elementCount(shape) {
+  if (shape.includes(0)) return 0;
+  let count = 1;
+  for (const d of shape) {
+    count *= d;
+    if (count > Number.MAX_SAFE_INTEGER) return -1;
+  }
+  return count;
+}
+
+function tensorInfo(name, entry, dataStart, dataLength, label) {
+  const t = `${label}: tensor ${q(name)}`;
+  if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) bad(`${t} must be an object { dtype, shape, data_offsets }; received ${describe(entry)}`);
+  const { dtype, shape, data_offsets: offsets } = entry;
+  if (typeof dtype !== 'string' || !Object.hasOwn(DTYPE_BITS, dtype)) {
+    bad(`${t} has dtype ${typeof dtype === 'string' ? q(dtype) : describe(dtype)}, which is not a safetensors dtype (attnmap reads ${READABLE_DTYPES.join(', ')})`);
+  }
+  if (!Array.isArray(shape) || !shape.every((d) => Number.isSafeInteger(d) && d >= 0)) {
+    bad(`${t} has shape ${shapeText(shape)}; expected an array of non-negative integers`);
+  }
+  if (!Array.isArray(offsets) || offsets.length !== 2 || !offsets.every((o) => Number.isSafeInteger(o) && o >= 0)) {
+    bad(`${t} has data_offsets ${shapeText(offsets)}; expected [begin, end], two non-negative integers`);
+  }
+  const [begin, end] = offsets;
+  if (begin > end) bad(`${t} has data_offsets [${begin}, ${end}]: begin is after end`);
+  if (end > dataLength) bad(`${t} has data_offsets [${begin}, ${end}] but the data section has only ${dataLength} bytes`);
+  const count = elementCount(shape);
+  if (count < 0) bad(`${t} has shape ${shapeText(shape)}, more than 2^53 elements: the file cannot hold it`);
+  const bits = count * DTYPE_BITS[dtype];
+  if (bits % 8 !== 0) bad(`${t} has shape ${shapeText(shape)} × ${dtype} = ${bits} bits, not a whole number of bytes`);
+  if (end - begin !== bits / 8) {
+    bad(`${t} has data_offsets [${begin}, ${end}] (${end - begin} bytes) but shape ${shapeText(shape)} × ${dtype} needs ${bits / 8} bytes`);
+  }
+  return { name, dtype, shape: shape.slice(), begin: dataStart + begin, end: dataStart + end };
+}
+
+// Sorted by offset, the tensors must tile the data section exactly.
+function checkLayout(tensors, dataStart, dataLength, label) {
+  const sorted = [...tensors.values()].sort((a, b) => a.begin - b.begin || a.end - b.end);
+  const rel = (x) => x - dataStart;
+  let at = dataStart, last = null;
+  for (const t of sorted) {
+    if (t.begin < at) {
+      bad(`${label}: tensors ${q(last.name)} [${rel(last.begin)}, ${rel(last.end)}] and ${q(t.name)} [${rel(t.begin)}, ${rel(t.end)}] overlap`);
+    }
+    if (t.begin > at) {
+      bad(`${label}: bytes [${rel(at)}, ${rel(t.begin)}) of the data section belong to no tensor (the format allows no holes)`);
+    }
+    at = t.end;
+    last = t;
+  }
+  if (rel(at) !== dataLength) {
+    bad(`${label}: the tensors end at byte ${rel(at)} of the data section but it has ${dataLength} bytes (the format allows nothing after the last tensor)`);
+  }
+}
+
+// ----------------------------------------------------------------------------
+// readTensor
+
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+// the 65,536 float16 values as float32, built on first use (256 KiB)
+let F16_TABLE = null;
+function f16Table() {
+  if (F16_TABLE) return F16_TABLE;
+  const table = new Float32Array(65536);
+  for (let h = 0; h < 65536; h++) {
+    const sign = h & 0x8000 ? -1 : 1, exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
+    if (exp === 0) table[h] = sign * mant * 2 ** -24;                       // ±0 and subnormals
+    else if (exp === 31) table[h] = mant ? NaN : sign * Infinity;
+    else table[h] = sign * (1024 + mant) * 2 ** (exp - 25);
+  }
+  return (F16_TABLE = table);
+}
+
+export function readTensor(bytes, info, out) {
+  try {
+    read(bytes, info, out);
+  } catch (e) {
+    throw asError(e, 'readTensor');
+  }
+}
+
+function read(bytes, info, out) {
+  const file = fileBytes(bytes, 'readTensor');
+  if (info === null || typeof info !== 'object') fail(ErrorCode.INVALID_ARGUMENT, `readTensor: info must be an entry of parseSafetensors(...).tensors; received ${describe(info)}`);
+  const { name, dtype, shape, begin, end } = info;
+  const count = Array.isArray(shape) && shape.every((d) => Number.isSafeInteger(d) && d >= 0) ? elementCount(shape) : -1;
+  if (count < 0 || !Number.isSafeInteger(begin) || !Number.isSafeInteger(end) || begin < 0 || end > file.length ||
+      !Object.hasOwn(DTYPE_BITS, dtype) || end - begin !== count * DTYPE_BITS[dtype] / 8) {
+    fail(ErrorCode.INVALID_ARGUMENT, `readTensor: info must be an entry of parseSafetensors(...).tensors for these bytes; received { dtype: ${describe(dtype)}, shape: ${shapeText(shape)}, begin: ${describe(begin)}, end: ${describe(end)} }`);
+  }
+  const t = `tensor ${q(String(name))}`;
+  if (!READABLE_DTYPES.includes(dtype)) bad(`${t} has dtype ${dtype}; attnmap reads ${READABLE_DTYPES.join(', ')}`);
+  if (TA_TAG.call(out) !== 'Float32Array' || TA_LENGTH.call(out) !== count) {
+    fail(ErrorCode.INVALID_ARGUMENT, `readTensor: out must be a Float32Array of ${count} elements (shape ${shapeText(shape)}); received ${describe(out)}`);
+  }
+  const dst = new Float32Array(TA_BUFFER.call(out), TA_OFFSET.call(out), count);
+  const src = file.subarray(begin, end);
+  let firstBad = -1;
+  if (dtype === 'F32') firstBad = readF32(src, dst);
+  else if (dtype === 'F16') firstBad = readF16(src, dst);
+  else firstBad = readBF16(src, dst);
+  if (firstBad >= 0) {
+    const raw = dst[firstBad];
+    const what = Number.isNaN(raw) ? 'NaN' : raw > 0 ? 'Infinity' : '-Infinity';
+    bad(`${t} has a non-finite value (${what}) at index ${firstBad}${shape.length > 1 ? ` (${indexText(firstBad, shape)})` : ''}: weights must be finite`);
+  }
+}
+
+// flat index -> [i, j, ...] in a row-major shape
+function indexText(flat, shape) {
+  const idx = [];
+  for (let d = shape.length - 1; d >= 0; d--) { idx.unshift(flat % shape[d]); flat = Math.floor(flat / shape[d]); }
+  return `[${idx.join(', ')}]`;
+}
+
+// Each returns the first index of a non-finite value, or -1.
+function readF32(src, dst) {
+  if (LITTLE_ENDIAN) {
+    new Uint8Array(dst.buffer, dst.byteOffset, src.length).set(src);      // any alignment, no copy of the tensor
+  } else {
+    const v = new DataView(src.buffer, src.byteOffset, src.length);
+    for (let i = 0; i < dst.length; i++) dst[i] = v.getFloat32(4 * i, true);
+  }
+  for (let i = 0; i < dst.length; i++) { const x = dst[i]; if (x - x !== 0) return i; }
+  return -1;
+}
+
+function readF16(src, dst) {
+  const table = f16Table();
+  let firstBad = -1;
+  for (let i = 0; i < dst.length; i++) {
+    const h = src[2 * i] | (src[2 * i + 1] << 8);
+    if ((h & 0x7c00) === 0x7c00 && firstBad < 0) firstBad = i;
+    dst[i] = table[h];
+  }
+  return firstBad;
+}
+
+function readBF16(src, dst) {
+  const bits = new Uint32Array(dst.buffer, dst.byteOffset, dst.length);   // a bfloat16 is the top half of a float32
+  let firstBad = -1;
+  for (let i = 0; i < dst.length; i++) {
+    const h = src[2 * i] | (src[2 * i + 1] << 8);
+    if ((h & 0x7f80) === 0x7f80 && firstBad < 0) firstBad = i;
+    bits[i] = h << 16 >>> 0;
+  }
+  return firstBad;
+}

@@ -1,0 +1,172 @@
+// wordpiece.js - BERT's tokenizer, from the checkpoint's vocab.txt (one token per line, id = line
+// number from 0).
+//
+//   import { createWordPiece } from './wordpiece.js';
+//   const wp = createWordPiece(vocabTxt, { lowercase: true });
+//   wp.encode('Unaffable!');                    // ids of un ##aff ##able !
+//   wp.encode('Unaffable!', { special: true }); // the same between [CLS] and [SEP]
+//   wp.decode(ids);                             // 'unaffable !'
+//   wp.tokens(ids);                             // ['un', '##aff', '##able', '!']
+//
+// The algorithm is BasicTokenizer then WordpieceTokenizer of transformers' tokenization_bert.py:
+//
+// 1. Clean: drop U+0000, U+FFFD and control characters (category C*, except \t \n \r), turn
+//    \t \n \r and space separators (Zs) into ' '.
+// 2. Put spaces around CJK ideographs (BERT's ranges, below), so each is a word of its own.
+// 3. NFC, then split on whitespace into words.
+// 4. When lowercasing: lower-case, and strip accents (NFD, drop Mn) unless stripAccents is false;
+//    without lowercasing, strip accents only if stripAccents is true.
+// 5. Split each word at punctuation: ASCII 33-47, 58-64, 91-96, 123-126 and Unicode P*; each
+//    punctuation character is a word of its own.
+// 6. WordPiece: a word longer than maxCharsPerWord code points is unk; otherwise take the
+//    longest prefix in the vocabulary, then the longest '##'-prefixed continuation, and so on;
+//    if some remainder has no match, the whole word is unk (no backtracking).
+//
+// encode adds no [CLS]/[SEP] unless asked ({ special: true }). Special tokens written in the
+// text ('[MASK]') are text: they split at the brackets like any other word.
+// decode joins the tokens with spaces and glues '##' continuations to what precedes them, as HF's
+// convert_tokens_to_string does (without clean_up_tokenization_spaces): 'hello , world', and CJK
+// comes back with a space between characters ('猫 吃 鱼').
+
+import { AttentionError, ErrorCode, describe } from '../core/errors.js';
+
+const bad = (message) => new AttentionError(ErrorCode.INVALID_MODEL, message);
+const badArg = (message) => new AttentionError(ErrorCode.INVALID_ARGUMENT, message);
+
+const CJK = [
+  [0x4e00, 0x9fff], [0x3400, 0x4dbf], [0x20000, 0x2a6df], [0x2a700, 0x2b73f],
+  [0x2b740, 0x2b81f], [0x2b820, 0x2ceaf], [0xf900, 0xfaff], [0x2f800, 0x2fa1f],
+];
+const isCjk = (cp) => CJK.some(([lo, hi]) => cp >= lo && cp <= hi);
+
+const isControl = (ch) => ch !== '\t' && ch !== '\n' && ch !== '\r' && /^\p{C}$/u.test(ch);
+const isWhitespace = (ch) => ch === ' ' || ch === '\t' || ch === '\n' || ch === '\r' || /^\p{Zs}$/u.test(ch);
+const isPunctuation = (ch) => {
+  const cp = ch.codePointAt(0);
+  return (cp >= 33 && cp <= 47) || (cp >= 58 && cp <= 64) || (cp >= 91 && cp <= 96) || (cp >= 123 && cp <= 126) || /^\p{P}$/u.test(ch);
+};
+// Python's str.split(): what str.isspace() calls space (after cleaning only ' ', U+2028, U+2029 remain)
+const SPLIT = /[\t-\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/u;
+const words = (text) => text.split(SPLIT).filter((w) => w !== '');
+
+// steps 1 and 2
+function clean(text) {
+  let out = '';
+  for (const ch of text) {
+    const cp = ch.codePointAt(0);
+    if (cp === 0 || cp === 0xfffd || isControl(ch)) continue;
+    if (isWhitespace(ch)) out += ' ';
+    else if (isCjk(cp)) out += ` ${ch} `;
+    else out += ch;
+  }
+  return out;
+}
+
+const stripAccentsOf = (word) => word.normalize('NFD').replace(/\p{Mn}/gu, '');
+
+// step 5
+function splitPunctuation(word) {
+  const out = [];
+  let current = '';
+  for (const ch of word) {
+    if (isPunctuation(ch)) {
+      if (current !== '') out.push(current);
+      out.push(ch);
+      current = '';
+    } else {
+      current += ch;
+    }
+  }
+  if (current !== '') out.push(current);
+  return out;
+}
+
+// vocab.txt -> tokens by id
+function readVocabTxt(vocabTxt) {
+  if (typeof vocabTxt !== 'string') throw bad(`vocab.txt must be text; received ${describe(vocabTxt)}`);
+  const lines = vocabTxt.split('\n').map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
+  while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
+  if (lines.length === 0) throw bad('vocab.txt is empty: it needs one token per line');
+  const seen = new Map();
+  lines.forEach((token, i) => {
+    if (token === '') throw bad(`vocab.txt line ${i + 1} is empty (a token per line, ids by line number)`);
+    if (seen.has(token)) throw bad(`vocab.txt line ${i + 1} repeats line ${seen.get(token) + 1} (${JSON.stringify(token)})`);
+    seen.set(token, i);
+  });
+  return { byId: lines, ids: seen };
+}
+
+function checkOptions({ lowercase = true, stripAccents, unk = '[UNK]', maxCharsPerWord = 100 }) {
+  if (typeof lowercase !== 'boolean') throw badArg(`createWordPiece: lowercase must be true or false; received ${describe(lowercase)}`);
+  if (stripAccents !== undefined && typeof stripAccents !== 'boolean') throw badArg(`createWordPiece: stripAccents must be true, false or undefined; received ${describe(stripAccents)}`);
+  if (typeof unk !== 'string' || unk === '') throw badArg(`createWordPiece: unk must be a non-empty string; received ${describe(unk)}`);
+  if (!Number.isInteger(maxCharsPerWord) || maxCharsPerWord < 1) throw badArg(`createWordPiece: maxCharsPerWord must be a positive integer; received ${describe(maxCharsPerWord)}`);
+  return { lowercase, stripAccents: stripAccents ?? lowercase, unk, maxCharsPerWord };
+}
+
+/**
+ * createWordPiece(vocabTxt, options): vocabTxt is vocab.txt's text. Options: lowercase (true),
+ * stripAccents (follows lowercase), unk ('[UNK]'), maxCharsPerWord (100). Throws INVALID_MODEL
+ * naming the line when vocab.txt is broken or lacks the unk token, INVALID_ARGUMENT for a bad option.
+ */
+export function createWordPiece(vocabTxt, options = {}) {
+  if (options === null || typeof options !== 'object') throw badArg(`createWordPiece: options must be an object; received ${describe(options)}`);
+  const o = checkOptions(options);
+  const { byId, ids } = readVocabTxt(vocabTxt);
+  const unkId = ids.get(o.unk);
+  if (unkId === undefined) throw bad(`vocab.txt has no line ${JSON.stringify(o.unk)} (the unknown token)`);
+
+  // step 6, for one word
+  const wordPiece = (word, out) => {
+    const chars = Array.from(word);
+    if (chars.length > o.maxCharsPerWord) { out.push(unkId); return; }
+    const pieces = [];
+    for (let start = 0; start < chars.length;) {
+      let end = chars.length, id;
+      for (; end > start; end--) {
+        id = ids.get((start > 0 ? '##' : '') + chars.slice(start, end).join(''));
+        if (id !== undefined) break;
+      }
+      if (end === start) { out.push(unkId); return; }
+      pieces.push(id);
+      start = end;
+    }
+    out.push(...pieces);
+  };
+
+  const specialId = (token) => {
+    const id = ids.get(token);
+    if (id === undefined) throw bad(`vocab.txt has no line ${token}, needed by encode(text, { special: true })`);
+    return id;
+  };
+
+  const checkIds = (list, fn) => {
+    if (!Array.isArray(list) && !(ArrayBuffer.isView(list) && !(list instanceof DataView))) throw badArg(`${fn}(ids): ids must be an array of token ids; received ${describe(list)}`);
+    for (let i = 0; i < list.length; i++) {
+      if (!Number.isInteger(list[i]) || list[i] < 0 || list[i] >= byId.length) throw badArg(`${fn}(ids): ids[${i}] = ${describe(list[i])} is not a token id (0..${byId.length - 1})`);
+    }
+  };
+
+  return {
+    vocabSize: byId.length,
+    encode(text, { special = false } = {}) {
+      if (typeof text !== 'string') throw badArg(`encode(text): text must be a string; received ${describe(text)}`);
+      const out = special ? [specialId('[CLS]')] : [];
+      for (let word of words(clean(text).normalize('NFC'))) {
+        if (o.lowercase) word = word.toLowerCase();
+        if (o.stripAccents) word = stripAccentsOf(word);
+        for (const w of splitPunctuation(word)) wordPiece(w, out);
+      }
+      if (special) out.push(specialId('[SEP]'));
+      return out;
+    },
+    decode(list) {
+      checkIds(list, 'decode');
+      return Array.from(list, (id) => byId[id]).join(' ').replaceAll(' ##', '').trim();
+    },
+    tokens(list) {
+      checkIds(list, 'tokens');
+      return Array.from(list, (id) => byId[id]);
+    },
+  };
+}

@@ -127,8 +127,31 @@ export const isPlain = (o) => { const p = Object.getPrototypeOf(o); return p ===
 
 const DEFAULT_OPTIONS = Object.freeze({ causal: false, scale: undefined, mask: undefined, weights: true });
 
+// (the element passes { causal } with a boolean and, when set, scale and heads: see FULL_API in
+// scripts/build-embed.js)
 export function optionsArg(options, fn) {
   if (options === undefined || options === null) return DEFAULT_OPTIONS;
+  FULL_API: checkOptionKeys(options, fn);
+  const { causal = false, scale, mask, weights = true, rows } = options;
+  FULL_API: if (typeof causal !== 'boolean') fail(ErrorCode.INVALID_ARGUMENT, `causal must be true or false; received ${describe(causal)}`);
+  FULL_API: if (typeof weights !== 'boolean') fail(ErrorCode.INVALID_ARGUMENT, `weights must be true or false; received ${describe(weights)}`);
+  if (scale !== undefined && scale !== null &&
+      (typeof scale !== 'number' || !Number.isFinite(scale) || scale < 0 || scale > FLT_MAX)) {
+    fail(ErrorCode.INVALID_ARGUMENT, `scale must be a finite number >= 0 (default 1/√d_k); received ${describe(scale)}`);
+  }
+  let range;
+  FULL_API: if (rows !== undefined && rows !== null) {
+    range = Array.isArray(rows) && rows.length === 2 ? [rows[0], rows[1]] : null;   // each read once
+    if (!range || !range.every((r) => Number.isInteger(r) && r >= 0)) {
+      fail(ErrorCode.INVALID_ARGUMENT, `rows must be [begin, end], two integers with 0 <= begin < end <= n; received ${describe(rows)}`);
+    }
+    if (weights) fail(ErrorCode.INVALID_ARGUMENT, `rows needs { weights: false }: a range of query rows returns only their output rows`);
+  }
+  return { causal, scale: scale ?? undefined, mask, weights, rows: range };
+}
+
+// a plain object whose own keys are all options of fn
+function checkOptionKeys(options, fn) {
   if (typeof options !== 'object' || !isPlain(options)) {
     fail(ErrorCode.INVALID_ARGUMENT, `${fn}: options must be a plain object like { causal: true }; received ${describe(options)}`);
   }
@@ -138,22 +161,6 @@ export function optionsArg(options, fn) {
       fail(ErrorCode.INVALID_ARGUMENT, `${fn}: unknown option "${key}"; expected one of ${keys.join(', ')}`);
     }
   }
-  const { causal = false, scale, mask, weights = true, rows } = options;
-  if (typeof causal !== 'boolean') fail(ErrorCode.INVALID_ARGUMENT, `causal must be true or false; received ${describe(causal)}`);
-  if (typeof weights !== 'boolean') fail(ErrorCode.INVALID_ARGUMENT, `weights must be true or false; received ${describe(weights)}`);
-  if (scale !== undefined && scale !== null &&
-      (typeof scale !== 'number' || !Number.isFinite(scale) || scale < 0 || scale > FLT_MAX)) {
-    fail(ErrorCode.INVALID_ARGUMENT, `scale must be a finite number >= 0 (default 1/√d_k); received ${describe(scale)}`);
-  }
-  let range;
-  if (rows !== undefined && rows !== null) {
-    range = Array.isArray(rows) && rows.length === 2 ? [rows[0], rows[1]] : null;   // each read once
-    if (!range || !range.every((r) => Number.isInteger(r) && r >= 0)) {
-      fail(ErrorCode.INVALID_ARGUMENT, `rows must be [begin, end], two integers with 0 <= begin < end <= n; received ${describe(rows)}`);
-    }
-    if (weights) fail(ErrorCode.INVALID_ARGUMENT, `rows needs { weights: false }: a range of query rows returns only their output rows`);
-  }
-  return { causal, scale: scale ?? undefined, mask, weights, rows: range };
 }
 
 // The inputs object: an object whose own keys are all among names. The callers then read

@@ -34,10 +34,11 @@ export function makeApi(exports, relaxed) {
 // ----------------------------------------------------------------------------
 // attention: q (n, d_k), k (m, d_k), v (m, d_v)
 
+// FULL_API (scripts/build-embed.js): the element passes { q, k, v } and no mask, rows or weights.
 function attentionOp(mem, exports) {
   let warmWork = 0;   // work done so far, for the warm-up chunking
   return function attention(inputs, options) {
-    inputsObject(inputs, 'attention', ATTENTION_INPUTS);
+    FULL_API: inputsObject(inputs, 'attention', ATTENTION_INPUTS);
     const q = matrixArg(inputs.q, 'q'), k = matrixArg(inputs.k, 'k'), v = matrixArg(inputs.v, 'v');
     const opts = optionsArg(options, 'attention');
     const n = q.rows, m = k.rows, dk = q.cols, dv = v.cols;
@@ -47,10 +48,11 @@ function attentionOp(mem, exports) {
     if (v.rows !== m) {
       fail(ErrorCode.SHAPE_MISMATCH, `v must have one row per key: shape (${m}, d_v) to match k ${shapeStr(m, dk)}; received v ${shapeStr(v.rows, v.cols)}`);
     }
-    const mask = maskArg(opts.mask, n, m);
+    let mask = null;
+    FULL_API: mask = maskArg(opts.mask, n, m);
     // rows: [begin, end) of the queries only (the output of the others is not computed)
     const [r0, r1] = opts.rows ?? [0, n];
-    if (r1 <= r0 || r1 > n) fail(ErrorCode.INVALID_ARGUMENT, `rows must be [begin, end] with 0 <= begin < end <= n = ${n}; received [${r0}, ${r1}]`);
+    FULL_API: if (r1 <= r0 || r1 > n) fail(ErrorCode.INVALID_ARGUMENT, `rows must be [begin, end] with 0 <= begin < end <= n = ${n}; received [${r0}, ${r1}]`);
     // with weights: false the C core needs a workspace of O(m·d), never n×m
     const workFloats = opts.weights ? n * m : Math.ceil((exports.attn_workspace_size(n, m, dk, dv) >>> 0) / 4);   // size_t: unsigned
     const block = allocate(mem, [n * dk, m * dk, m * dv, n * dv, workFloats],
@@ -58,7 +60,7 @@ function attentionOp(mem, exports) {
     const [pq, pk, pv, pout, pw] = block.offsets, args = [q, k, v], at = [pq, pk, pv];
     try {
       writeArgs(mem, args, at);
-      if (mask) writeAfter(mem, () => writeMask(mem, mask, block.extra, n, m), args, at);
+      FULL_API: if (mask) writeAfter(mem, () => writeMask(mem, mask, block.extra, n, m), args, at);
       const flags = opts.causal ? ATTN_CAUSAL : 0, scale = scaleFor(mem, opts.scale, dk);
       const pweights = opts.weights ? pw : 0, pwork = opts.weights ? 0 : pw, pmask = mask ? block.extra : 0;
       // the warm-up chunking (WARM_WORK)
@@ -72,7 +74,7 @@ function attentionOp(mem, exports) {
         warmWork += (end - begin) * rowWork;
       }
       checkStatus(mem, status, 'attention', args, at);
-      if (!opts.weights) return { output: readMatrix(mem, pout + r0 * dv * 4, r1 - r0, dv) };
+      FULL_API: if (!opts.weights) return { output: readMatrix(mem, pout + r0 * dv * 4, r1 - r0, dv) };
       const [output, weights] = readMatrices(mem, block.offsets, 3, [n, dv, n, m]);
       return { output, weights };
     } finally {
@@ -84,9 +86,10 @@ function attentionOp(mem, exports) {
 // ----------------------------------------------------------------------------
 // selfAttention, the episode step by step: x (n, d_model), wq/wk (d_model, d_k), wv (d_model, d_v)
 
+// FULL_API: the element passes { x, wq, wk, wv } and no mask.
 function selfAttentionOp(mem, exports) {
   return function selfAttention(inputs, options) {
-    inputsObject(inputs, 'selfAttention', SELF_INPUTS);
+    FULL_API: inputsObject(inputs, 'selfAttention', SELF_INPUTS);
     const x = matrixArg(inputs.x, 'x'), wq = matrixArg(inputs.wq, 'wq'), wk = matrixArg(inputs.wk, 'wk'), wv = matrixArg(inputs.wv, 'wv');
     const opts = optionsArg(options, 'selfAttention');
     const n = x.rows, dm = x.cols, dk = wq.cols, dv = wv.cols;
@@ -100,14 +103,15 @@ function selfAttentionOp(mem, exports) {
     if (wk.cols !== dk) {
       fail(ErrorCode.SHAPE_MISMATCH, `wk must have shape (${dm}, ${dk}) like wq, so that Q·Kᵀ is defined; received wk ${shapeStr(wk.rows, wk.cols)}`);
     }
-    const mask = maskArg(opts.mask, n, n);
+    let mask = null;
+    FULL_API: mask = maskArg(opts.mask, n, n);
     const block = allocate(mem,
       [n * dm, dm * dk, dm * dk, dm * dv, n * dk, n * dk, n * dv, n * n, n * n, n * n, n * dv],
       mask ? n * n : 0, () => `self-attention weights of shape ${shapeStr(n, n)}`);
     const o = block.offsets, args = [x, wq, wk, wv], at = [o[0], o[1], o[2], o[3]];
     try {
       writeArgs(mem, args, at);
-      if (mask) writeAfter(mem, () => writeMask(mem, mask, block.extra, n, n), args, at);
+      FULL_API: if (mask) writeAfter(mem, () => writeMask(mem, mask, block.extra, n, n), args, at);
       const status = exports.attn_self_forward(o[4], o[5], o[6], o[7], o[8], o[9], o[10], o[0], o[1], o[2], o[3],
         mask ? block.extra : 0, n, dm, dk, dv, scaleFor(mem, opts.scale, dk), opts.causal ? ATTN_CAUSAL : 0);
       checkStatus(mem, status, 'selfAttention', args, at);
@@ -139,7 +143,7 @@ function multiHeadOp(mem, exports) {
     try {
       const args = kv ? [x, kv, a.wq, a.wk, a.wv, a.wo] : [x, a.wq, a.wk, a.wv, a.wo], at = kv ? [px, pkv, pwq, pwk, pwv, pwo] : [px, pwq, pwk, pwv, pwo];
       writeArgs(mem, args, at);
-      writeAfter(mem, () => {
+      FULL_API: writeAfter(mem, () => {
         for (const [b, p] of [[bq, pbq], [bk, pbk], [bv, pbv], [bo, pbo]]) if (b) writeVector(mem, b, p);
         if (mask) writeMask(mem, mask, block.extra, n, m);
       }, args, at);
@@ -154,41 +158,51 @@ function multiHeadOp(mem, exports) {
   };
 }
 
-// The checked arguments of multiHeadAttention, with the sizes they imply.
+// The checked arguments of multiHeadAttention, with the sizes they imply. (The element passes
+// { x, wq, wk, wv, wo } and { causal, scale?, heads }: no kv, biases, mask or kvHeads.)
 function mhaArgs(inputs, options, fn) {
-  if (inputs === null || typeof inputs !== 'object' || Array.isArray(inputs)) {
-    fail(ErrorCode.INVALID_ARGUMENT, `${fn}: the first argument must be an object { x, wq, wk, wv, wo, bq?, bk?, bv?, bo?, kv? }; received ${describe(inputs)}`);
-  }
-  for (const key of Object.keys(inputs)) {
-    if (!MHA_INPUTS.includes(key)) fail(ErrorCode.INVALID_ARGUMENT, `${fn}: unknown input "${key}"; expected ${MHA_INPUTS.join(', ')}`);
-  }
+  FULL_API: checkMhaInputs(inputs, fn);
   const [x, wq, wk, wv, wo] = ['x', 'wq', 'wk', 'wv', 'wo'].map((name) => matrixArg(inputs[name], name));
-  const kv = inputs.kv === undefined || inputs.kv === null ? null : matrixArg(inputs.kv, 'kv');
-  if (options === undefined || options === null) {
+  let kv = null;
+  FULL_API: if (inputs.kv !== undefined && inputs.kv !== null) kv = matrixArg(inputs.kv, 'kv');
+  FULL_API: if (options === undefined || options === null) {
     fail(ErrorCode.INVALID_ARGUMENT, `${fn}: options.heads is missing: pass { heads }, the number of heads (a positive integer dividing d_model)`);
   }
   const opts = optionsArg(options, fn);
-  if (options.heads === undefined) fail(ErrorCode.INVALID_ARGUMENT, `${fn}: options.heads is missing: the number of heads, a positive integer dividing d_model`);
+  FULL_API: if (options.heads === undefined) fail(ErrorCode.INVALID_ARGUMENT, `${fn}: options.heads is missing: the number of heads, a positive integer dividing d_model`);
   const heads = headsArg(options.heads, 'heads');
   const kvHeads = options.kvHeads === undefined ? heads : headsArg(options.kvHeads, 'kvHeads');
   const n = x.rows, dm = x.cols, m = kv ? kv.rows : n;
   if (dm % heads !== 0) {
     fail(ErrorCode.SHAPE_MISMATCH, `heads = ${heads} does not divide d_model = ${dm} (the columns of x ${shapeStr(n, dm)}): each head takes d_model / heads columns`);
   }
-  if (heads % kvHeads !== 0) {
+  FULL_API: if (heads % kvHeads !== 0) {
     fail(ErrorCode.SHAPE_MISMATCH, `kvHeads = ${kvHeads} does not divide heads = ${heads}: each kv head serves heads / kvHeads query heads`);
   }
   const dh = dm / heads, dkv = kvHeads * dh;
-  if (kv && kv.cols !== dm) {
+  FULL_API: if (kv && kv.cols !== dm) {
     fail(ErrorCode.SHAPE_MISMATCH, `kv must have shape (m, d_model) = (m, ${dm}) like x ${shapeStr(n, dm)}; received kv ${shapeStr(kv.rows, kv.cols)}`);
   }
   mhaWeightShapes(wq, wk, wv, wo, n, dm, dh, dkv, heads, kvHeads);
-  const bq = vectorArg(inputs.bq, 'bq', dm, 'd_model, one per column of wq');
-  const bk = vectorArg(inputs.bk, 'bk', dkv, 'one per column of wk');
-  const bv = vectorArg(inputs.bv, 'bv', dkv, 'one per column of wv');
-  const bo = vectorArg(inputs.bo, 'bo', dm, 'd_model, one per column of wo');
-  const mask = maskArg(opts.mask, n, m);
+  let bq = null, bk = null, bv = null, bo = null, mask = null;
+  FULL_API: {
+    bq = vectorArg(inputs.bq, 'bq', dm, 'd_model, one per column of wq');
+    bk = vectorArg(inputs.bk, 'bk', dkv, 'one per column of wk');
+    bv = vectorArg(inputs.bv, 'bv', dkv, 'one per column of wv');
+    bo = vectorArg(inputs.bo, 'bo', dm, 'd_model, one per column of wo');
+    mask = maskArg(opts.mask, n, m);
+  }
   return { x, kv, wq, wk, wv, wo, bq, bk, bv, bo, mask, opts, n, m, dm, dh, dkv, heads, kvHeads };
+}
+
+// an object whose own keys are all inputs of multiHeadAttention
+function checkMhaInputs(inputs, fn) {
+  if (inputs === null || typeof inputs !== 'object' || Array.isArray(inputs)) {
+    fail(ErrorCode.INVALID_ARGUMENT, `${fn}: the first argument must be an object { x, wq, wk, wv, wo, bq?, bk?, bv?, bo?, kv? }; received ${describe(inputs)}`);
+  }
+  for (const key of Object.keys(inputs)) {
+    if (!MHA_INPUTS.includes(key)) fail(ErrorCode.INVALID_ARGUMENT, `${fn}: unknown input "${key}"; expected ${MHA_INPUTS.join(', ')}`);
+  }
 }
 
 // wq, wo (d_model, d_model) and wk, wv (d_model, d_kv), with a hint for PyTorch's layouts

@@ -1,5 +1,6 @@
 // draw.js - the SVG of a checked matrix and its options (read.js). The layout is measured first
 // (a box that grows with each part), then each part is written in drawing order. Pure.
+// FULL_API (scripts/build-embed.js): the element draws no standalone file and no focus ring.
 import { esc, clean, isolate, textEm, fit, cut, n, fixed, compact } from './text.js';
 import { colour, textOn, toHex, frac, niceTicks, apart } from './colour.js';
 
@@ -129,7 +130,7 @@ function root(rows, cols, values, L, o, text) {
     (o.standalone ? ` font-family="${esc(FONT_STACK)}" color="#1f2328"` : '') + '>'];
   out.push(`<title>${esc(L.fullTitle)}</title>`);
   out.push(`<desc>${esc(o.description ?? description(rows, cols, values, L, o, text))}</desc>`);
-  if (o.standalone) {
+  FULL_API: if (o.standalone) {
     out.push('<style>' +
       `.attnmap{font-family:${FONT_STACK};color:#1f2328;max-width:100%;height:auto}` +
       '.attnmap .attnmap-bg{fill:#ffffff}' +
@@ -281,12 +282,14 @@ function maskedKey(L, o) {
 
 /** Two rects around the active cell, above everything, for a page that moves them with the focus. */
 function focusRing(L, o) {
-  if (!o.focusRing) return '';
-  const [i, j] = o.activeCell;
-  const { cs, gap } = L;
-  const x = j * cs + gap / 2, y = i * cs + gap / 2, s = cs - gap;
-  const box = (pad) => `x="${n(x - pad)}" y="${n(y - pad)}" width="${n(s + 2 * pad)}" height="${n(s + 2 * pad)}"`;
-  return '<g class="ring" aria-hidden="true" pointer-events="none">' +
-    `<rect class="ring-outer" ${box(2.5)} rx="4" fill="none" stroke="currentColor" stroke-width="3"/>` +
-    `<rect class="ring-inner" ${box(0.5)} rx="3" fill="none" stroke="#ffffff" stroke-width="1.5"/></g>`;
+  FULL_API: if (o.focusRing) {
+    const [i, j] = o.activeCell;
+    const { cs, gap } = L;
+    const x = j * cs + gap / 2, y = i * cs + gap / 2, s = cs - gap;
+    const box = (pad) => `x="${n(x - pad)}" y="${n(y - pad)}" width="${n(s + 2 * pad)}" height="${n(s + 2 * pad)}"`;
+    return '<g class="ring" aria-hidden="true" pointer-events="none">' +
+      `<rect class="ring-outer" ${box(2.5)} rx="4" fill="none" stroke="currentColor" stroke-width="3"/>` +
+      `<rect class="ring-inner" ${box(0.5)} rx="3" fill="none" stroke="#ffffff" stroke-width="1.5"/></g>`;
+  }
+  return '';
 }

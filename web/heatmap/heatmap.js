@@ -38,6 +38,13 @@ const OPTION_KEYS = ['rowLabels', 'colLabels', 'title', 'lang', 'decimals', 'mas
  * @returns {string}
  */
 export function renderHeatmap(matrix, options = {}) {
+  FULL_API: checkOptionsObject(options);         // the element's options are an object of known keys
+  const { rows, cols, values } = readMatrix(matrix);
+  const o = readOptions(options, rows, cols, values);
+  return draw(rows, cols, values, o);
+}
+
+function checkOptionsObject(options) {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
     throw new TypeError(`renderHeatmap: options must be an object; received ${describe(options)}`);
   }
@@ -46,7 +53,4 @@ export function renderHeatmap(matrix, options = {}) {
       throw new TypeError(`renderHeatmap: unknown option "${key}"; expected one of ${OPTION_KEYS.join(', ')}`);
     }
   }
-  const { rows, cols, values } = readMatrix(matrix);
-  const o = readOptions(options, rows, cols, values);
-  return draw(rows, cols, values, o);
 }

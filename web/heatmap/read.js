@@ -1,5 +1,10 @@
 // read.js - the renderer's input, checked: the matrix, the labels, the mask and the options. Every
 // message names what was expected and what came. Pure.
+//
+// FULL_API (scripts/build-embed.js): <attention-heatmap> passes the core's { data: Float32Array,
+// shape } (or a shape over the cell budget, to get checkSize's message), its own idPrefix, role,
+// labels (one string per row) and masked 'causal', and options that pass every check: in the
+// one-file embed the statements labelled FULL_API are left out.
 import * as TEXT from '../strings/heatmap.js';
 import { clean } from './text.js';
 
@@ -31,50 +36,53 @@ function checkValue(x, where) {
 }
 
 export function readMatrix(matrix) {
-  if (Array.isArray(matrix)) {
-    const rows = matrix.length;
-    if (rows === 0) throw new RangeError('renderHeatmap: matrix has no rows; expected number[][] with at least one row and one column');
-    if (!isList(matrix[0])) {
-      throw new TypeError(`renderHeatmap: matrix must be number[][]; matrix[0] is ${describe(matrix[0])}`);
-    }
-    const cols = matrix[0].length;
-    if (cols === 0) throw new RangeError('renderHeatmap: matrix[0] has no columns; expected at least one');
-    checkSize(rows, cols);
-    const values = new Array(rows * cols);
-    for (let i = 0; i < rows; i++) {
-      const row = matrix[i];
-      if (!isList(row)) throw new TypeError(`renderHeatmap: matrix[${i}] must be an array of numbers; received ${describe(row)}`);
-      if (row.length !== cols) {
-        throw new RangeError(`renderHeatmap: matrix is ragged: matrix[0] has ${cols} columns but matrix[${i}] has ${row.length}`);
-      }
-      for (let j = 0; j < cols; j++) {
-        checkValue(row[j], `matrix[${i}][${j}]`);
-        values[i * cols + j] = row[j];
-      }
-    }
-    return { rows, cols, values };
+  FULL_API: if (Array.isArray(matrix)) return readNested(matrix);
+  FULL_API: if (!(matrix !== null && typeof matrix === 'object' && 'data' in matrix && 'shape' in matrix)) {
+    throw new TypeError(`renderHeatmap: matrix must be number[][] or { data: Float32Array | number[], shape: [rows, cols] }; received ${describe(matrix)}`);
   }
-  if (matrix !== null && typeof matrix === 'object' && 'data' in matrix && 'shape' in matrix) {
-    const { rows, cols } = readShape(matrix.shape, 'matrix');
-    const { data } = matrix;
-    if (!isList(data)) {
-      throw new TypeError(`renderHeatmap: matrix.data must be a Float32Array, Float64Array or number[]; received ${describe(data)}`);
-    }
-    if (data.length !== rows * cols) {
-      throw new RangeError(`renderHeatmap: matrix.data has ${data.length} values but shape [${rows}, ${cols}] needs ${rows * cols}`);
-    }
-    const values = new Array(rows * cols);
-    for (let p = 0; p < values.length; p++) {
-      checkValue(data[p], `matrix value [${Math.floor(p / cols)}][${p % cols}]`);
-      values[p] = data[p];
-    }
-    return { rows, cols, values };
+  const { rows, cols } = readShape(matrix.shape, 'matrix');
+  const { data } = matrix;
+  FULL_API: if (!isList(data)) {
+    throw new TypeError(`renderHeatmap: matrix.data must be a Float32Array, Float64Array or number[]; received ${describe(data)}`);
   }
-  throw new TypeError(`renderHeatmap: matrix must be number[][] or { data: Float32Array | number[], shape: [rows, cols] }; received ${describe(matrix)}`);
+  FULL_API: if (data.length !== rows * cols) {
+    throw new RangeError(`renderHeatmap: matrix.data has ${data.length} values but shape [${rows}, ${cols}] needs ${rows * cols}`);
+  }
+  const values = new Array(rows * cols);
+  for (let p = 0; p < values.length; p++) {
+    checkValue(data[p], `matrix value [${Math.floor(p / cols)}][${p % cols}]`);
+    values[p] = data[p];
+  }
+  return { rows, cols, values };
+}
+
+// number[][]
+function readNested(matrix) {
+  const rows = matrix.length;
+  if (rows === 0) throw new RangeError('renderHeatmap: matrix has no rows; expected number[][] with at least one row and one column');
+  if (!isList(matrix[0])) {
+    throw new TypeError(`renderHeatmap: matrix must be number[][]; matrix[0] is ${describe(matrix[0])}`);
+  }
+  const cols = matrix[0].length;
+  if (cols === 0) throw new RangeError('renderHeatmap: matrix[0] has no columns; expected at least one');
+  checkSize(rows, cols);
+  const values = new Array(rows * cols);
+  for (let i = 0; i < rows; i++) {
+    const row = matrix[i];
+    if (!isList(row)) throw new TypeError(`renderHeatmap: matrix[${i}] must be an array of numbers; received ${describe(row)}`);
+    if (row.length !== cols) {
+      throw new RangeError(`renderHeatmap: matrix is ragged: matrix[0] has ${cols} columns but matrix[${i}] has ${row.length}`);
+    }
+    for (let j = 0; j < cols; j++) {
+      checkValue(row[j], `matrix[${i}][${j}]`);
+      values[i * cols + j] = row[j];
+    }
+  }
+  return { rows, cols, values };
 }
 
 function readShape(shape, name) {
-  if (!Array.isArray(shape) || shape.length !== 2 || !shape.every((d) => Number.isInteger(d) && d >= 1)) {
+  FULL_API: if (!Array.isArray(shape) || shape.length !== 2 || !shape.every((d) => Number.isInteger(d) && d >= 1)) {
     throw new TypeError(`renderHeatmap: ${name}.shape must be [rows, cols] of positive integers; received ${JSON.stringify(shape) ?? String(shape)}`);
   }
   checkSize(shape[0], shape[1]);
@@ -83,6 +91,11 @@ function readShape(shape, name) {
 
 function readLabels(labels, count, name, axis) {
   if (labels === undefined) return Array.from({ length: count }, (_, i) => String(i));
+  FULL_API: checkLabels(labels, count, name, axis);
+  return labels;
+}
+
+function checkLabels(labels, count, name, axis) {
   if (!Array.isArray(labels)) throw new TypeError(`renderHeatmap: ${name} must be an array of strings; received ${describe(labels)}`);
   if (labels.length !== count) {
     throw new RangeError(`renderHeatmap: ${name} has ${labels.length} labels but the matrix has ${count} ${axis}`);
@@ -90,16 +103,21 @@ function readLabels(labels, count, name, axis) {
   labels.forEach((l, i) => {
     if (typeof l !== 'string') throw new TypeError(`renderHeatmap: ${name}[${i}] must be a string; received ${describe(l)}`);
   });
-  return labels;
 }
 
 function readMask(masked, rows, cols) {
   if (masked === undefined || masked === null) return null;
-  const out = new Uint8Array(rows * cols);
   if (masked === 'causal') {                   // query i sees keys j <= i
+    const out = new Uint8Array(rows * cols);
     for (let i = 0; i < rows; i++) for (let j = i + 1; j < cols; j++) out[i * cols + j] = 1;
     return out;
   }
+  FULL_API: return readGivenMask(masked, rows, cols);
+}
+
+// boolean[][] or { data, shape }
+function readGivenMask(masked, rows, cols) {
+  const out = new Uint8Array(rows * cols);
   const flag = (b, where) => {
     if (b === true || b === 1) return 1;
     if (b === false || b === 0) return 0;
@@ -136,7 +154,7 @@ function readMask(masked, rows, cols) {
 export function readOptions(options, rows, cols, values) {
   const { title, lang = 'zh', decimals = 2, standalone = false, idPrefix, min, max,
     scale = 'sequential', legend = true, cellSize } = options;
-  checkScalars({ title, lang, decimals, standalone, legend, scale, idPrefix, cellSize, min, max });
+  FULL_API: checkScalars({ title, lang, decimals, standalone, legend, scale, idPrefix, cellSize, min, max });
   const rowLabels = readLabels(options.rowLabels, rows, 'rowLabels', rows === 1 ? 'row' : 'rows');
   const colLabels = readLabels(options.colLabels, cols, 'colLabels', cols === 1 ? 'column' : 'columns');
   const masked = readMask(options.masked, rows, cols);
@@ -147,7 +165,7 @@ export function readOptions(options, rows, cols, values) {
     title: title ?? t.title,
     dmin, dmax,
     cellSize: cellSize ?? Math.min(56, Math.max(14, Math.round(512 / Math.max(rows, cols)))),
-    idPrefix: idPrefix ?? `attnmap-${hash(rows, cols, values, rowLabels, colLabels, masked)}`,
+    idPrefix: idPrefix ?? defaultId(rows, cols, values, rowLabels, colLabels, masked),
     ...readAccessible(options, rows, cols, t),
   };
 }
@@ -190,7 +208,7 @@ function readDomain(values, scale, min, max) {
   }
   if (min !== undefined) dmin = min;
   if (max !== undefined) dmax = max;
-  if (min !== undefined && max !== undefined && !(min < max)) {
+  FULL_API: if (min !== undefined && max !== undefined && !(min < max)) {
     throw new RangeError(`renderHeatmap: min must be less than max; received min ${min}, max ${max}`);
   }
   if (!(dmin < dmax)) {
@@ -212,6 +230,14 @@ function readDomain(values, scale, min, max) {
 /** What assistive technology and the keyboard get: roles, the tab stop, cell labels, captions. */
 function readAccessible(options, rows, cols, t) {
   const { role = 'img', activeCell, focusRing = false, cellLabel, rowCaption = t.rows, colCaption = t.cols, description } = options;
+  FULL_API: checkAccessible({ role, activeCell, focusRing, cellLabel, rowCaption, colCaption, description }, rows, cols);
+  return {
+    role, activeCell, focusRing, cellLabel, rowCaption: clean(rowCaption), colCaption: clean(colCaption),
+    description: description === undefined ? undefined : clean(description),
+  };
+}
+
+function checkAccessible({ role, activeCell, focusRing, cellLabel, rowCaption, colCaption, description }, rows, cols) {
   if (!ROLES.includes(role)) throw new RangeError(`renderHeatmap: role must be "img", "group" or "grid"; received ${describe(role)}`);
   if (activeCell !== undefined) {
     if (!Array.isArray(activeCell) || activeCell.length !== 2 || !activeCell.every(Number.isInteger)) {
@@ -230,14 +256,15 @@ function readAccessible(options, rows, cols, t) {
   for (const [k, v] of [['rowCaption', rowCaption], ['colCaption', colCaption], ['description', description]]) {
     if (v !== undefined && typeof v !== 'string') throw new TypeError(`renderHeatmap: ${k} must be a string; received ${describe(v)}`);
   }
-  return {
-    role, activeCell, focusRing, cellLabel, rowCaption: clean(rowCaption), colCaption: clean(colCaption),
-    description: description === undefined ? undefined : clean(description),
-  };
 }
 
 // FNV-1a over the data, so that the default ids differ between different heatmaps on one page
 // and stay the same for the same input.
+// (the element always gives its own idPrefix)
+function defaultId(rows, cols, values, rowLabels, colLabels, masked) {
+  FULL_API: return `attnmap-${hash(rows, cols, values, rowLabels, colLabels, masked)}`;
+}
+
 function hash(rows, cols, values, rowLabels, colLabels, masked) {
   let h = 0x811c9dc5;
   const s = `${rows}x${cols}|${values.join(',')}|${rowLabels.join('\u0000')}|${colLabels.join('\u0000')}|${masked ? masked.join('') : ''}`;

@@ -40,17 +40,18 @@ const MAX_SEED = 0xffffffffffffffffn;
 // ----------------------------------------------------------------------------
 // argument checks
 
+// (<attention-heatmap> passes an integer from 0 to 2**53 - 1: see FULL_API in scripts/build-embed.js)
 function checkSeed(seed) {
-  if (typeof seed === 'bigint') {
+  FULL_API: if (typeof seed === 'bigint') {
     if (seed < 0n || seed > MAX_SEED) {
       throw new RangeError(`seed must be between 0 and 2**64 - 1, got ${seed}n`);
     }
     return Number(seed & 0xffffffffn);
   }
-  if (typeof seed !== 'number') {
+  FULL_API: if (typeof seed !== 'number') {
     throw new TypeError(`seed must be a number or a BigInt, got ${seed === null ? 'null' : typeof seed}`);
   }
-  if (!Number.isInteger(seed) || seed < 0 || seed > Number.MAX_SAFE_INTEGER) {
+  FULL_API: if (!Number.isInteger(seed) || seed < 0 || seed > Number.MAX_SAFE_INTEGER) {
     throw new RangeError(
       `seed must be an integer between 0 and 2**53 - 1 (use a BigInt up to 2**64 - 1 for larger seeds), got ${seed}`);
   }
@@ -257,12 +258,13 @@ class TorchGenerator {
   /** tensor.uniform_(from, to) on a float32 tensor of `count` elements. */
   uniform(count, from, to) {
     checkDim(count, 'count', 0, MAX_DIM * MAX_DIM);
-    if (typeof from !== 'number' || typeof to !== 'number') {
+    // FULL_API: linear() passes finite -bound and bound
+    FULL_API: if (typeof from !== 'number' || typeof to !== 'number') {
       throw new TypeError(`uniform needs numbers from and to, got ${typeof from} and ${typeof to}`);
     }
     const lo = fround(from);
     const span = fround(fround(to) - lo);
-    if (!(from <= to) || !Number.isFinite(span)) {
+    FULL_API: if (!(from <= to) || !Number.isFinite(span)) {
       throw new RangeError(`uniform needs from <= to with a finite float32 range, got ${from}, ${to}`);
     }
     const out = new Float32Array(count);

@@ -43,7 +43,8 @@
     SHAPE_MISMATCH: "SHAPE_MISMATCH",
     NON_FINITE: "NON_FINITE",
     TOO_LARGE: "TOO_LARGE",
-    OUT_OF_MEMORY: "OUT_OF_MEMORY"
+    OUT_OF_MEMORY: "OUT_OF_MEMORY",
+    INVALID_MODEL: "INVALID_MODEL"
   });
   var AttentionError = class extends Error {
     constructor(code, message, options) {
@@ -232,6 +233,24 @@
   var DEFAULT_OPTIONS = Object.freeze({ causal: false, scale: void 0, mask: void 0, weights: true });
   function optionsArg(options, fn) {
     if (options === void 0 || options === null) return DEFAULT_OPTIONS;
+    FULL_API: checkOptionKeys(options, fn);
+    const { causal = false, scale, mask, weights = true, rows } = options;
+    FULL_API: if (typeof causal !== "boolean") fail(ErrorCode.INVALID_ARGUMENT, `causal must be true or false; received ${describe(causal)}`);
+    FULL_API: if (typeof weights !== "boolean") fail(ErrorCode.INVALID_ARGUMENT, `weights must be true or false; received ${describe(weights)}`);
+    if (scale !== void 0 && scale !== null && (typeof scale !== "number" || !Number.isFinite(scale) || scale < 0 || scale > FLT_MAX)) {
+      fail(ErrorCode.INVALID_ARGUMENT, `scale must be a finite number >= 0 (default 1/\u221Ad_k); received ${describe(scale)}`);
+    }
+    let range;
+    FULL_API: if (rows !== void 0 && rows !== null) {
+      range = Array.isArray(rows) && rows.length === 2 ? [rows[0], rows[1]] : null;
+      if (!range || !range.every((r) => Number.isInteger(r) && r >= 0)) {
+        fail(ErrorCode.INVALID_ARGUMENT, `rows must be [begin, end], two integers with 0 <= begin < end <= n; received ${describe(rows)}`);
+      }
+      if (weights) fail(ErrorCode.INVALID_ARGUMENT, `rows needs { weights: false }: a range of query rows returns only their output rows`);
+    }
+    return { causal, scale: scale ?? void 0, mask, weights, rows: range };
+  }
+  function checkOptionKeys(options, fn) {
     if (typeof options !== "object" || !isPlain(options)) {
       fail(ErrorCode.INVALID_ARGUMENT, `${fn}: options must be a plain object like { causal: true }; received ${describe(options)}`);
     }
@@ -241,21 +260,6 @@
         fail(ErrorCode.INVALID_ARGUMENT, `${fn}: unknown option "${key}"; expected one of ${keys.join(", ")}`);
       }
     }
-    const { causal = false, scale, mask, weights = true, rows } = options;
-    if (typeof causal !== "boolean") fail(ErrorCode.INVALID_ARGUMENT, `causal must be true or false; received ${describe(causal)}`);
-    if (typeof weights !== "boolean") fail(ErrorCode.INVALID_ARGUMENT, `weights must be true or false; received ${describe(weights)}`);
-    if (scale !== void 0 && scale !== null && (typeof scale !== "number" || !Number.isFinite(scale) || scale < 0 || scale > FLT_MAX)) {
-      fail(ErrorCode.INVALID_ARGUMENT, `scale must be a finite number >= 0 (default 1/\u221Ad_k); received ${describe(scale)}`);
-    }
-    let range;
-    if (rows !== void 0 && rows !== null) {
-      range = Array.isArray(rows) && rows.length === 2 ? [rows[0], rows[1]] : null;
-      if (!range || !range.every((r) => Number.isInteger(r) && r >= 0)) {
-        fail(ErrorCode.INVALID_ARGUMENT, `rows must be [begin, end], two integers with 0 <= begin < end <= n; received ${describe(rows)}`);
-      }
-      if (weights) fail(ErrorCode.INVALID_ARGUMENT, `rows needs { weights: false }: a range of query rows returns only their output rows`);
-    }
-    return { causal, scale: scale ?? void 0, mask, weights, rows: range };
   }
   function inputsObject(inputs, fn, names) {
     if (inputs === null || typeof inputs !== "object" || Array.isArray(inputs)) {
@@ -597,7 +601,7 @@
   function attentionOp(mem, exports) {
     let warmWork = 0;
     return function attention(inputs, options) {
-      inputsObject(inputs, "attention", ATTENTION_INPUTS);
+      FULL_API: inputsObject(inputs, "attention", ATTENTION_INPUTS);
       const q = matrixArg(inputs.q, "q"), k = matrixArg(inputs.k, "k"), v = matrixArg(inputs.v, "v");
       const opts = optionsArg(options, "attention");
       const n2 = q.rows, m = k.rows, dk = q.cols, dv2 = v.cols;
@@ -607,9 +611,10 @@
       if (v.rows !== m) {
         fail(ErrorCode.SHAPE_MISMATCH, `v must have one row per key: shape (${m}, d_v) to match k ${shapeStr(m, dk)}; received v ${shapeStr(v.rows, v.cols)}`);
       }
-      const mask = maskArg(opts.mask, n2, m);
+      let mask = null;
+      FULL_API: mask = maskArg(opts.mask, n2, m);
       const [r0, r1] = opts.rows ?? [0, n2];
-      if (r1 <= r0 || r1 > n2) fail(ErrorCode.INVALID_ARGUMENT, `rows must be [begin, end] with 0 <= begin < end <= n = ${n2}; received [${r0}, ${r1}]`);
+      FULL_API: if (r1 <= r0 || r1 > n2) fail(ErrorCode.INVALID_ARGUMENT, `rows must be [begin, end] with 0 <= begin < end <= n = ${n2}; received [${r0}, ${r1}]`);
       const workFloats = opts.weights ? n2 * m : Math.ceil((exports.attn_workspace_size(n2, m, dk, dv2) >>> 0) / 4);
       const block = allocate(
         mem,
@@ -620,7 +625,7 @@
       const [pq, pk, pv, pout, pw] = block.offsets, args = [q, k, v], at = [pq, pk, pv];
       try {
         writeArgs(mem, args, at);
-        if (mask) writeAfter(mem, () => writeMask(mem, mask, block.extra, n2, m), args, at);
+        FULL_API: if (mask) writeAfter(mem, () => writeMask(mem, mask, block.extra, n2, m), args, at);
         const flags = opts.causal ? ATTN_CAUSAL : 0, scale = scaleFor(mem, opts.scale, dk);
         const pweights = opts.weights ? pw : 0, pwork = opts.weights ? 0 : pw, pmask = mask ? block.extra : 0;
         const rowWork = m * (dk + dv2);
@@ -633,7 +638,7 @@
           warmWork += (end - begin) * rowWork;
         }
         checkStatus(mem, status, "attention", args, at);
-        if (!opts.weights) return { output: readMatrix(mem, pout + r0 * dv2 * 4, r1 - r0, dv2) };
+        FULL_API: if (!opts.weights) return { output: readMatrix(mem, pout + r0 * dv2 * 4, r1 - r0, dv2) };
         const [output, weights] = readMatrices(mem, block.offsets, 3, [n2, dv2, n2, m]);
         return { output, weights };
       } finally {
@@ -643,7 +648,7 @@
   }
   function selfAttentionOp(mem, exports) {
     return function selfAttention(inputs, options) {
-      inputsObject(inputs, "selfAttention", SELF_INPUTS);
+      FULL_API: inputsObject(inputs, "selfAttention", SELF_INPUTS);
       const x = matrixArg(inputs.x, "x"), wq = matrixArg(inputs.wq, "wq"), wk = matrixArg(inputs.wk, "wk"), wv = matrixArg(inputs.wv, "wv");
       const opts = optionsArg(options, "selfAttention");
       const n2 = x.rows, dm = x.cols, dk = wq.cols, dv2 = wv.cols;
@@ -656,7 +661,8 @@
       if (wk.cols !== dk) {
         fail(ErrorCode.SHAPE_MISMATCH, `wk must have shape (${dm}, ${dk}) like wq, so that Q\xB7K\u1D40 is defined; received wk ${shapeStr(wk.rows, wk.cols)}`);
       }
-      const mask = maskArg(opts.mask, n2, n2);
+      let mask = null;
+      FULL_API: mask = maskArg(opts.mask, n2, n2);
       const block = allocate(
         mem,
         [n2 * dm, dm * dk, dm * dk, dm * dv2, n2 * dk, n2 * dk, n2 * dv2, n2 * n2, n2 * n2, n2 * n2, n2 * dv2],
@@ -666,7 +672,7 @@
       const o = block.offsets, args = [x, wq, wk, wv], at = [o[0], o[1], o[2], o[3]];
       try {
         writeArgs(mem, args, at);
-        if (mask) writeAfter(mem, () => writeMask(mem, mask, block.extra, n2, n2), args, at);
+        FULL_API: if (mask) writeAfter(mem, () => writeMask(mem, mask, block.extra, n2, n2), args, at);
         const status = exports.attn_self_forward(
           o[4],
           o[5],
@@ -726,7 +732,7 @@
       try {
         const args = kv ? [x, kv, a.wq, a.wk, a.wv, a.wo] : [x, a.wq, a.wk, a.wv, a.wo], at = kv ? [px, pkv, pwq, pwk, pwv, pwo] : [px, pwq, pwk, pwv, pwo];
         writeArgs(mem, args, at);
-        writeAfter(mem, () => {
+        FULL_API: writeAfter(mem, () => {
           for (const [b, p] of [[bq, pbq], [bk, pbk], [bv, pbv], [bo, pbo]]) if (b) writeVector(mem, b, p);
           if (mask) writeMask(mem, mask, block.extra, n2, m);
         }, args, at);
@@ -762,39 +768,46 @@
     };
   }
   function mhaArgs(inputs, options, fn) {
-    if (inputs === null || typeof inputs !== "object" || Array.isArray(inputs)) {
-      fail(ErrorCode.INVALID_ARGUMENT, `${fn}: the first argument must be an object { x, wq, wk, wv, wo, bq?, bk?, bv?, bo?, kv? }; received ${describe(inputs)}`);
-    }
-    for (const key of Object.keys(inputs)) {
-      if (!MHA_INPUTS.includes(key)) fail(ErrorCode.INVALID_ARGUMENT, `${fn}: unknown input "${key}"; expected ${MHA_INPUTS.join(", ")}`);
-    }
+    FULL_API: checkMhaInputs(inputs, fn);
     const [x, wq, wk, wv, wo] = ["x", "wq", "wk", "wv", "wo"].map((name) => matrixArg(inputs[name], name));
-    const kv = inputs.kv === void 0 || inputs.kv === null ? null : matrixArg(inputs.kv, "kv");
-    if (options === void 0 || options === null) {
+    let kv = null;
+    FULL_API: if (inputs.kv !== void 0 && inputs.kv !== null) kv = matrixArg(inputs.kv, "kv");
+    FULL_API: if (options === void 0 || options === null) {
       fail(ErrorCode.INVALID_ARGUMENT, `${fn}: options.heads is missing: pass { heads }, the number of heads (a positive integer dividing d_model)`);
     }
     const opts = optionsArg(options, fn);
-    if (options.heads === void 0) fail(ErrorCode.INVALID_ARGUMENT, `${fn}: options.heads is missing: the number of heads, a positive integer dividing d_model`);
+    FULL_API: if (options.heads === void 0) fail(ErrorCode.INVALID_ARGUMENT, `${fn}: options.heads is missing: the number of heads, a positive integer dividing d_model`);
     const heads = headsArg(options.heads, "heads");
     const kvHeads = options.kvHeads === void 0 ? heads : headsArg(options.kvHeads, "kvHeads");
     const n2 = x.rows, dm = x.cols, m = kv ? kv.rows : n2;
     if (dm % heads !== 0) {
       fail(ErrorCode.SHAPE_MISMATCH, `heads = ${heads} does not divide d_model = ${dm} (the columns of x ${shapeStr(n2, dm)}): each head takes d_model / heads columns`);
     }
-    if (heads % kvHeads !== 0) {
+    FULL_API: if (heads % kvHeads !== 0) {
       fail(ErrorCode.SHAPE_MISMATCH, `kvHeads = ${kvHeads} does not divide heads = ${heads}: each kv head serves heads / kvHeads query heads`);
     }
     const dh = dm / heads, dkv = kvHeads * dh;
-    if (kv && kv.cols !== dm) {
+    FULL_API: if (kv && kv.cols !== dm) {
       fail(ErrorCode.SHAPE_MISMATCH, `kv must have shape (m, d_model) = (m, ${dm}) like x ${shapeStr(n2, dm)}; received kv ${shapeStr(kv.rows, kv.cols)}`);
     }
     mhaWeightShapes(wq, wk, wv, wo, n2, dm, dh, dkv, heads, kvHeads);
-    const bq = vectorArg(inputs.bq, "bq", dm, "d_model, one per column of wq");
-    const bk = vectorArg(inputs.bk, "bk", dkv, "one per column of wk");
-    const bv = vectorArg(inputs.bv, "bv", dkv, "one per column of wv");
-    const bo = vectorArg(inputs.bo, "bo", dm, "d_model, one per column of wo");
-    const mask = maskArg(opts.mask, n2, m);
+    let bq = null, bk = null, bv = null, bo = null, mask = null;
+    FULL_API: {
+      bq = vectorArg(inputs.bq, "bq", dm, "d_model, one per column of wq");
+      bk = vectorArg(inputs.bk, "bk", dkv, "one per column of wk");
+      bv = vectorArg(inputs.bv, "bv", dkv, "one per column of wv");
+      bo = vectorArg(inputs.bo, "bo", dm, "d_model, one per column of wo");
+      mask = maskArg(opts.mask, n2, m);
+    }
     return { x, kv, wq, wk, wv, wo, bq, bk, bv, bo, mask, opts, n: n2, m, dm, dh, dkv, heads, kvHeads };
+  }
+  function checkMhaInputs(inputs, fn) {
+    if (inputs === null || typeof inputs !== "object" || Array.isArray(inputs)) {
+      fail(ErrorCode.INVALID_ARGUMENT, `${fn}: the first argument must be an object { x, wq, wk, wv, wo, bq?, bk?, bv?, bo?, kv? }; received ${describe(inputs)}`);
+    }
+    for (const key of Object.keys(inputs)) {
+      if (!MHA_INPUTS.includes(key)) fail(ErrorCode.INVALID_ARGUMENT, `${fn}: unknown input "${key}"; expected ${MHA_INPUTS.join(", ")}`);
+    }
   }
   function mhaWeightShapes(wq, wk, wv, wo, n2, dm, dh, dkv, heads, kvHeads) {
     const inProjHint = (w) => w.rows === 3 * dm && w.cols === dm ? ` (nn.MultiheadAttention's in_proj_weight is (3\xB7E, E): pass in_proj_weight[:E].T as wq, [E:2E].T as wk, [2E:].T as wv)` : "";
@@ -824,6 +837,46 @@
     return { output, weights, heads: headOutputs, concat };
   }
 
+  // web/core/instantiate.js
+  var modules = /* @__PURE__ */ new WeakMap();
+  async function toModule(source) {
+    if (source instanceof WebAssembly.Module) return source;
+    source = await source;
+    if (typeof Response === "function" && source instanceof Response) {
+      if (!source.ok) fail(ErrorCode.INVALID_ARGUMENT, `createAttention: fetching the wasm failed: HTTP ${[source.status, source.statusText].filter(Boolean).join(" ")} for ${source.url || "the response"}`);
+      return WebAssembly.compile(await source.arrayBuffer());
+    }
+    if (source instanceof DataView) return WebAssembly.compile(new Uint8Array(source.buffer, source.byteOffset, source.byteLength));
+    if (source instanceof ArrayBuffer || ArrayBuffer.isView(source)) return WebAssembly.compile(source);
+    return fail(
+      ErrorCode.INVALID_ARGUMENT,
+      `createAttention: options.wasm must be a WebAssembly.Module, an ArrayBuffer, a typed array or a Response; received ${describe(source)}`
+    );
+  }
+  var missingExports = (exports) => ["memory", "_initialize", ...WASM_FUNCTIONS].filter((name) => name === "memory" ? !(exports.memory instanceof WebAssembly.Memory) : typeof exports[name] !== "function");
+  async function instantiate(source, relaxed, embedded2) {
+    let module, instance;
+    try {
+      module = embedded2 ? await embedded2() : await toModule(source);
+      instance = await WebAssembly.instantiate(module, { env: { emscripten_notify_memory_growth() {
+      } } });
+    } catch (e) {
+      if (embedded2) throw e;
+      throw asError(e, "createAttention: options.wasm is not a usable WebAssembly module");
+    }
+    const missing = missingExports(instance.exports);
+    if (missing.length) {
+      throw new AttentionError(
+        ErrorCode.INVALID_ARGUMENT,
+        `createAttention: options.wasm is not the attnmap core (it lacks ${missing.slice(0, 3).join(", ")}${missing.length > 3 ? ", \u2026" : ""}); pass attnmap/attention.wasm`
+      );
+    }
+    instance.exports._initialize();
+    const api = makeApi(instance.exports, relaxed);
+    modules.set(api, module);
+    return api;
+  }
+
   // web/core/load.js
   function decodeBase64(s) {
     if (typeof Buffer === "function") return new Uint8Array(Buffer.from(s, "base64"));
@@ -842,24 +895,7 @@
       return false;
     }
   }
-  async function toModule(source, relaxed) {
-    if ((source === void 0 || source === null) && relaxed) {
-      return WebAssembly.compile(decodeBase64((await import("../wasm/attention-relaxed-wasm.js")).default));
-    }
-    if (source === void 0 || source === null) return WebAssembly.compile(decodeBase64(attention_wasm_default));
-    if (source instanceof WebAssembly.Module) return source;
-    source = await source;
-    if (typeof Response === "function" && source instanceof Response) {
-      if (!source.ok) fail(ErrorCode.INVALID_ARGUMENT, `createAttention: fetching the wasm failed: HTTP ${[source.status, source.statusText].filter(Boolean).join(" ")} for ${source.url || "the response"}`);
-      return WebAssembly.compile(await source.arrayBuffer());
-    }
-    if (source instanceof DataView) return WebAssembly.compile(new Uint8Array(source.buffer, source.byteOffset, source.byteLength));
-    if (source instanceof ArrayBuffer || ArrayBuffer.isView(source)) return WebAssembly.compile(source);
-    return fail(
-      ErrorCode.INVALID_ARGUMENT,
-      `createAttention: options.wasm must be a WebAssembly.Module, an ArrayBuffer, a typed array or a Response; received ${describe(source)}`
-    );
-  }
+  var embedded = (relaxed) => async () => WebAssembly.compile(decodeBase64(relaxed ? (await import("../wasm/attention-relaxed-wasm.js")).default : attention_wasm_default));
   var shared = { default: null, relaxed: null };
   function createAttention(options = {}) {
     let wasm, relaxed;
@@ -875,7 +911,7 @@
     }
     if (wasm === void 0) {
       const key = relaxed !== false && hasRelaxedSimd() ? "relaxed" : "default";
-      shared[key] ??= instantiate(void 0, key === "relaxed").catch((e) => {
+      shared[key] ??= instantiate(void 0, key === "relaxed", embedded(key === "relaxed")).catch((e) => {
         if (key === "default") {
           shared.default = null;
           throw e;
@@ -888,27 +924,6 @@
       return shared[key];
     }
     return instantiate(wasm, false);
-  }
-  var missingExports = (exports) => ["memory", "_initialize", ...WASM_FUNCTIONS].filter((name) => name === "memory" ? !(exports.memory instanceof WebAssembly.Memory) : typeof exports[name] !== "function");
-  async function instantiate(source, relaxed) {
-    let module, instance;
-    try {
-      module = await toModule(source, relaxed);
-      instance = await WebAssembly.instantiate(module, { env: { emscripten_notify_memory_growth() {
-      } } });
-    } catch (e) {
-      if (source === void 0) throw e;
-      throw asError(e, "createAttention: options.wasm is not a usable WebAssembly module");
-    }
-    const missing = missingExports(instance.exports);
-    if (missing.length) {
-      throw new AttentionError(
-        ErrorCode.INVALID_ARGUMENT,
-        `createAttention: options.wasm is not the attnmap core (it lacks ${missing.slice(0, 3).join(", ")}${missing.length > 3 ? ", \u2026" : ""}); pass attnmap/attention.wasm`
-      );
-    }
-    instance.exports._initialize();
-    return makeApi(instance.exports, relaxed);
   }
 
   // web/strings/heatmap.js
@@ -1045,49 +1060,50 @@
     if (!Number.isFinite(x)) throw new RangeError(`renderHeatmap: ${where} is ${x}; every value must be a finite number`);
   }
   function readMatrix2(matrix) {
-    if (Array.isArray(matrix)) {
-      const rows = matrix.length;
-      if (rows === 0) throw new RangeError("renderHeatmap: matrix has no rows; expected number[][] with at least one row and one column");
-      if (!isList(matrix[0])) {
-        throw new TypeError(`renderHeatmap: matrix must be number[][]; matrix[0] is ${describe2(matrix[0])}`);
-      }
-      const cols = matrix[0].length;
-      if (cols === 0) throw new RangeError("renderHeatmap: matrix[0] has no columns; expected at least one");
-      checkSize(rows, cols);
-      const values = new Array(rows * cols);
-      for (let i = 0; i < rows; i++) {
-        const row = matrix[i];
-        if (!isList(row)) throw new TypeError(`renderHeatmap: matrix[${i}] must be an array of numbers; received ${describe2(row)}`);
-        if (row.length !== cols) {
-          throw new RangeError(`renderHeatmap: matrix is ragged: matrix[0] has ${cols} columns but matrix[${i}] has ${row.length}`);
-        }
-        for (let j = 0; j < cols; j++) {
-          checkValue(row[j], `matrix[${i}][${j}]`);
-          values[i * cols + j] = row[j];
-        }
-      }
-      return { rows, cols, values };
+    FULL_API: if (Array.isArray(matrix)) return readNested(matrix);
+    FULL_API: if (!(matrix !== null && typeof matrix === "object" && "data" in matrix && "shape" in matrix)) {
+      throw new TypeError(`renderHeatmap: matrix must be number[][] or { data: Float32Array | number[], shape: [rows, cols] }; received ${describe2(matrix)}`);
     }
-    if (matrix !== null && typeof matrix === "object" && "data" in matrix && "shape" in matrix) {
-      const { rows, cols } = readShape(matrix.shape, "matrix");
-      const { data } = matrix;
-      if (!isList(data)) {
-        throw new TypeError(`renderHeatmap: matrix.data must be a Float32Array, Float64Array or number[]; received ${describe2(data)}`);
-      }
-      if (data.length !== rows * cols) {
-        throw new RangeError(`renderHeatmap: matrix.data has ${data.length} values but shape [${rows}, ${cols}] needs ${rows * cols}`);
-      }
-      const values = new Array(rows * cols);
-      for (let p = 0; p < values.length; p++) {
-        checkValue(data[p], `matrix value [${Math.floor(p / cols)}][${p % cols}]`);
-        values[p] = data[p];
-      }
-      return { rows, cols, values };
+    const { rows, cols } = readShape(matrix.shape, "matrix");
+    const { data } = matrix;
+    FULL_API: if (!isList(data)) {
+      throw new TypeError(`renderHeatmap: matrix.data must be a Float32Array, Float64Array or number[]; received ${describe2(data)}`);
     }
-    throw new TypeError(`renderHeatmap: matrix must be number[][] or { data: Float32Array | number[], shape: [rows, cols] }; received ${describe2(matrix)}`);
+    FULL_API: if (data.length !== rows * cols) {
+      throw new RangeError(`renderHeatmap: matrix.data has ${data.length} values but shape [${rows}, ${cols}] needs ${rows * cols}`);
+    }
+    const values = new Array(rows * cols);
+    for (let p = 0; p < values.length; p++) {
+      checkValue(data[p], `matrix value [${Math.floor(p / cols)}][${p % cols}]`);
+      values[p] = data[p];
+    }
+    return { rows, cols, values };
+  }
+  function readNested(matrix) {
+    const rows = matrix.length;
+    if (rows === 0) throw new RangeError("renderHeatmap: matrix has no rows; expected number[][] with at least one row and one column");
+    if (!isList(matrix[0])) {
+      throw new TypeError(`renderHeatmap: matrix must be number[][]; matrix[0] is ${describe2(matrix[0])}`);
+    }
+    const cols = matrix[0].length;
+    if (cols === 0) throw new RangeError("renderHeatmap: matrix[0] has no columns; expected at least one");
+    checkSize(rows, cols);
+    const values = new Array(rows * cols);
+    for (let i = 0; i < rows; i++) {
+      const row = matrix[i];
+      if (!isList(row)) throw new TypeError(`renderHeatmap: matrix[${i}] must be an array of numbers; received ${describe2(row)}`);
+      if (row.length !== cols) {
+        throw new RangeError(`renderHeatmap: matrix is ragged: matrix[0] has ${cols} columns but matrix[${i}] has ${row.length}`);
+      }
+      for (let j = 0; j < cols; j++) {
+        checkValue(row[j], `matrix[${i}][${j}]`);
+        values[i * cols + j] = row[j];
+      }
+    }
+    return { rows, cols, values };
   }
   function readShape(shape, name) {
-    if (!Array.isArray(shape) || shape.length !== 2 || !shape.every((d) => Number.isInteger(d) && d >= 1)) {
+    FULL_API: if (!Array.isArray(shape) || shape.length !== 2 || !shape.every((d) => Number.isInteger(d) && d >= 1)) {
       throw new TypeError(`renderHeatmap: ${name}.shape must be [rows, cols] of positive integers; received ${JSON.stringify(shape) ?? String(shape)}`);
     }
     checkSize(shape[0], shape[1]);
@@ -1095,6 +1111,10 @@
   }
   function readLabels(labels, count, name, axis) {
     if (labels === void 0) return Array.from({ length: count }, (_, i) => String(i));
+    FULL_API: checkLabels(labels, count, name, axis);
+    return labels;
+  }
+  function checkLabels(labels, count, name, axis) {
     if (!Array.isArray(labels)) throw new TypeError(`renderHeatmap: ${name} must be an array of strings; received ${describe2(labels)}`);
     if (labels.length !== count) {
       throw new RangeError(`renderHeatmap: ${name} has ${labels.length} labels but the matrix has ${count} ${axis}`);
@@ -1102,15 +1122,18 @@
     labels.forEach((l, i) => {
       if (typeof l !== "string") throw new TypeError(`renderHeatmap: ${name}[${i}] must be a string; received ${describe2(l)}`);
     });
-    return labels;
   }
   function readMask(masked, rows, cols) {
     if (masked === void 0 || masked === null) return null;
-    const out = new Uint8Array(rows * cols);
     if (masked === "causal") {
+      const out = new Uint8Array(rows * cols);
       for (let i = 0; i < rows; i++) for (let j = i + 1; j < cols; j++) out[i * cols + j] = 1;
       return out;
     }
+    FULL_API: return readGivenMask(masked, rows, cols);
+  }
+  function readGivenMask(masked, rows, cols) {
+    const out = new Uint8Array(rows * cols);
     const flag = (b, where) => {
       if (b === true || b === 1) return 1;
       if (b === false || b === 0) return 0;
@@ -1154,7 +1177,7 @@
       legend: legend2 = true,
       cellSize
     } = options;
-    checkScalars({ title, lang, decimals, standalone, legend: legend2, scale, idPrefix, cellSize, min, max });
+    FULL_API: checkScalars({ title, lang, decimals, standalone, legend: legend2, scale, idPrefix, cellSize, min, max });
     const rowLabels = readLabels(options.rowLabels, rows, "rowLabels", rows === 1 ? "row" : "rows");
     const colLabels = readLabels(options.colLabels, cols, "colLabels", cols === 1 ? "column" : "columns");
     const masked = readMask(options.masked, rows, cols);
@@ -1174,7 +1197,7 @@
       dmin,
       dmax,
       cellSize: cellSize ?? Math.min(56, Math.max(14, Math.round(512 / Math.max(rows, cols)))),
-      idPrefix: idPrefix ?? `attnmap-${hash(rows, cols, values, rowLabels, colLabels, masked)}`,
+      idPrefix: idPrefix ?? defaultId(rows, cols, values, rowLabels, colLabels, masked),
       ...readAccessible(options, rows, cols, t)
     };
   }
@@ -1217,7 +1240,7 @@
     }
     if (min !== void 0) dmin = min;
     if (max !== void 0) dmax = max;
-    if (min !== void 0 && max !== void 0 && !(min < max)) {
+    FULL_API: if (min !== void 0 && max !== void 0 && !(min < max)) {
       throw new RangeError(`renderHeatmap: min must be less than max; received min ${min}, max ${max}`);
     }
     if (!(dmin < dmax)) {
@@ -1240,6 +1263,18 @@
   }
   function readAccessible(options, rows, cols, t) {
     const { role = "img", activeCell, focusRing: focusRing2 = false, cellLabel: cellLabel2, rowCaption = t.rows, colCaption = t.cols, description: description2 } = options;
+    FULL_API: checkAccessible({ role, activeCell, focusRing: focusRing2, cellLabel: cellLabel2, rowCaption, colCaption, description: description2 }, rows, cols);
+    return {
+      role,
+      activeCell,
+      focusRing: focusRing2,
+      cellLabel: cellLabel2,
+      rowCaption: clean(rowCaption),
+      colCaption: clean(colCaption),
+      description: description2 === void 0 ? void 0 : clean(description2)
+    };
+  }
+  function checkAccessible({ role, activeCell, focusRing: focusRing2, cellLabel: cellLabel2, rowCaption, colCaption, description: description2 }, rows, cols) {
     if (!ROLES.includes(role)) throw new RangeError(`renderHeatmap: role must be "img", "group" or "grid"; received ${describe2(role)}`);
     if (activeCell !== void 0) {
       if (!Array.isArray(activeCell) || activeCell.length !== 2 || !activeCell.every(Number.isInteger)) {
@@ -1258,15 +1293,9 @@
     for (const [k, v] of [["rowCaption", rowCaption], ["colCaption", colCaption], ["description", description2]]) {
       if (v !== void 0 && typeof v !== "string") throw new TypeError(`renderHeatmap: ${k} must be a string; received ${describe2(v)}`);
     }
-    return {
-      role,
-      activeCell,
-      focusRing: focusRing2,
-      cellLabel: cellLabel2,
-      rowCaption: clean(rowCaption),
-      colCaption: clean(colCaption),
-      description: description2 === void 0 ? void 0 : clean(description2)
-    };
+  }
+  function defaultId(rows, cols, values, rowLabels, colLabels, masked) {
+    FULL_API: return `attnmap-${hash(rows, cols, values, rowLabels, colLabels, masked)}`;
   }
   function hash(rows, cols, values, rowLabels, colLabels, masked) {
     let h2 = 2166136261;
@@ -1501,7 +1530,7 @@
     const out = [`<svg xmlns="http://www.w3.org/2000/svg" class="attnmap${o.standalone ? " attnmap-standalone" : ""}" width="${W}" height="${H}" viewBox="${vx} ${vy} ${W} ${H}" role="${o.role}"${grid} aria-label="${esc(L.fullTitle + o.t.size(rows, cols))}" lang="${o.t.htmlLang}"` + (o.standalone ? ` font-family="${esc(FONT_STACK)}" color="#1f2328"` : "") + ">"];
     out.push(`<title>${esc(L.fullTitle)}</title>`);
     out.push(`<desc>${esc(o.description ?? description(rows, cols, values, L, o, text))}</desc>`);
-    if (o.standalone) {
+    FULL_API: if (o.standalone) {
       out.push(`<style>.attnmap{font-family:${FONT_STACK};color:#1f2328;max-width:100%;height:auto}.attnmap .attnmap-bg{fill:#ffffff}@media (prefers-color-scheme:dark){.attnmap{color:#e6edf3}.attnmap .attnmap-bg{fill:#0d1117}}</style>`);
       out.push(`<rect class="attnmap-bg" x="${vx}" y="${vy}" width="${W}" height="${H}" fill="#ffffff"/>`);
     }
@@ -1623,12 +1652,14 @@
     return `<g class="masked-key"${hidden(o)}><rect x="0" y="${n(L.keyY)}" width="12" height="12" fill="url(#${id(o, "hatch")})" stroke="currentColor" stroke-opacity="0.2"/><text x="18" y="${n(L.keyY + 6)}" dy="0.35em" font-size="${L.capFont}" fill="currentColor">${esc(L.maskedText)}</text></g>`;
   }
   function focusRing(L, o) {
-    if (!o.focusRing) return "";
-    const [i, j] = o.activeCell;
-    const { cs, gap } = L;
-    const x = j * cs + gap / 2, y = i * cs + gap / 2, s = cs - gap;
-    const box = (pad) => `x="${n(x - pad)}" y="${n(y - pad)}" width="${n(s + 2 * pad)}" height="${n(s + 2 * pad)}"`;
-    return `<g class="ring" aria-hidden="true" pointer-events="none"><rect class="ring-outer" ${box(2.5)} rx="4" fill="none" stroke="currentColor" stroke-width="3"/><rect class="ring-inner" ${box(0.5)} rx="3" fill="none" stroke="#ffffff" stroke-width="1.5"/></g>`;
+    FULL_API: if (o.focusRing) {
+      const [i, j] = o.activeCell;
+      const { cs, gap } = L;
+      const x = j * cs + gap / 2, y = i * cs + gap / 2, s = cs - gap;
+      const box = (pad) => `x="${n(x - pad)}" y="${n(y - pad)}" width="${n(s + 2 * pad)}" height="${n(s + 2 * pad)}"`;
+      return `<g class="ring" aria-hidden="true" pointer-events="none"><rect class="ring-outer" ${box(2.5)} rx="4" fill="none" stroke="currentColor" stroke-width="3"/><rect class="ring-inner" ${box(0.5)} rx="3" fill="none" stroke="#ffffff" stroke-width="1.5"/></g>`;
+    }
+    return "";
   }
 
   // web/heatmap/heatmap.js
@@ -1655,6 +1686,12 @@
     "description"
   ];
   function renderHeatmap(matrix, options = {}) {
+    FULL_API: checkOptionsObject(options);
+    const { rows, cols, values } = readMatrix2(matrix);
+    const o = readOptions(options, rows, cols, values);
+    return draw(rows, cols, values, o);
+  }
+  function checkOptionsObject(options) {
     if (options === null || typeof options !== "object" || Array.isArray(options)) {
       throw new TypeError(`renderHeatmap: options must be an object; received ${describe2(options)}`);
     }
@@ -1663,9 +1700,6 @@
         throw new TypeError(`renderHeatmap: unknown option "${key}"; expected one of ${OPTION_KEYS2.join(", ")}`);
       }
     }
-    const { rows, cols, values } = readMatrix2(matrix);
-    const o = readOptions(options, rows, cols, values);
-    return draw(rows, cols, values, o);
   }
 
   // web/heatmap/grid-keys.js
@@ -1696,16 +1730,16 @@
   var MAX_DIM2 = 4096;
   var MAX_SEED = 0xffffffffffffffffn;
   function checkSeed(seed) {
-    if (typeof seed === "bigint") {
+    FULL_API: if (typeof seed === "bigint") {
       if (seed < 0n || seed > MAX_SEED) {
         throw new RangeError(`seed must be between 0 and 2**64 - 1, got ${seed}n`);
       }
       return Number(seed & 0xffffffffn);
     }
-    if (typeof seed !== "number") {
+    FULL_API: if (typeof seed !== "number") {
       throw new TypeError(`seed must be a number or a BigInt, got ${seed === null ? "null" : typeof seed}`);
     }
-    if (!Number.isInteger(seed) || seed < 0 || seed > Number.MAX_SAFE_INTEGER) {
+    FULL_API: if (!Number.isInteger(seed) || seed < 0 || seed > Number.MAX_SAFE_INTEGER) {
       throw new RangeError(
         `seed must be an integer between 0 and 2**53 - 1 (use a BigInt up to 2**64 - 1 for larger seeds), got ${seed}`
       );
@@ -1903,12 +1937,12 @@
     /** tensor.uniform_(from, to) on a float32 tensor of `count` elements. */
     uniform(count, from, to) {
       checkDim(count, "count", 0, MAX_DIM2 * MAX_DIM2);
-      if (typeof from !== "number" || typeof to !== "number") {
+      FULL_API: if (typeof from !== "number" || typeof to !== "number") {
         throw new TypeError(`uniform needs numbers from and to, got ${typeof from} and ${typeof to}`);
       }
       const lo = fround(from);
       const span = fround(fround(to) - lo);
-      if (!(from <= to) || !Number.isFinite(span)) {
+      FULL_API: if (!(from <= to) || !Number.isFinite(span)) {
         throw new RangeError(`uniform needs from <= to with a finite float32 range, got ${from}, ${to}`);
       }
       const out = new Float32Array(count);

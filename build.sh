@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # build.sh - compile the C core to WebAssembly.
 #
-#   bash build.sh            writes web/wasm/: three builds, each as NAME.wasm and NAME-wasm.js
+#   bash build.sh            writes web/wasm/: four builds, each as NAME.wasm and NAME-wasm.js
 #   bash build.sh OUTDIR     writes them into OUTDIR instead (the freshness test uses this)
 #
 #   attention           the default build (-O3)
 #   attention-relaxed   the same with fused multiply-add (wasm relaxed SIMD)
 #   attention-embed     the one-file embed's build: -Oz, without the tiled kernel (-DATTN_EMBED)
+#   attention-model     GPT-2's forward pass (c_src/gpt2.c) on the default core, for web/model/
 #
 # Needs Debian's Emscripten: sudo apt-get install -y emscripten
 # The build is a standalone module (no Emscripten JS glue: Debian's emcc 3.1.6 glue does
@@ -30,6 +31,11 @@ exports="$(node --input-type=module -e '
 const { pathToFileURL } = await import("node:url");
 const { WASM_FUNCTIONS } = await import(pathToFileURL(process.argv[1]).href);
 console.log(WASM_FUNCTIONS.map((name) => "_" + name).join(","));
+' "$here/web/core/exports.js")"
+model_exports="$(node --input-type=module -e '
+const { pathToFileURL } = await import("node:url");
+const { WASM_MODEL_FUNCTIONS } = await import(pathToFileURL(process.argv[1]).href);
+console.log(WASM_MODEL_FUNCTIONS.map((name) => "_" + name).join(","));
 ' "$here/web/core/exports.js")"
 
 # -O3                     optimise for speed (the embed's build: -Oz, see below)
@@ -64,10 +70,16 @@ node scripts/patch-relaxed.js "$out/attention-relaxed.wasm"
 # loops (250 B less gzipped); every engine with wasm SIMD (-msimd128) has bulk memory.
 emcc c_src/attention.c c_src/mha.c -Oz "${flags[@]}" -mbulk-memory -DATTN_EMBED -o "$out/attention-embed.wasm"
 
+# GPT-2 (web/model/runtime.js): the default core and c_src/gpt2.c, its own export list
+# (WASM_MODEL_FUNCTIONS). GPT-2 small's parameters are ~500 MB of float32: memory grows to what
+# the model needs, up to wasm32's 4 GiB. -DATTN_GPT2: attn_status_string knows ATTN_ERR_RANGE.
+emcc c_src/attention.c c_src/mha.c c_src/gpt2.c -O3 "${flags[@]}" -DATTN_GPT2 \
+  -sEXPORTED_FUNCTIONS="$model_exports" -o "$out/attention-model.wasm"
+
 # each wasm also as a JS module holding it in base64 (no fetch: Node, bundlers, file:// and CSPs)
 # (the hash covers what the builds are made of: scripts/start.js sourcesHash() hashes the same)
 hash="$(cat c_src/*.c c_src/*.h build.sh web/core/exports.js | sha256sum | cut -c1-16)"
-for name in attention attention-relaxed attention-embed; do
+for name in attention attention-relaxed attention-embed attention-model; do
   node -e '
 const fs = require("fs");
 const [wasm, js, hash] = process.argv.slice(1);

@@ -2,6 +2,7 @@
 // attnmap - compute attention weights with the WebAssembly core and write them as an SVG heatmap.
 //
 //   attnmap svg --tokens "猫 吃 鱼" --q '[[...]]' --k '[[...]]' > heatmap.svg
+//   attnmap model ./gpt2 --text "The cat ate the fish" --layer 5 --head 1 > head.svg   (bin/model.js)
 //   attnmap --version
 //
 // Exit status: 0 success, 2 usage error or bad input, 1 anything else. Errors are one line on
@@ -11,6 +12,7 @@ import { parseArgs } from 'node:util';
 import { renderHeatmap } from '../web/heatmap/heatmap.js';
 
 const USAGE = `Usage: attnmap svg --q JSON --k JSON [options] > heatmap.svg
+       attnmap model FOLDER --text TEXT [options] > heatmap.svg   (see attnmap model --help)
 
 Computes the attention weights softmax(q·kᵀ · scale) with the WebAssembly core and writes
 them to stdout as a standalone SVG heatmap: rows are queries (who is looking), columns are
@@ -87,7 +89,7 @@ function parse(argv) {
   if (values.help) return { help: true };
   if (values.version) return { version: true };
   if (positionals.length === 0) usage('missing command: expected "attnmap svg --q JSON --k JSON" (see attnmap --help)');
-  if (positionals[0] !== 'svg') usage(`unknown command ${JSON.stringify(positionals[0])}: expected "svg" (see attnmap --help)`);
+  if (positionals[0] !== 'svg') usage(`unknown command ${JSON.stringify(positionals[0])}: expected "svg" or "model" (see attnmap --help)`);
   if (positionals.length > 1) {
     usage(`unexpected argument ${JSON.stringify(positionals[1])}: values go after an option, e.g. --q '[[1,0]]' (see attnmap --help)`);
   }
@@ -151,6 +153,7 @@ function describe(x) {
 const plural = (k, one, many) => `${k} ${k === 1 ? one : many}`;
 
 async function main(argv) {
+  if (argv[0] === 'model') return runModelCommand(argv.slice(1));
   const args = parse(argv);
   if (args.help) { process.stdout.write(USAGE); return 0; }
   if (args.version) { process.stdout.write(`${version()}\n`); return 0; }
@@ -240,6 +243,21 @@ async function main(argv) {
     usage(`the SVG would be ${bytes} bytes; the output budget is ${maxBytes} bytes${maxBytes === MAX_BYTES ? ' (32 MiB)' : ' (--max-bytes)'}: use fewer or shorter tokens`);
   }
   process.stdout.write(svg);
+  return 0;
+}
+
+// attnmap model FOLDER ...: bin/model.js (loaded only for this command)
+async function runModelCommand(argv) {
+  const { runModel } = await import('./model.js');
+  let out;
+  try {
+    out = await runModel(argv, usage);
+  } catch (e) {
+    // a bad checkpoint, text or id is the user's to fix
+    if (e?.name === 'AttentionError' && e.code !== 'OUT_OF_MEMORY') throw new UsageError(e.message);
+    throw e;
+  }
+  process.stdout.write(out);
   return 0;
 }
 

@@ -37,6 +37,11 @@ const char *attn_status_string(attn_status status) {
     case ATTN_ERR_OVERFLOW: return "the result overflows float32 (inputs are too large in magnitude)";
     case ATTN_ERR_TOO_LARGE: return "a buffer size does not fit in memory addresses";
     case ATTN_ERR_FLAGS: return "unknown flag bits";
+#ifdef ATTN_GPT2  // builds with gpt2.c (the Makefile's, build.sh's model build); the others never return it
+    case ATTN_ERR_RANGE: return "a token id is outside the vocabulary, or a position past the model's or the cache's";
+#else
+    case ATTN_ERR_RANGE: break;
+#endif
     }
     return "unknown status";
 }

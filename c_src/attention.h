@@ -48,6 +48,7 @@ typedef enum attn_status {
     ATTN_ERR_OVERFLOW = 5,    // finite inputs, but a product or score overflows float32
     ATTN_ERR_TOO_LARGE = 6,   // a buffer size does not fit in size_t
     ATTN_ERR_FLAGS = 7,       // unknown bits in flags
+    ATTN_ERR_RANGE = 8,       // gpt2.h: a token id outside the vocabulary, a position past the model's
 } attn_status;
 
 // flags

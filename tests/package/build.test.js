@@ -10,7 +10,8 @@ import { sourcesHash, builtHash } from '../../scripts/start.js';
 import wasmBase64 from '../../web/wasm/attention-wasm.js';
 import relaxedBase64 from '../../web/wasm/attention-relaxed-wasm.js';
 import embedBase64 from '../../web/wasm/attention-embed-wasm.js';
-import { WASM_FUNCTIONS } from '../../web/core/exports.js';
+import modelBase64 from '../../web/wasm/attention-model-wasm.js';
+import { WASM_FUNCTIONS, WASM_MODEL_FUNCTIONS } from '../../web/core/exports.js';
 
 const hasEmcc = spawnSync('sh', ['-c', 'command -v emcc'], { stdio: 'ignore' }).status === 0;
 
@@ -30,7 +31,27 @@ test('web/wasm/attention-embed-wasm.js holds exactly web/wasm/attention-embed.wa
   assert.equal(header('attention-embed-wasm.js'), header('attention-wasm.js'));
 });
 
-test('every build exports the list of web/core/exports.js (and memory, _initialize); the C reference and matmul stay out', () => {
+test('web/wasm/attention-model-wasm.js holds exactly web/wasm/attention-model.wasm, from the same sources', () => {
+  const model = fs.readFileSync(path.join(root, 'web/wasm/attention-model.wasm'));
+  assert.ok(Buffer.from(modelBase64, 'base64').equals(model));
+  const header = (f) => fs.readFileSync(path.join(root, 'web/wasm', f), 'utf8').slice(0, 200).match(/sources sha256 ([0-9a-f]{16})/)?.[1];
+  assert.equal(header('attention-model-wasm.js'), header('attention-wasm.js'));
+});
+
+test('the model build exports WASM_MODEL_FUNCTIONS (and memory, _initialize); the references, kernels and the core API stay out', () => {
+  const names = WebAssembly.Module.exports(new WebAssembly.Module(fs.readFileSync(path.join(root, 'web/wasm/attention-model.wasm')))).map((e) => e.name);
+  for (const name of ['memory', '_initialize', ...WASM_MODEL_FUNCTIONS]) assert.ok(names.includes(name), `web/wasm/attention-model.wasm exports ${name}`);
+  for (const name of ['attn_forward_naive', 'attn_matmul', 'attn_linear', 'attn_linear_naive', 'attn_linear_t_naive', 'attn_mha_forward']) {
+    assert.ok(!names.includes(name), `web/wasm/attention-model.wasm does not export ${name}`);
+  }
+  // and the three core builds have no gpt2.c
+  for (const f of ['attention.wasm', 'attention-embed.wasm']) {
+    const core = WebAssembly.Module.exports(new WebAssembly.Module(fs.readFileSync(path.join(root, 'web/wasm', f)))).map((e) => e.name);
+    assert.ok(!core.some((name) => name.startsWith('attn_gpt2')), `web/wasm/${f} has no attn_gpt2_*`);
+  }
+});
+
+test('every core build exports the list of web/core/exports.js (and memory, _initialize); the C reference and matmul stay out', () => {
   for (const f of ['attention.wasm', 'attention-embed.wasm']) {
     const names = WebAssembly.Module.exports(new WebAssembly.Module(fs.readFileSync(path.join(root, 'web/wasm', f)))).map((e) => e.name);
     for (const name of ['memory', '_initialize', ...WASM_FUNCTIONS]) assert.ok(names.includes(name), `web/wasm/${f} exports ${name}`);
@@ -51,7 +72,8 @@ test('build.sh from the current sources reproduces the committed bytes', { skip:
   const out = fs.mkdtempSync(path.join(os.tmpdir(), 'attnmap-build-'));
   try {
     execFileSync('bash', [path.join(root, 'build.sh'), out], { stdio: 'pipe' });
-    for (const f of ['attention.wasm', 'attention-wasm.js', 'attention-relaxed.wasm', 'attention-relaxed-wasm.js', 'attention-embed.wasm', 'attention-embed-wasm.js']) {
+    for (const f of ['attention.wasm', 'attention-wasm.js', 'attention-relaxed.wasm', 'attention-relaxed-wasm.js', 'attention-embed.wasm', 'attention-embed-wasm.js',
+      'attention-model.wasm', 'attention-model-wasm.js']) {
       const fresh = fs.readFileSync(path.join(out, f)), committed = fs.readFileSync(path.join(root, 'web/wasm', f));
       assert.ok(fresh.equals(committed), `web/wasm/${f} differs from a fresh build (${fresh.length} vs ${committed.length} bytes): run bash build.sh and commit it`);
     }

@@ -11,3 +11,12 @@ export const WASM_FUNCTIONS = Object.freeze([
   'attn_self_forward',
   'attn_mha_forward', 'attn_mha_workspace_size',
 ]);
+
+// The model build (web/wasm/attention-model.wasm, c_src/gpt2.c beside the core): what
+// web/model/runtime.js calls. Its own list: the three builds above do not have gpt2.c.
+export const WASM_MODEL_FUNCTIONS = Object.freeze([
+  'malloc', 'free',
+  'attn_status_string',
+  'attn_gpt2_param_layout', 'attn_gpt2_check_params',
+  'attn_gpt2_cache_size', 'attn_gpt2_workspace_size', 'attn_gpt2_forward',
+]);

@@ -122,6 +122,19 @@ function claim(mem, offsets, base, extraAt, own) {
   return block;
 }
 
+/**
+ * A block that outlives the calls (a model's parameters, its KV cache: web/model/runtime.js),
+ * malloc'ed on its own and the views refreshed; freed by the owner with mem.free(base).
+ * Throws TOO_LARGE or OUT_OF_MEMORY like allocate; whatFor() names the block.
+ */
+export function reserve(mem, bytes, whatFor) {
+  if (bytes > MAX_BYTES) tooLarge(bytes, whatFor());
+  const base = mem.malloc(Math.max(16, Math.ceil(bytes / 16) * 16));
+  if (base === 0) fail(ErrorCode.OUT_OF_MEMORY, `${whatFor()} needs ${formatBytes(bytes)} of WebAssembly memory and the allocation failed`);
+  views(mem);
+  return base;
+}
+
 /** The end of a call (in its finally): the memory as the outer call left it. */
 export function release(mem, block) {
   mem.busy = block.outer;

@@ -1,0 +1,114 @@
+// model.js - `attnmap model`: a checkpoint's attention on a text, as an SVG heatmap of one head
+// or a summary of the strongest head of each layer (bin/attnmap.js hands the arguments over).
+import { parseArgs } from 'node:util';
+import { renderHeatmap } from '../web/heatmap/heatmap.js';
+
+export const MODEL_USAGE = `Usage: attnmap model FOLDER (--text TEXT | --ids IDS) [options] > heatmap.svg
+
+Runs a GPT-2-family checkpoint (FOLDER holds config.json, model.safetensors and vocab.json +
+merges.txt or vocab.txt) on the text and writes one head's attention weights as an SVG
+heatmap: rows are the tokens looking, columns the tokens looked at.
+
+Options:
+  --text TEXT          the text, tokenised with the checkpoint's own tokenizer
+  --ids IDS            token ids instead, comma-separated ("464,3797,15063")
+  --layer L            the layer, from 0 (default 0)
+  --head H             the head, from 0 (default 0)
+  --summary            write, instead of the SVG, the strongest head of each layer and
+                       where it looks (previous token, same token, first token, ...)
+  --lang zh|en         language of the captions (default zh)
+  --decimals N         decimals printed in each cell, 0 to 10 (default 2)
+  --title TEXT         title above the heatmap
+  -h, --help           show this help
+
+At most 256 tokens. Example:
+  attnmap model ./gpt2 --text "The cat ate the fish" --layer 5 --head 1 > head.svg
+  attnmap model ./gpt2 --text "The cat ate the fish" --summary
+`;
+
+const MAX_TOKENS = 256;   // 65,536 cells, the heatmap's budget
+const OPTIONS = {
+  text: { type: 'string' }, ids: { type: 'string' }, layer: { type: 'string' }, head: { type: 'string' },
+  summary: { type: 'boolean' }, lang: { type: 'string' }, decimals: { type: 'string' }, title: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+};
+
+function intArg(text, flag, max) {
+  if (text === undefined) return 0;
+  const v = /^\d{1,9}$/.test(text) ? Number(text) : NaN;
+  return v <= max ? v : { error: `${flag} must be a whole number from 0 to ${max}; received ${JSON.stringify(text)}` };
+}
+
+// where a row's strongest look goes, in words
+function pattern(i, j) {
+  if (j === i) return 'same token';
+  if (j === i - 1) return 'previous token';
+  if (j === 0) return 'first token';
+  return 'earlier token';
+}
+
+/** The strongest head of each layer: the highest mean (over rows 1..n-1) of the largest weight off the first token. */
+export function summarize(attention, labels) {
+  const lines = [];
+  attention.forEach((heads, l) => {
+    let best = null;
+    heads.forEach(({ data, shape: [n] }, h) => {
+      let sum = 0;
+      const counts = {};
+      for (let i = 1; i < n; i++) {
+        let j = 1;
+        for (let c = 2; c <= i; c++) if (data[i * n + c] > data[i * n + j]) j = c;
+        sum += data[i * n + j];
+        const p = pattern(i, j);
+        counts[p] = (counts[p] ?? 0) + 1;
+      }
+      const score = n > 1 ? sum / (n - 1) : 0;
+      if (!best || score > best.score) best = { h, score, counts, n };
+    });
+    const [top, count] = Object.entries(best.counts).sort((a, b) => b[1] - a[1])[0] ?? ['-', 0];
+    lines.push(`layer ${l}: head ${best.h}, mean top weight off the first token ${best.score.toFixed(3)}; ` +
+      `looks at the ${top} in ${count} of ${best.n - 1} rows`);
+  });
+  return `${labels.length} tokens: ${labels.join(' ')}\n${lines.join('\n')}\n`;
+}
+
+/** attnmap model ...: the output text, or throws usage(message) / an AttentionError. */
+export async function runModel(argv, usage) {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (e) {
+    usage(`${e.message.replace(/\s+/g, ' ').trim()} (see attnmap model --help)`);
+  }
+  const { values: args, positionals } = parsed;
+  if (args.help) return MODEL_USAGE;
+  if (positionals.length !== 1) usage('expected one checkpoint folder: attnmap model FOLDER --text TEXT (see attnmap model --help)');
+  if ((args.text === undefined) === (args.ids === undefined)) usage('give --text TEXT or --ids IDS (one of them)');
+  const lang = args.lang ?? 'zh';
+  if (lang !== 'zh' && lang !== 'en') usage(`--lang must be zh or en; received ${JSON.stringify(lang)}`);
+  const decimals = intArg(args.decimals ?? '2', '--decimals', 10);
+  if (decimals.error) usage(decimals.error);
+
+  const { loadModel } = await import('../web/model/model-node.js');
+  const model = await loadModel(positionals[0]);
+  try {
+    const { n_layer: L, n_head: H } = model.config;
+    const layer = intArg(args.layer, '--layer', L - 1), head = intArg(args.head, '--head', H - 1);
+    for (const x of [layer, head]) if (x.error) usage(x.error);
+    let ids;
+    if (args.text !== undefined) ids = model.encode(args.text);
+    else {
+      ids = args.ids.split(',').map((s) => (/^\s*\d{1,9}\s*$/.test(s) ? Number(s) : NaN));
+      if (ids.some(Number.isNaN)) usage(`--ids must be comma-separated token ids such as 464,3797; received ${JSON.stringify(args.ids)}`);
+    }
+    if (ids.length === 0) usage('the text has no tokens');
+    if (ids.length > MAX_TOKENS) usage(`${ids.length} tokens; at most ${MAX_TOKENS}: use a shorter text`);
+    const labels = model.tokenizer ? model.tokens(ids) : ids.map(String);
+    const { attention } = model.forward(ids, { attention: true });
+    if (args.summary) return summarize(attention, labels);
+    const title = args.title ?? `layer ${layer} · head ${head}`;
+    return renderHeatmap(attention[layer][head], { rowLabels: labels, colLabels: labels, masked: 'causal', lang, decimals, title, standalone: true });
+  } finally {
+    model.dispose();
+  }
+}

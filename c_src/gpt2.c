@@ -1,0 +1,543 @@
+// gpt2.c - GPT-2's forward pass with a KV cache; see gpt2.h for the model, shapes and statuses.
+//
+// Sections: sizes and layouts; the linear kernels (fast, and the naive reference beside them);
+// the layers (embedding, LayerNorm, attention over the cache, MLP); the forward pass.
+// The matmuls are what costs (GPT-2 small: 85 M multiply-adds per token in the layers, 38 M for
+// its logits): they use 4-wide vectors (internal.h: SSE natively, wasm simd128 under -msimd128,
+// so the native tests run the very kernel the wasm runs). Attention itself is attention.c's.
+#include "gpt2.h"
+#include "internal.h"  // v4f, load4, store4, splat, hsum, fits, all_finite
+
+#include <math.h>
+#include <string.h>
+
+static int min_int(int a, int b) { return a < b ? a : b; }
+
+// ----------------------------------------------------------------------------
+// sizes and layouts
+
+static attn_status check_config(const attn_gpt2_config *cfg) {
+    if (!cfg) return ATTN_ERR_NULL;
+    if (cfg->n_layer < 1 || cfg->n_head < 1 || cfg->n_embd < 1 || cfg->vocab_size < 1 ||
+        cfg->n_positions < 1 || cfg->n_embd % cfg->n_head != 0) return ATTN_ERR_SIZE;
+    if (!(isfinite(cfg->eps) && cfg->eps > 0.0f)) return ATTN_ERR_RANGE;
+    return ATTN_OK;
+}
+
+// *total += rows·cols floats, rounded up to 4 (16 bytes); 0 when it does not fit in size_t bytes
+static int add_floats(size_t *total, size_t rows, size_t cols) {
+    if (!fits(rows, cols)) return 0;
+    size_t c = (rows * cols + 3) / 4 * 4;
+    if (*total > (size_t)-1 / sizeof(float) - c) return 0;
+    *total += c;
+    return 1;
+}
+
+attn_status attn_gpt2_param_layout(size_t *offsets, const attn_gpt2_config *cfg) {
+    if (!offsets) return ATTN_ERR_NULL;
+    attn_status st = check_config(cfg);
+    if (st != ATTN_OK) return st;
+    const size_t L = (size_t)cfg->n_layer, C = (size_t)cfg->n_embd;
+    // rows and columns of each kind, in the order of attn_gpt2_param
+    const size_t dims[ATTN_GPT2_N_PARAMS][2] = {
+        {(size_t)cfg->vocab_size, C}, {(size_t)cfg->n_positions, C},
+        {L, C}, {L, C}, {L * C, 3 * C}, {L, 3 * C}, {L * C, C}, {L, C},
+        {L, C}, {L, C}, {L * C, 4 * C}, {L, 4 * C}, {L * 4 * C, C}, {L, C},
+        {1, C}, {1, C},
+    };
+    if (!fits(L, 4 * C) || !fits(L * 4, C)) return ATTN_ERR_TOO_LARGE;
+    size_t total = 0;
+    for (int kind = 0; kind < ATTN_GPT2_N_PARAMS; kind++) {
+        offsets[kind] = total;
+        // packed: only whole kinds are aligned, and C is usually a multiple of 4 anyway
+        if (!fits(dims[kind][0], dims[kind][1])) return ATTN_ERR_TOO_LARGE;
+        size_t n = dims[kind][0] * dims[kind][1];
+        if (total > (size_t)-1 / sizeof(float) - n) return ATTN_ERR_TOO_LARGE;
+        total += n;
+    }
+    offsets[ATTN_GPT2_N_PARAMS] = total;
+    return ATTN_OK;
+}
+
+attn_status attn_gpt2_check_params(const attn_gpt2_config *cfg, const float *params) {
+    size_t off[ATTN_GPT2_N_PARAMS + 1];
+    attn_status st = attn_gpt2_param_layout(off, cfg);
+    if (st != ATTN_OK) return st;
+    if (!params) return ATTN_ERR_NULL;
+    return all_finite(params, off[ATTN_GPT2_N_PARAMS]) ? ATTN_OK : ATTN_ERR_NON_FINITE;
+}
+
+size_t attn_gpt2_cache_size(const attn_gpt2_config *cfg, int S) {
+    size_t total = 0;
+    if (check_config(cfg) != ATTN_OK || S < 1) return 0;
+    if (!fits((size_t)cfg->n_layer * 2, (size_t)S) ||
+        !add_floats(&total, (size_t)cfg->n_layer * 2 * (size_t)S, (size_t)cfg->n_embd)) return 0;
+    return total * sizeof(float);
+}
+
+// The workspace: the residual stream h (T, C); a (T, C), LayerNorm's output and the
+// projections'; big (T, 4C), first qkv (T, 3C), then the MLP's hidden layer; y (T, C), the heads
+// side by side; one head's q and output (T, d); the causal mask (T, m) bytes; attn_forward's
+// workspace.
+typedef struct {
+    float *h, *a, *big, *y, *qh, *oh, *aws;
+    uint8_t *mask;
+} gpt2_buffers;
+
+// the workspace's floats (0 when the sizes are invalid or too large); with base, its layout
+static size_t workspace_layout(gpt2_buffers *ws, float *base, const attn_gpt2_config *cfg, int T, int m) {
+    if (check_config(cfg) != ATTN_OK || T < 1 || m < T) return 0;
+    const size_t C = (size_t)cfg->n_embd, d = C / (size_t)cfg->n_head, t = (size_t)T;
+    size_t aws = attn_workspace_size(T, m, (int)d, (int)d), at[8], total = 0;
+    if (aws == 0) return 0;
+    const size_t rows[8] = {t, t, t, t, t, t, t, (aws + 3) / 4};
+    const size_t cols[8] = {C, C, 4 * C, C, d, d, ((size_t)m + 3) / 4, 1};
+    for (int i = 0; i < 8; i++) {
+        at[i] = total;
+        if (!fits(4, C) || !add_floats(&total, rows[i], cols[i])) return 0;
+    }
+    if (base) {
+        *ws = (gpt2_buffers){.h = base + at[0], .a = base + at[1], .big = base + at[2], .y = base + at[3],
+                          .qh = base + at[4], .oh = base + at[5], .mask = (uint8_t *)(base + at[6]),
+                          .aws = base + at[7]};
+    }
+    return total;
+}
+
+size_t attn_gpt2_workspace_size(const attn_gpt2_config *cfg, int T, int m) {
+    return workspace_layout(NULL, NULL, cfg, T, m) * sizeof(float);
+}
+
+// ----------------------------------------------------------------------------
+// the linear kernels: out (n, p) = a (n, k)·w (k, p) + b
+
+// The fast path sums each output over k in order, in float, starting from 0, then adds b:
+// exactly the naive loop's order (no fused multiply-add: -ffp-contract=off), so both give the
+// same bits. Blocked for the cache: a block of w of KC rows and NC columns (128 KiB) is used by
+// every row of a before the next; within it 4 rows × 8 columns of out stay in registers
+// (8 vectors), or 1 row × 16 columns (the rows past a multiple of 4, and decoding's single row).
+enum { KC = 128, NC = 256 };
+
+// o[0..8) of 4 rows (ldo apart) += a[r][0..kc)·w[0..kc)[0..8); first: start from 0, not from o
+static void tile4x8(float *o, const float *a, const float *w, int kc, int lda, int ldw, int ldo, int first) {
+    v4f acc[4][2];
+    for (int r = 0; r < 4; r++) {
+        acc[r][0] = first ? splat(0.0f) : load4(o + (size_t)r * ldo);
+        acc[r][1] = first ? splat(0.0f) : load4(o + (size_t)r * ldo + 4);
+    }
+    const float *a0 = a, *a1 = a + lda, *a2 = a + 2 * (size_t)lda, *a3 = a + 3 * (size_t)lda;
+    for (int t = 0; t < kc; t++, w += ldw) {
+        v4f w0 = load4(w), w1 = load4(w + 4);
+        v4f s0 = splat(a0[t]), s1 = splat(a1[t]), s2 = splat(a2[t]), s3 = splat(a3[t]);
+        acc[0][0] += s0 * w0; acc[0][1] += s0 * w1;
+        acc[1][0] += s1 * w0; acc[1][1] += s1 * w1;
+        acc[2][0] += s2 * w0; acc[2][1] += s2 * w1;
+        acc[3][0] += s3 * w0; acc[3][1] += s3 * w1;
+    }
+    for (int r = 0; r < 4; r++) {
+        store4(o + (size_t)r * ldo, acc[r][0]);
+        store4(o + (size_t)r * ldo + 4, acc[r][1]);
+    }
+}
+
+// o[0..width) of one row += a[0..kc)·w[0..kc)[0..width): 16 columns at a time, then 4, then 1
+static void row_strip(float *o, const float *a, const float *w, int kc, int ldw, int width, int first) {
+    int j = 0;
+    for (; j + 16 <= width; j += 16) {
+        v4f c0 = first ? splat(0.0f) : load4(o + j), c1 = first ? splat(0.0f) : load4(o + j + 4);
+        v4f c2 = first ? splat(0.0f) : load4(o + j + 8), c3 = first ? splat(0.0f) : load4(o + j + 12);
+        const float *wr = w + j;
+        for (int t = 0; t < kc; t++, wr += ldw) {
+            v4f s = splat(a[t]);
+            c0 += s * load4(wr); c1 += s * load4(wr + 4); c2 += s * load4(wr + 8); c3 += s * load4(wr + 12);
+        }
+        store4(o + j, c0); store4(o + j + 4, c1); store4(o + j + 8, c2); store4(o + j + 12, c3);
+    }
+    for (; j + 4 <= width; j += 4) {
+        v4f c = first ? splat(0.0f) : load4(o + j);
+        for (int t = 0; t < kc; t++) c += splat(a[t]) * load4(w + (size_t)t * ldw + j);
+        store4(o + j, c);
+    }
+    for (; j < width; j++) {
+        float c = first ? 0.0f : o[j];
+        for (int t = 0; t < kc; t++) c += a[t] * w[(size_t)t * ldw + j];
+        o[j] = c;
+    }
+}
+
+// The same for one row, w read row by row (decoding's matrix-vector product streams w once):
+// o[0..width) += a[t]·w[t][0..width) for t in order, o staying in L1; the same order of sums
+static void row_axpy(float *o, const float *a, const float *w, int kc, int ldw, int width, int first) {
+    if (first) memset(o, 0, (size_t)width * sizeof *o);
+    for (int t = 0; t < kc; t++, w += ldw) {
+        const v4f s = splat(a[t]);
+        int j = 0;
+        for (; j + 8 <= width; j += 8) {
+            store4(o + j, load4(o + j) + s * load4(w + j));
+            store4(o + j + 4, load4(o + j + 4) + s * load4(w + j + 4));
+        }
+        for (; j < width; j++) o[j] += a[t] * w[j];
+    }
+}
+
+// one block: rows of out [0, n) × columns [j0, j0 + nc) += a[:, t0 .. t0 + kc)·w[t0 .. t0 + kc, j0 ..)
+static void linear_block(float *out, const float *a, const float *w, int n, int k, int p,
+                         int t0, int kc, int j0, int nc) {
+    const float *wb = w + (size_t)t0 * p + j0;
+    int first = t0 == 0, i = 0;
+    for (; i + 4 <= n; i += 4) {
+        float *o = out + (size_t)i * p + j0;
+        const float *ai = a + (size_t)i * k + t0;
+        int j = 0;
+        for (; j + 8 <= nc; j += 8) tile4x8(o + j, ai, wb + j, kc, k, p, p, first);
+        for (int r = 0; r < 4 && j < nc; r++)
+            row_strip(o + (size_t)r * p + j, ai + (size_t)r * k, wb + j, kc, p, nc - j, first);
+    }
+    for (; i < n; i++) row_axpy(out + (size_t)i * p + j0, a + (size_t)i * k + t0, wb, kc, p, nc, first);
+}
+
+// out = a·w + b for checked arguments
+static void linear_fast(float *out, const float *a, const float *w, const float *b, int n, int k, int p) {
+    if (n < 4) {  // decoding: whole rows of w, one after the other (o of p floats stays in L1)
+        for (int i = 0; i < n; i++) {
+            float *o = out + (size_t)i * p;
+            row_axpy(o, a + (size_t)i * k, w, k, p, p, 1);
+            for (int j = 0; b && j < p; j++) o[j] += b[j];
+        }
+        return;
+    }
+    for (int j0 = 0; j0 < p; j0 += NC) {
+        int nc = min_int(NC, p - j0);
+        for (int t0 = 0; t0 < k; t0 += KC) linear_block(out, a, w, n, k, p, t0, min_int(KC, k - t0), j0, nc);
+        if (!b) continue;
+        for (int i = 0; i < n; i++) {
+            float *o = out + (size_t)i * p;
+            for (int j = j0; j < j0 + nc; j++) o[j] += b[j];
+        }
+    }
+}
+
+// out = a·wᵀ, w (p, k), for checked arguments: 2 rows of a × 4 rows of w per register tile
+// (8 vectors), summed over k four lanes at a time; w in blocks of WB rows (96 KiB at k = 768)
+enum { WB = 32 };
+
+// o[r·ldo + j] = a_r · w_j for r < rows (1 or 2), j < 4
+static void dot_tile(float *o, const float *a0, const float *a1, const float *w, int k, int ldo, int rows) {
+    const float *w0 = w, *w1 = w + k, *w2 = w + 2 * (size_t)k, *w3 = w + 3 * (size_t)k;
+    v4f c[2][4];
+    for (int r = 0; r < 2; r++)
+        for (int j = 0; j < 4; j++) c[r][j] = splat(0.0f);
+    int t = 0;
+    for (; t + 4 <= k; t += 4) {
+        v4f x0 = load4(a0 + t), x1 = load4(a1 + t);
+        v4f y0 = load4(w0 + t), y1 = load4(w1 + t), y2 = load4(w2 + t), y3 = load4(w3 + t);
+        c[0][0] += x0 * y0; c[0][1] += x0 * y1; c[0][2] += x0 * y2; c[0][3] += x0 * y3;
+        c[1][0] += x1 * y0; c[1][1] += x1 * y1; c[1][2] += x1 * y2; c[1][3] += x1 * y3;
+    }
+    const float *ar[2] = {a0, a1}, *wr[4] = {w0, w1, w2, w3};
+    for (int r = 0; r < rows; r++) {
+        for (int j = 0; j < 4; j++) {
+            float s = hsum(c[r][j]);
+            for (int u = t; u < k; u++) s += ar[r][u] * wr[j][u];
+            o[(size_t)r * ldo + j] = s;
+        }
+    }
+}
+
+static float dot1(const float *x, const float *y, int k) {
+    v4f c = splat(0.0f);
+    int t = 0;
+    for (; t + 4 <= k; t += 4) c += load4(x + t) * load4(y + t);
+    float s = hsum(c);
+    for (; t < k; t++) s += x[t] * y[t];
+    return s;
+}
+
+static void linear_t_fast(float *out, const float *a, const float *w, int n, int k, int p) {
+    for (int j0 = 0; j0 < p; j0 += WB) {
+        int jend = min_int(p, j0 + WB);
+        for (int i = 0; i < n; i += 2) {
+            int rows = min_int(2, n - i);
+            const float *a0 = a + (size_t)i * k, *a1 = rows > 1 ? a0 + k : a0;
+            float *o = out + (size_t)i * p;
+            int j = j0;
+            for (; j + 4 <= jend; j += 4) dot_tile(o + j, a0, a1, w + (size_t)j * k, k, p, rows);
+            for (; j < jend; j++) {
+                for (int r = 0; r < rows; r++) o[(size_t)r * p + j] = dot1(a0 + (size_t)r * k, w + (size_t)j * k, k);
+            }
+        }
+    }
+}
+
+static attn_status check_linear(const float *out, const float *a, const float *w, int n, int k, int p) {
+    if (!out || !a || !w) return ATTN_ERR_NULL;
+    if (n < 1 || k < 1 || p < 1) return ATTN_ERR_SIZE;
+    if (!fits((size_t)n, (size_t)k) || !fits((size_t)k, (size_t)p) || !fits((size_t)n, (size_t)p))
+        return ATTN_ERR_TOO_LARGE;
+    return ATTN_OK;
+}
+
+// after a product: OK if out is finite, else NON_FINITE if an input is not, else OVERFLOW
+static attn_status product_status(const float *out, size_t count, const float *a, size_t na,
+                                  const float *w, size_t nw, const float *b, size_t nb) {
+    if (all_finite(out, count)) return ATTN_OK;
+    return all_finite(a, na) && all_finite(w, nw) && all_finite(b, nb) ? ATTN_ERR_OVERFLOW : ATTN_ERR_NON_FINITE;
+}
+
+attn_status attn_linear(float *out, const float *a, const float *w, const float *b, int n, int k, int p) {
+    attn_status st = check_linear(out, a, w, n, k, p);
+    if (st != ATTN_OK) return st;
+    linear_fast(out, a, w, b, n, k, p);
+    return product_status(out, (size_t)n * p, a, (size_t)n * k, w, (size_t)k * p, b, (size_t)p);
+}
+
+attn_status attn_linear_naive(float *out, const float *a, const float *w, const float *b, int n, int k, int p) {
+    attn_status st = check_linear(out, a, w, n, k, p);
+    if (st != ATTN_OK) return st;
+    for (int i = 0; i < n; i++) {
+        for (int j = 0; j < p; j++) {
+            float s = 0.0f;
+            for (int t = 0; t < k; t++) s += a[(size_t)i * k + t] * w[(size_t)t * p + j];
+            out[(size_t)i * p + j] = b ? s + b[j] : s;
+        }
+    }
+    return product_status(out, (size_t)n * p, a, (size_t)n * k, w, (size_t)k * p, b, (size_t)p);
+}
+
+attn_status attn_linear_t(float *out, const float *a, const float *w, int n, int k, int p) {
+    attn_status st = check_linear(out, a, w, n, k, p);
+    if (st != ATTN_OK) return st;
+    linear_t_fast(out, a, w, n, k, p);
+    return product_status(out, (size_t)n * p, a, (size_t)n * k, w, (size_t)p * k, NULL, 0);
+}
+
+attn_status attn_linear_t_naive(float *out, const float *a, const float *w, int n, int k, int p) {
+    attn_status st = check_linear(out, a, w, n, k, p);
+    if (st != ATTN_OK) return st;
+    for (int i = 0; i < n; i++) {
+        for (int j = 0; j < p; j++) {
+            float s = 0.0f;
+            for (int t = 0; t < k; t++) s += a[(size_t)i * k + t] * w[(size_t)j * k + t];
+            out[(size_t)i * p + j] = s;
+        }
+    }
+    return product_status(out, (size_t)n * p, a, (size_t)n * k, w, (size_t)p * k, NULL, 0);
+}
+
+// ----------------------------------------------------------------------------
+// the layers
+
+// The parameters of the model, named as in the checkpoint; each stacked kind at layer 0.
+typedef struct {
+    const float *wte, *wpe, *ln1_w, *ln1_b, *qkv_w, *qkv_b, *attproj_w, *attproj_b;
+    const float *ln2_w, *ln2_b, *fc_w, *fc_b, *fcproj_w, *fcproj_b, *lnf_w, *lnf_b;
+} gpt2_params;
+
+// One layer's parameters.
+typedef struct {
+    const float *ln1_w, *ln1_b, *qkv_w, *qkv_b, *attproj_w, *attproj_b;
+    const float *ln2_w, *ln2_b, *fc_w, *fc_b, *fcproj_w, *fcproj_b;
+} gpt2_layer;
+
+static gpt2_params params_of(const float *p, const size_t *off) {
+    return (gpt2_params){
+        p + off[ATTN_GPT2_WTE], p + off[ATTN_GPT2_WPE], p + off[ATTN_GPT2_LN1_W], p + off[ATTN_GPT2_LN1_B],
+        p + off[ATTN_GPT2_QKV_W], p + off[ATTN_GPT2_QKV_B], p + off[ATTN_GPT2_ATTPROJ_W], p + off[ATTN_GPT2_ATTPROJ_B],
+        p + off[ATTN_GPT2_LN2_W], p + off[ATTN_GPT2_LN2_B], p + off[ATTN_GPT2_FC_W], p + off[ATTN_GPT2_FC_B],
+        p + off[ATTN_GPT2_FCPROJ_W], p + off[ATTN_GPT2_FCPROJ_B], p + off[ATTN_GPT2_LNF_W], p + off[ATTN_GPT2_LNF_B],
+    };
+}
+
+static gpt2_layer layer_of(const gpt2_params *p, int l, size_t C) {
+    const size_t v = (size_t)l * C, m = (size_t)l * C * C;
+    return (gpt2_layer){
+        p->ln1_w + v, p->ln1_b + v, p->qkv_w + 3 * m, p->qkv_b + 3 * v, p->attproj_w + m, p->attproj_b + v,
+        p->ln2_w + v, p->ln2_b + v, p->fc_w + 4 * m, p->fc_b + 4 * v, p->fcproj_w + 4 * m, p->fcproj_b + v,
+    };
+}
+
+// h (T, C) = wte[ids] + wpe[pos .. pos + T)
+static void embed(float *h, const float *wte, const float *wpe, const int32_t *ids, int T, int pos, int C) {
+    for (int i = 0; i < T; i++) {
+        const float *te = wte + (size_t)ids[i] * C, *pe = wpe + (size_t)(pos + i) * C;
+        float *hi = h + (size_t)i * C;
+        for (int c = 0; c < C; c++) hi[c] = te[c] + pe[c];
+    }
+}
+
+// out (T, C) = (x - mean)/sqrt(var + eps)·w + b per row, biased variance; mean and variance
+// summed in double (no overflow, no cancellation), the rest in float
+static void layernorm(float *out, const float *x, const float *w, const float *b, int T, int C, float eps) {
+    for (int i = 0; i < T; i++) {
+        const float *xi = x + (size_t)i * C;
+        float *o = out + (size_t)i * C;
+        double sum = 0.0, sq = 0.0;
+        for (int c = 0; c < C; c++) sum += xi[c];
+        const double mean = sum / C;
+        for (int c = 0; c < C; c++) sq += (xi[c] - mean) * (xi[c] - mean);
+        const float m = (float)mean, rstd = (float)(1.0 / sqrt(sq / C + eps));
+        for (int c = 0; c < C; c++) o[c] = (xi[c] - m) * rstd * w[c] + b[c];
+    }
+}
+
+// x = gelu_new(x) = 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))), in place
+static void gelu_new(float *x, size_t count) {
+    const float s = 0.7978845608028654f;  // √(2/π)
+    for (size_t i = 0; i < count; i++) {
+        float v = x[i];
+        x[i] = 0.5f * v * (1.0f + tanhf(s * (v + 0.044715f * (v * v * v))));
+    }
+}
+
+// h (T, C) += y (T, C)
+static void residual(float *h, const float *y, size_t count) {
+    for (size_t i = 0; i < count; i++) h[i] += y[i];
+}
+
+// dst (rows, width) = columns [col, col + width) of src (rows, src_cols), and back
+static void gather(float *dst, const float *src, int rows, int src_cols, int col, int width) {
+    for (int i = 0; i < rows; i++)
+        memcpy(dst + (size_t)i * width, src + (size_t)i * src_cols + col, (size_t)width * sizeof *dst);
+}
+
+static void scatter(float *dst, const float *src, int rows, int dst_cols, int col, int width) {
+    for (int i = 0; i < rows; i++)
+        memcpy(dst + (size_t)i * dst_cols + col, src + (size_t)i * width, (size_t)width * sizeof *dst);
+}
+
+// What the attention of every layer shares: the model's sizes, this call's positions, the
+// cache's capacity S, and how queries see keys (flags, mask).
+typedef struct {
+    int T, pos, m, S, C, H, d;
+    unsigned flags;
+    const uint8_t *mask;
+} attn_plan;
+
+// Query pos + i sees keys 0 .. pos + i. attention.c's ATTN_CAUSAL (query i sees keys j <= i)
+// says that for pos = 0; one query (T = 1) sees every key; otherwise a mask (T, m).
+static attn_plan plan_attention(uint8_t *mask, const attn_gpt2_config *cfg, int T, int pos, int S) {
+    attn_plan pl = {T, pos, pos + T, S, cfg->n_embd, cfg->n_head, cfg->n_embd / cfg->n_head, 0, NULL};
+    if (pos == 0 && T > 1) pl.flags = ATTN_CAUSAL;
+    if (pos > 0 && T > 1) {
+        for (int i = 0; i < T; i++)
+            for (int j = 0; j < pl.m; j++) mask[(size_t)i * pl.m + j] = j <= pos + i;
+        pl.mask = mask;
+    }
+    return pl;
+}
+
+// the cache of layer l, head i: keys (S, d), then after all heads' keys, values (S, d)
+static float *cache_k(float *cache, const attn_plan *pl, int l, int i) {
+    return cache + ((size_t)(2 * l) * pl->H + (size_t)i) * pl->S * pl->d;
+}
+static float *cache_v(float *cache, const attn_plan *pl, int l, int i) {
+    return cache + ((size_t)(2 * l + 1) * pl->H + (size_t)i) * pl->S * pl->d;
+}
+
+// y (T, C) = the heads of causal self-attention over qkv (T, 3C) and the cache of layer l,
+// after writing this call's keys and values (columns C.. and 2C.. of qkv) into the cache;
+// attention (H, T, m) or NULL gets the weights
+static attn_status attention_heads(float *y, float *attention, float *cache, gpt2_buffers *ws,
+                                   const float *qkv, const attn_plan *pl, int l) {
+    const int T = pl->T, m = pl->m, d = pl->d, C3 = 3 * pl->C;
+    const float scale = attn_default_scale(d);
+    for (int i = 0; i < pl->H; i++) {
+        float *k = cache_k(cache, pl, l, i), *v = cache_v(cache, pl, l, i);
+        gather(k + (size_t)pl->pos * d, qkv, T, C3, pl->C + i * d, d);
+        gather(v + (size_t)pl->pos * d, qkv, T, C3, 2 * pl->C + i * d, d);
+        gather(ws->qh, qkv, T, C3, i * d, d);
+        float *w = attention ? attention + (size_t)i * T * m : NULL;
+        attn_status st = attn_forward(ws->oh, w, ws->aws, ws->qh, k, v, pl->mask, T, m, d, d, scale, pl->flags);
+        if (st != ATTN_OK) return st;
+        scatter(y, ws->oh, T, pl->C, i * d, d);
+    }
+    return ATTN_OK;
+}
+
+// h += attn.c_proj(attention(ln_1(h))) for layer l
+static attn_status attention_block(gpt2_buffers *ws, float *attention, float *cache, const gpt2_layer *p,
+                                   const attn_plan *pl, int l, float eps) {
+    const int T = pl->T, C = pl->C;
+    layernorm(ws->a, ws->h, p->ln1_w, p->ln1_b, T, C, eps);
+    linear_fast(ws->big, ws->a, p->qkv_w, p->qkv_b, T, C, 3 * C);
+    if (!all_finite(ws->big, (size_t)T * 3 * C)) return ATTN_ERR_OVERFLOW;
+    attn_status st = attention_heads(ws->y, attention, cache, ws, ws->big, pl, l);
+    if (st != ATTN_OK) return st;
+    linear_fast(ws->a, ws->y, p->attproj_w, p->attproj_b, T, C, C);
+    residual(ws->h, ws->a, (size_t)T * C);
+    return all_finite(ws->h, (size_t)T * C) ? ATTN_OK : ATTN_ERR_OVERFLOW;
+}
+
+// h += mlp.c_proj(gelu_new(mlp.c_fc(ln_2(h)))) for one layer
+static attn_status mlp_block(gpt2_buffers *ws, const gpt2_layer *p, int T, int C, float eps) {
+    layernorm(ws->a, ws->h, p->ln2_w, p->ln2_b, T, C, eps);
+    linear_fast(ws->big, ws->a, p->fc_w, p->fc_b, T, C, 4 * C);
+    gelu_new(ws->big, (size_t)T * 4 * C);
+    linear_fast(ws->a, ws->big, p->fcproj_w, p->fcproj_b, T, 4 * C, C);
+    residual(ws->h, ws->a, (size_t)T * C);
+    return all_finite(ws->h, (size_t)T * C) ? ATTN_OK : ATTN_ERR_OVERFLOW;
+}
+
+// logits (rows, V) = ln_f(h)·wteᵀ for the last `rows` of the T rows of h
+static attn_status lm_head(float *logits, gpt2_buffers *ws, const gpt2_params *p, int T, int rows,
+                           int C, int V, float eps) {
+    const float *last = ws->h + (size_t)(T - rows) * C;
+    layernorm(ws->a, last, p->lnf_w, p->lnf_b, rows, C, eps);
+    linear_t_fast(logits, ws->a, p->wte, rows, C, V);
+    return all_finite(logits, (size_t)rows * V) ? ATTN_OK : ATTN_ERR_OVERFLOW;
+}
+
+// ----------------------------------------------------------------------------
+// the forward pass
+
+static attn_status check_forward(const float *logits, const float *attention, const float *kv_cache,
+                                 const float *workspace, const attn_gpt2_config *cfg, const float *params,
+                                 const int32_t *ids, int T, int pos, int S, unsigned flags) {
+    if (!kv_cache || !workspace || !cfg || !params || !ids) return ATTN_ERR_NULL;
+    attn_status st = check_config(cfg);
+    if (st != ATTN_OK) return st;
+    if (T < 1 || S < 1) return ATTN_ERR_SIZE;
+    if (flags & ~ATTN_GPT2_LAST_ONLY) return ATTN_ERR_FLAGS;
+    if (pos < 0 || pos > cfg->n_positions - T || pos > S - T) return ATTN_ERR_RANGE;
+    for (int i = 0; i < T; i++) {
+        if (ids[i] < 0 || ids[i] >= cfg->vocab_size) return ATTN_ERR_RANGE;
+    }
+    const size_t m = (size_t)(pos + T), heads = (size_t)cfg->n_layer * (size_t)cfg->n_head;
+    if (logits && !fits((size_t)T, (size_t)cfg->vocab_size)) return ATTN_ERR_TOO_LARGE;
+    if (attention && (!fits(heads, (size_t)T) || !fits(heads * (size_t)T, m))) return ATTN_ERR_TOO_LARGE;
+    if (attn_gpt2_cache_size(cfg, S) == 0 || attn_gpt2_workspace_size(cfg, T, (int)m) == 0) return ATTN_ERR_TOO_LARGE;
+    return ATTN_OK;
+}
+
+attn_status attn_gpt2_forward(float *logits, float *attention, float *kv_cache, float *workspace,
+                              const attn_gpt2_config *cfg, const float *params, const int32_t *ids,
+                              int T, int pos, int S, unsigned flags) {
+    attn_status st = check_forward(logits, attention, kv_cache, workspace, cfg, params, ids, T, pos, S, flags);
+    if (st != ATTN_OK) return st;
+    size_t off[ATTN_GPT2_N_PARAMS + 1];
+    attn_gpt2_param_layout(off, cfg);
+    const gpt2_params p = params_of(params, off);
+    const int C = cfg->n_embd, H = cfg->n_head, m = pos + T;
+    gpt2_buffers ws;
+    workspace_layout(&ws, workspace, cfg, T, m);
+    const attn_plan pl = plan_attention(ws.mask, cfg, T, pos, S);
+
+    // 1. token and position embeddings
+    embed(ws.h, p.wte, p.wpe, ids, T, pos, C);
+    // 2. the layers: attention, then MLP, each added to the residual stream
+    for (int l = 0; l < cfg->n_layer && st == ATTN_OK; l++) {
+        const gpt2_layer layer = layer_of(&p, l, (size_t)C);
+        float *att = attention ? attention + (size_t)l * H * T * m : NULL;
+        st = attention_block(&ws, att, kv_cache, &layer, &pl, l, cfg->eps);
+        if (st == ATTN_OK) st = mlp_block(&ws, &layer, T, C, cfg->eps);
+    }
+    // 3. final LayerNorm and the logits (tied to wte)
+    if (st == ATTN_OK && logits) {
+        int rows = (flags & ATTN_GPT2_LAST_ONLY) ? 1 : T;
+        st = lm_head(logits, &ws, &p, T, rows, C, cfg->vocab_size, cfg->eps);
+    }
+    // a result that is not finite: a NaN or ±Inf among the parameters, or else an overflow
+    if (st == ATTN_ERR_OVERFLOW || st == ATTN_ERR_NON_FINITE)
+        st = attn_gpt2_check_params(cfg, params) == ATTN_OK ? ATTN_ERR_OVERFLOW : ATTN_ERR_NON_FINITE;
+    return st;
+}

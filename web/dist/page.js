@@ -314,6 +314,16 @@
     "attn_mha_forward",
     "attn_mha_workspace_size"
   ]);
+  var WASM_MODEL_FUNCTIONS = Object.freeze([
+    "malloc",
+    "free",
+    "attn_status_string",
+    "attn_gpt2_param_layout",
+    "attn_gpt2_check_params",
+    "attn_gpt2_cache_size",
+    "attn_gpt2_workspace_size",
+    "attn_gpt2_forward"
+  ]);
 
   // web/core/memory.js
   var FLT_MAX2 = 34028234663852886e22;

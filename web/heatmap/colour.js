@@ -31,10 +31,16 @@ export function frac(v, a, b) {
   return Number.isFinite(span) ? (v - a) / span : (v / 2 - a / 2) / (b / 2 - a / 2);
 }
 
-/** The fill of a value: sequential on [min, max], diverging around 0 (or the middle). */
+/** Where v lies on the legend, 0 (bottom) to 1 (top): linear, or by log10 with colourScale 'log' (v <= 0 at the bottom). */
+export function position(v, o) {
+  FULL_API: if (o.colourScale === 'log') return v > 0 ? frac(Math.log10(v), Math.log10(o.dmin), Math.log10(o.dmax)) : 0;
+  return frac(v, o.dmin, o.dmax);
+}
+
+/** The fill of a value: sequential on [min, max] (linear or log), diverging around 0 (or the middle). */
 export function colour(v, o) {
   const { dmin, dmax } = o;
-  if (o.scale === 'sequential') return ramp(VIRIDIS_RGB, frac(v, dmin, dmax));
+  if (o.scale === 'sequential') return ramp(VIRIDIS_RGB, position(v, o));
   const mid = dmin < 0 && dmax > 0 ? 0 : Number.isFinite(dmin + dmax) ? (dmin + dmax) / 2 : dmin / 2 + dmax / 2;
   const t = v < mid ? 0.5 * (v - dmin) / (mid - dmin) : 0.5 + 0.5 * (v - mid) / (dmax - mid);
   return ramp(RDBU_RGB, t);
@@ -76,6 +82,25 @@ export function niceTicks(a, b) {
       if (i > 0 && !(v > ticks[i - 1] && label !== labels[i - 1])) break;
       ticks.push(v); labels.push(label);
     }
+  }
+  return { ticks: [a, b], labels: apart(a, b) };
+}
+
+/**
+ * Legend ticks of a log scale on [a, b], 0 < a < b: the powers of ten inside, with 2× and 5× when
+ * fewer than 3 of them fit, else the two ends.
+ */
+export function logTicks(a, b) {
+  const k0 = Math.ceil(Math.log10(a) - 1e-9), k1 = Math.floor(Math.log10(b) + 1e-9);
+  for (const mults of [[1], [1, 2, 5], [1, 1.5, 2, 3, 5, 7]]) {
+    const ticks = [];
+    for (let k = k0 - 1; k <= k1 && ticks.length <= MAX_TICKS; k++) {
+      for (const m of mults) {
+        const v = Number((m * 10 ** k).toPrecision(2));
+        if (v >= a * (1 - 1e-9) && v <= b * (1 + 1e-9)) ticks.push(v);
+      }
+    }
+    if (ticks.length >= 3 && ticks.length <= 8) return { ticks, labels: ticks.map((v) => compact(v, Math.max(0, 1 - Math.floor(Math.log10(v) + 1e-9)))) };
   }
   return { ticks: [a, b], labels: apart(a, b) };
 }

@@ -2,7 +2,8 @@
 // (a box that grows with each part), then each part is written in drawing order. Pure.
 // FULL_API (scripts/build-embed.js): the element draws no standalone file and no focus ring.
 import { esc, clean, isolate, textEm, fit, cut, n, fixed, compact } from './text.js';
-import { colour, textOn, toHex, frac, niceTicks, apart } from './colour.js';
+import { colour, textOn, toHex, niceTicks, logTicks, apart, position } from './colour.js';
+import * as SCALE_TEXT from '../strings/heatmap-scale.js';
 
 const FONT_STACK = 'system-ui, "PingFang SC", "Noto Sans CJK SC", "Microsoft YaHei", sans-serif';
 const MAX_LABEL_EM = 10;        // longer labels are cut with an ellipsis (full text in <title>)
@@ -78,7 +79,7 @@ function layout(rows, cols, values, o) {
 
   // 4. legend: a vertical ramp right of the grid, min at the bottom
   const legendX = gridW + 20, legendW = 12, legendH = Math.max(gridH, 100);
-  const { ticks, labels: tickLabels } = niceTicks(o.dmin, o.dmax);
+  const { ticks, labels: tickLabels } = legendTicks(o);
   if (o.legend) {
     const tickW = Math.max(...tickLabels.map((l) => textEm(l) * tickFont));
     grow(legendX, -tickFont / 2, legendX + legendW + 8 + tickW, legendH + tickFont / 2);
@@ -89,6 +90,14 @@ function layout(rows, cols, values, o) {
   const maskedText = o.scale === 'sequential' ? t.maskedWeight : t.masked;
   const keyY = gridH + 14;
   if (maskedCount) grow(0, keyY, 18 + textEm(maskedText) * capFont, keyY + 12);
+
+  // 5b. with colourScale 'data' or 'log', what the legend's scale is, below it (and below the masked key)
+  let legendCaption = '', legendCaptionY = 0;
+  FULL_API: if (o.legend && o.colourScale !== 'unit') {
+    legendCaption = SCALE_TEXT[o.lang].legendScale[o.colourScale](...apart(o.dmin, o.dmax));
+    legendCaptionY = Math.max(legendH + tickFont / 2, maskedCount ? keyY + 12 : 0) + 14;
+    grow(legendX, legendCaptionY - tickFont, legendX + textEm(legendCaption) * tickFont, legendCaptionY + 3);
+  }
 
   // 6. title, left-aligned above everything, cut to the width of the rest (at least 320 px)
   const fullTitle = clean(o.title);
@@ -102,7 +111,7 @@ function layout(rows, cols, values, o) {
   const W = Math.ceil(box.x1 + PAD) - vx, H = Math.ceil(box.y1 + PAD) - vy;
   return {
     cs, gap: cs >= 24 ? 2 : 1, gridW, gridH, labelFont, capFont, titleFont, tickFont, valueFont, showValues: valueFont >= 7,
-    rowFits, rowLabelX, capRowX, colFits, rotate, colLabelY, capColY, legendX, legendW, legendH, ticks, tickLabels,
+    rowFits, rowLabelX, capRowX, colFits, rotate, colLabelY, capColY, legendX, legendW, legendH, ticks, tickLabels, legendCaption, legendCaptionY,
     maskedCount, maskedText, keyY, fullTitle, titleFit, titleX, titleY, vx, vy, W, H,
   };
 }
@@ -147,6 +156,7 @@ function description(rows, cols, values, L, o, { rowCell, colCell }) {
   let [lo, hi] = [compact(o.dmin, 4), compact(o.dmax, 4)];
   if (lo === hi) [lo, hi] = apart(o.dmin, o.dmax);       // 1e-30 to 2e-30, not "0 to 0"
   let desc = t.desc(o.scale === 'sequential') + t.domain(lo, hi);
+  FULL_API: if (o.colourScale !== 'unit') desc += SCALE_TEXT[o.lang].scaleDesc[o.colourScale];
   if (L.maskedCount) desc += t.maskedCount(L.maskedCount);
   if (rows <= 32) {
     const parts = [];
@@ -173,14 +183,26 @@ function defs(L, o) {
   }
   if (o.legend) {
     const stops = [];
-    const span = o.dmax - o.dmin;
     for (let k = 0; k <= 20; k++) {
-      const v = Number.isFinite(span) ? o.dmin + (span * k) / 20 : o.dmin * (1 - k / 20) + o.dmax * (k / 20);
+      const v = stopValue(k, o);
       stops.push(`<stop offset="${n(k / 20)}" stop-color="${toHex(colour(v, o))}"/>`);
     }
     out.push(`<linearGradient id="${id(o, 'ramp')}" x1="0" y1="1" x2="0" y2="0">${stops.join('')}</linearGradient>`);
   }
   return out.length ? `<defs>${out.join('')}</defs>` : '';
+}
+
+/** The value at stop k (of 20) of the legend's gradient: even steps, or even in log10 with colourScale 'log'. */
+function stopValue(k, o) {
+  FULL_API: if (o.colourScale === 'log') return o.dmin * (o.dmax / o.dmin) ** (k / 20);
+  const span = o.dmax - o.dmin;
+  return Number.isFinite(span) ? o.dmin + (span * k) / 20 : o.dmin * (1 - k / 20) + o.dmax * (k / 20);
+}
+
+/** The legend's ticks: round steps, or powers of ten with colourScale 'log'. */
+function legendTicks(o) {
+  FULL_API: if (o.colourScale === 'log') return logTicks(o.dmin, o.dmax);
+  return niceTicks(o.dmin, o.dmax);
 }
 
 /** The title and the two axis captions. */
@@ -267,10 +289,13 @@ function legend(L, o) {
   const { legendX, legendW, legendH, tickFont } = L;
   const parts = [`<g class="legend" aria-hidden="true"><rect x="${n(legendX)}" y="0" width="${legendW}" height="${n(legendH)}" fill="url(#${id(o, 'ramp')})"/>`];
   L.ticks.forEach((v, k) => {
-    const y = legendH * (1 - frac(v, o.dmin, o.dmax));
+    const y = legendH * (1 - position(v, o));
     parts.push(`<line x1="${n(legendX + legendW)}" y1="${n(y)}" x2="${n(legendX + legendW + 4)}" y2="${n(y)}" stroke="currentColor"/>` +
       `<text x="${n(legendX + legendW + 7)}" y="${n(y)}" dy="0.35em" font-size="${tickFont}" fill="currentColor">${L.tickLabels[k]}</text>`);
   });
+  FULL_API: if (L.legendCaption) {
+    parts.push(`<text class="legend-caption" x="${n(legendX)}" y="${n(L.legendCaptionY)}" font-size="${tickFont}" fill="currentColor" fill-opacity="0.75">${esc(L.legendCaption)}</text>`);
+  }
   return parts.join('') + '</g>';
 }
 

@@ -103,6 +103,14 @@ export interface HeatmapOptions {
   /** "sequential" (viridis, for weights; default) or "diverging" (blue–white–red around 0, for raw scores). */
   scale?: 'sequential' | 'diverging';
   /**
+   * How a sequential scale maps values to colours. 'unit' (the default): [0, 1] when every value
+   * lies in it, else the data's range (min/max override). 'data': the range of the cells that are
+   * not masked, so structure inside a narrow range shows. 'log': log10 from the smallest positive
+   * unmasked value to the largest (cells <= 0 take the bottom colour; ticks at powers of ten).
+   * With 'data' and 'log' the legend gets a caption naming the scale and its ends.
+   */
+  colourScale?: 'unit' | 'data' | 'log';
+  /**
    * Draw the colour ramp with tick labels. Default true. Ticks are round steps (1, 2, 2.5, 5 × 10^k);
    * when those cannot be told apart (a domain below the precision of its numbers), the two ends.
    */

@@ -28,7 +28,7 @@ import { describe, readMatrix, readOptions } from './read.js';
 import { draw } from './draw.js';
 
 const OPTION_KEYS = ['rowLabels', 'colLabels', 'title', 'lang', 'decimals', 'masked', 'standalone',
-  'idPrefix', 'min', 'max', 'scale', 'legend', 'cellSize',
+  'idPrefix', 'min', 'max', 'scale', 'colourScale', 'legend', 'cellSize',
   'role', 'activeCell', 'focusRing', 'cellLabel', 'rowCaption', 'colCaption', 'description'];
 
 /**

@@ -158,10 +158,12 @@ export function readOptions(options, rows, cols, values) {
   const rowLabels = readLabels(options.rowLabels, rows, 'rowLabels', rows === 1 ? 'row' : 'rows');
   const colLabels = readLabels(options.colLabels, cols, 'colLabels', cols === 1 ? 'column' : 'columns');
   const masked = readMask(options.masked, rows, cols);
-  const { dmin, dmax } = readDomain(values, scale, min, max);
+  const { colourScale = 'unit' } = options;
+  let { dmin, dmax } = readDomain(values, scale, min, max);
+  FULL_API: if (colourScale !== 'unit') ({ dmin, dmax } = readDataDomain(values, masked, colourScale, scale, min, max));
   const t = TEXT[lang];
   return {
-    lang, t, decimals, standalone, legend, scale, rowLabels, colLabels, masked,
+    lang, t, decimals, standalone, legend, scale, colourScale, rowLabels, colLabels, masked,
     title: title ?? t.title,
     dmin, dmax,
     cellSize: cellSize ?? Math.min(56, Math.max(14, Math.round(512 / Math.max(rows, cols)))),
@@ -193,6 +195,32 @@ function checkScalars({ title, lang, decimals, standalone, legend, scale, idPref
       throw new RangeError(`renderHeatmap: ${k} must be a finite number; received ${describe(v)}`);
     }
   }
+}
+
+/**
+ * colourScale 'data' or 'log' (sequential only): the domain is the range of the cells that are not
+ * masked (so the hatched zeros of a causal mask do not stretch it); for 'log' it starts at the
+ * smallest positive one (cells <= 0 take the bottom colour). min and max still win.
+ */
+function readDataDomain(values, masked, colourScale, scale, min, max) {
+  if (colourScale !== 'data' && colourScale !== 'log') {
+    throw new RangeError(`renderHeatmap: colourScale must be "unit", "data" or "log"; received ${describe(colourScale)}`);
+  }
+  if (scale !== 'sequential') throw new RangeError(`renderHeatmap: colourScale "${colourScale}" needs scale "sequential"; received scale ${describe(scale)}`);
+  let lo = Infinity, hi = -Infinity;
+  values.forEach((v, p) => {
+    if ((masked && masked[p]) || (colourScale === 'log' && !(v > 0))) return;
+    if (v < lo) lo = v;
+    if (v > hi) hi = v;
+  });
+  if (!(lo <= hi)) [lo, hi] = colourScale === 'log' ? [1e-3, 1] : [0, 1];   // nothing left to measure
+  if (min !== undefined) lo = min;
+  if (max !== undefined) hi = max;
+  if (colourScale === 'log' && lo === hi && min === undefined) lo = hi / 10;   // one value: the top of a decade
+  if (colourScale === 'log' && !(lo > 0 && hi > lo)) {
+    throw new RangeError(`renderHeatmap: colourScale "log" needs 0 < min < max; received min ${lo}, max ${hi}`);
+  }
+  return readDomain([lo, hi], 'sequential', lo === hi ? undefined : lo, lo === hi ? undefined : hi);
 }
 
 /** The colour domain [dmin, dmax]: finite, dmin < dmax, min and max where given. */

@@ -1,15 +1,37 @@
 // page-format.js - numbers as the page prints them, and the PyTorch snippet that reproduces
 // the page. Pure functions: no DOM, testable in Node.
-import { fixed } from '../heatmap/text.js';
+import { fixed as decimals } from '../heatmap/text.js';
 import * as SNIPPET from '../strings/snippets.js';
 import { D_MODEL, shortestFloat32 } from './page-state.js';
+import { embedLines } from './page-pe.js';
 
-export { fixed };
+/**
+ * A value as the page prints it (tables, inputs, the explanation): d decimals, never "-0.0000";
+ * beyond 1e6, and non-zero but below 10^-d (which d decimals would print as 0), in scientific
+ * notation with d - 1 decimals, as JavaScript and Python read it back: 1.124e16, -3.052e-5.
+ */
+export function fixed(x, d) {
+  const a = Math.abs(x);
+  if (Number.isFinite(x) && x !== 0 && (a >= 1e6 || a < 10 ** -d)) return x.toExponential(Math.max(1, d - 1)).replace('e+', 'e');
+  return decimals(x, d);
+}
+
+/** Decimals without trailing zeros (keeping one): 0.37, 0.0, 2.0, -1.1258, 1.1e16. As the article writes them. */
+const trim = (s) => (s.includes('.') ? s.replace(/0+$/, '').replace(/\.$/, '.0') : s);
 
 /** Up to d decimals without trailing zeros, keeping one: 0.37, 0.0, 2.0, -1.1258. As the article writes them. */
 export function short(x, d = 4) {
-  const s = fixed(x, d);
-  return s.includes('.') ? s.replace(/0+$/, '').replace(/\.$/, '.0') : s;
+  const [m, e] = fixed(x, d).split('e');
+  return e === undefined ? trim(m) : `${trim(m)}e${e}`;
+}
+
+/** A number in the explanation's arithmetic (exp and sums): 4 decimals, or 3.355×10^-4 where that would hide it. */
+export function num(x) {
+  if (Number.isFinite(x) && x !== 0 && (Math.abs(x) < 1e-3 || Math.abs(x) >= 1e6)) {
+    const [m, e] = x.toExponential(3).split('e');
+    return `${m}×10^${Number(e)}`;
+  }
+  return decimals(x, 4);
 }
 
 /** A factor in a product: negative numbers in parentheses, "(-0.1234)". */
@@ -31,13 +53,18 @@ export const editedX = (s, x) => (x
  * Tokens go in as a JSON string list inside a comment: JSON escapes every control character,
  * so a token cannot end the comment line.
  */
-export function pythonSnippet({ tokens, seed, dk, causal, x }, lang = 'zh') {
+export function pythonSnippet({ tokens, seed, dk, causal, x, input, pe }, lang = 'zh') {
   const s = SNIPPET[lang] ?? SNIPPET.zh, t = s.ep05;
   const n = tokens.length;
   const L = snippetHead(s, seed, tokens);
-  L.push(`# X: ${t.randn}, (${n}, ${D_MODEL})`);
-  L.push(`X = torch.randn(${n}, ${D_MODEL})`, ...editedX(s, x), '');
-  L.push(`d_model = ${D_MODEL}`, `d_k = ${dk}  # ${t.single}`, '');
+  if (input === 'embed') {
+    // X = E[token] + PE(position), web/page/page-pe.js
+    L.push(...embedLines(s, { tokens, seed, pe }), ...editedX(s.pe, x), '', `d_k = ${dk}  # ${t.single}`, '');
+  } else {
+    L.push(`# X: ${t.randn}, (${n}, ${D_MODEL})`);
+    L.push(`X = torch.randn(${n}, ${D_MODEL})`, ...editedX(s, x), '');
+    L.push(`d_model = ${D_MODEL}`, `d_k = ${dk}  # ${t.single}`, '');
+  }
   L.push('W_q = torch.nn.Linear(d_model, d_k, bias=False)');
   L.push('W_k = torch.nn.Linear(d_model, d_k, bias=False)');
   L.push('W_v = torch.nn.Linear(d_model, d_k, bias=False)');
@@ -58,8 +85,11 @@ export function pythonSnippet({ tokens, seed, dk, causal, x }, lang = 'zh') {
   return L.join('\n') + '\n';
 }
 
-/** The snippet for the √d_k demonstration. */
-export function scalingSnippet(seed, dks, n, lang = 'zh') {
+/**
+ * The snippet for the √d_k demonstration: `samples` draws per d_k after one manual_seed, as the
+ * page draws them; it prints the first draw's first row (the bars) and the averages.
+ */
+export function scalingSnippet(seed, dks, n, lang = 'zh', samples = 1) {
   const t = (lang === 'en' ? SNIPPET.en : SNIPPET.zh).scaling;
   return [
     'import torch',
@@ -68,12 +98,16 @@ export function scalingSnippet(seed, dks, n, lang = 'zh') {
     'torch.set_printoptions(precision=4)',
     `for d_k in [${dks.join(', ')}]:`,
     `    torch.manual_seed(${seed})`,
-    `    q = torch.randn(${n}, d_k)   # ${t.queries(n)}`,
-    `    k = torch.randn(${n}, d_k)   # ${t.keys(n)}`,
-    '    scores = q @ k.T',
+    '    scores = []',
+    `    for _ in range(${samples}):`,
+    `        q = torch.randn(${n}, d_k)   # ${t.queries(n)}`,
+    `        k = torch.randn(${n}, d_k)   # ${t.keys(n)}`,
+    '        scores.append(q @ k.T)',
+    `    scores = torch.stack(scores)     # (${samples}, ${n}, ${n})`,
     `    print(d_k, ${t.std}, round(scores.std().item(), 4))`,
-    `    print(${t.scaled}, F.softmax(scores / d_k ** 0.5, dim=-1)[0])`,
-    `    print(${t.unscaled}, F.softmax(scores, dim=-1)[0])`,
+    '    for name, s in [(' + t.scaled + ', scores / d_k ** 0.5), (' + t.unscaled + ', scores)]:',
+    '        w = F.softmax(s, dim=-1)',
+    '        print(name, w[0, 0], round(w.amax(-1).mean().item(), 4))',
     '',
   ].join('\n');
 }

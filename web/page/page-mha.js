@@ -185,11 +185,11 @@ function showHeads(env, figures, m, tokens) {
     const ph = m.perHead[k];
     const ctx = {
       tokens, n: tokens.length, weights: ph.weights, q: ph.q, k: ph.k, scores: null, scaled: null,
-      dk: m.dHead, scale: 1 / Math.sqrt(m.dHead), causal, label: T.mhaHead(k + 1, m.dHead),
+      dk: m.dHead, dName: 'd_head', scale: 1 / Math.sqrt(m.dHead), causal, label: T.mhaHead(k + 1, m.dHead),
       explainPanel: $('mha-explain'),
-      // 4 or 8 small heatmaps: no legend (the same 0–1 scale as above) and 2 decimals in the cells
-      // (the explanation, the tooltips and the cells' labels keep 4)
-      legend: heads < 4 ? undefined : false, decimals: heads < 4 ? undefined : 2,
+      // 4 or 8 heatmaps: 2 decimals in the cells (the explanation, the tooltips and the cells'
+      // labels keep 4); where even those would be too small, page.js hides them (values-hidden)
+      decimals: heads < 4 ? undefined : 2,
     };
     drawHeatmap(key, f.box, ctx, T.mhaHead(k + 1, m.dHead));
     f.cap.innerHTML = T.mhaHeadCols(k * m.dHead, (k + 1) * m.dHead - 1);        // numbers only

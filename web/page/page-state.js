@@ -13,6 +13,12 @@ export const DK_CHOICES = Object.freeze([2, 4, 8, 16, 32, 64]);
 export const HEAD_CHOICES = Object.freeze([1, 2, 4, 8]);   // the divisors of D_MODEL (episode 06)
 export const MAX_SEED = 0xffffffff;       // integers 0 … 2³²−1
 export const LANGS = Object.freeze(['zh', 'en']);
+// issue 14: where X comes from, the heatmap's colour scale and its temperature (web/page/page-pe.js,
+// page-scale.js). Written to the hash only when they differ from the default, so the default link
+// is the article's.
+export const INPUTS = Object.freeze(['randn', 'embed']);       // X = torch.randn, or E[token] + PE
+export const COLOUR_SCALES = Object.freeze(['unit', 'data', 'log']);
+export const TEMPERATURES = Object.freeze([0.1, 0.2, 0.3, 0.5, 0.7, 1, 1.5, 2, 3, 5, 10]);
 
 export const DEFAULT_STATE = Object.freeze({
   tokens: Object.freeze(['猫', '吃', '鱼']),
@@ -22,6 +28,10 @@ export const DEFAULT_STATE = Object.freeze({
   heads: 2,         // the episode-06 section: multi-head attention with d_head = D_MODEL / heads
   x: null,          // null: X = torch.randn(n, d_model) from the seed; else number[n][D_MODEL]
   lang: 'zh',
+  input: 'randn',   // 'embed': X = E[token] + PE(position) (page-pe.js); pe: with the PE term
+  pe: true,
+  temp: 1,          // the main heatmap's temperature: softmax(QKᵀ / (T·√d_k))
+  colour: 'unit',   // its colour scale: 0–1, the data's range, or log
 });
 
 export const defaultState = () => ({ ...DEFAULT_STATE, tokens: [...DEFAULT_STATE.tokens] });
@@ -111,6 +121,7 @@ export function parseHash(hash) {
   if (LANGS.includes(lang)) state.lang = lang;
   const x = get('x');
   if (x !== null && x.length < 20000) state.x = parseX(x, state.tokens.length);
+  parseTeach(get, state);
   return state;
 }
 
@@ -123,10 +134,27 @@ export function formatHash(state) {
   p.set('causal', state.causal ? '1' : '0');
   p.set('heads', String(state.heads ?? DEFAULT_STATE.heads));
   if (state.x) p.set('x', state.x.map((r) => r.map(shortestFloat32).join(',')).join(';'));
+  formatTeach(p, state);
   p.set('lang', state.lang);
   // URLSearchParams writes spaces as '+', commas and semicolons as %2C / %3B: keep the
   // separators of x readable (they are not special inside a fragment).
   return p.toString().replace(/%2C/g, ',').replace(/%3B/g, ';');
+}
+
+/** input=embed&pe=0|1, temp=T (one of TEMPERATURES), colour=data|log; anything else: the default. */
+function parseTeach(get, state) {
+  if (get('input') === 'embed') state.input = 'embed';
+  if (get('pe') === '0') state.pe = false;
+  const temp = get('temp');
+  if (temp !== null && /^\d{1,2}(\.\d{1,2})?$/.test(temp) && TEMPERATURES.includes(Number(temp))) state.temp = Number(temp);
+  const colour = get('colour');
+  if (COLOUR_SCALES.includes(colour)) state.colour = colour;
+}
+
+function formatTeach(p, state) {
+  if (state.input === 'embed') { p.set('input', 'embed'); p.set('pe', state.pe === false ? '0' : '1'); }
+  if (state.temp !== undefined && state.temp !== 1) p.set('temp', String(state.temp));
+  if (state.colour && state.colour !== 'unit') p.set('colour', state.colour);
 }
 
 /** The seed from the number input ("7", or "7e0" as number inputs allow): an integer 0 … MAX_SEED, else null. */
@@ -135,4 +163,49 @@ export function parseSeed(text) {
   if (!/^[0-9.e+]+$/i.test(s)) return null;
   const v = Number(s);
   return Number.isInteger(v) && v >= 0 && v <= MAX_SEED ? v : null;
+}
+
+// ------------------------------------------------------------------------------------------------
+// what a link asked for and did not get (issue 14): the page says so instead of silently resetting
+
+const KNOWN_KEYS = ['t', 'seed', 'dk', 'causal', 'heads', 'lang', 'x', 'input', 'pe', 'temp', 'colour'];
+const shown = (s) => { const cps = [...String(s)]; return cps.length > 24 ? cps.slice(0, 23).join('') + '…' : cps.join(''); };
+
+/**
+ * The fields of a hash that parseHash ignored, in order: [{ field, reason, count?, value?, rows? }].
+ * field: 't' | 'seed' | 'dk' | 'causal' | 'heads' | 'lang' | 'x' | 'unknown'. value is the link's
+ * own text cut to 24 code points: user input, for textContent only. Never throws.
+ */
+export function hashProblems(hash, state = parseHash(hash)) {
+  let p;
+  try {
+    p = new URLSearchParams(String(hash ?? '').replace(/^#/, ''));
+  } catch {
+    return [];
+  }
+  const out = [];
+  const ts = p.getAll('t');
+  if (ts.length && JSON.stringify(ts) !== JSON.stringify(state.tokens)) {
+    const r = splitTokens(ts.join(' '));
+    out.push({ field: 't', reason: r.error ?? 'space', count: ts.length, value: shown(r.token ?? ts.find((t) => /\s/u.test(t)) ?? '') });
+  }
+  const check = (key, ok) => {
+    const v = p.get(key);
+    if (v !== null && !ok(v)) out.push({ field: key, value: shown(v) });
+  };
+  check('seed', (v) => String(state.seed) === v.replace(/^0+(?=\d)/, ''));
+  check('dk', (v) => String(state.dk) === v);
+  check('causal', (v) => ['0', '1', 'true', 'false'].includes(v));
+  check('heads', (v) => String(state.heads) === v);
+  check('lang', (v) => state.lang === v);
+  const x = p.get('x');
+  if (x !== null && !state.x) {
+    const rows = x.split(';');
+    const reason = x.length >= 20000 ? 'long'
+      : rows.length !== state.tokens.length || rows.some((r) => r.split(',').length !== D_MODEL) ? 'shape' : 'value';
+    out.push({ field: 'x', reason, rows: state.tokens.length, count: rows.length });
+  }
+  const unknown = [...new Set([...p.keys()].filter((k) => k && !KNOWN_KEYS.includes(k)))];
+  if (unknown.length) out.push({ field: 'unknown', value: unknown.slice(0, 3).map(shown).join(', ') + (unknown.length > 3 ? ', …' : '') });
+  return out;
 }

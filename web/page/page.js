@@ -15,17 +15,23 @@
 import { createAttention, AttentionError, toRows } from '../core/attention.js';
 import { renderHeatmap } from '../heatmap/heatmap.js';
 import { gridKey } from '../heatmap/grid-keys.js';
-import { episodeWeights, manualSeed } from '../rng/torch-rng.js';
+import { manualSeed } from '../rng/torch-rng.js';
 import * as STRINGS from '../strings/page.js';
 import {
-  D_MODEL, DK_CHOICES, defaultState, parseHash, formatHash, splitTokens, parseSeed, parseNumber,
+  D_MODEL, DK_CHOICES, defaultState, parseHash, formatHash, splitTokens, parseSeed, parseNumber, hashProblems,
 } from './page-state.js';
-import { fixed, short, factor, pythonSnippet, scalingSnippet } from './page-format.js';
+import { fixed, short, factor, num, pythonSnippet, scalingSnippet } from './page-format.js';
 import { createMhaSection } from './page-mha.js';
+import { createWordsSection, inputWeights } from './page-pe.js';            // issue 14
+import { createStep4 } from './page-step4.js';
+import { createHeatmapView, heroContext } from './page-scale.js';
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
 const SCALE_DKS = [4, 16, 64, 256, 1024];
 const SCALE_N = 8;
+const SCALE_SAMPLES = 64;   // draws per d_k, averaged: with 8 the trend drowned in noise (issue 14)
+const FLT_MAX = 3.4028234663852886e38;
+const COPY_RESET_MS = 3000; // "copied" and the like go back after this
 // Section 5 of the episode: the Query and Key tables of the hand calculation (d_k = 4).
 const S5_TOKENS = ['猫', '吃', '鱼'];
 const S5_Q = [[1.0, 0.2, 0.1, 0.0], [0.3, 0.8, 0.2, 0.1], [0.1, 0.1, 0.9, 0.3]];
@@ -43,6 +49,7 @@ const active = { main: { row: 1, col: 0 }, s5: { row: 1, col: 0 } };
 const heatmaps = {}; // key -> { ctx, container, cellSize, options }
 let scalingCache = null;
 let mha;             // the episode-06 section (page-mha.js)
+let words, step4, view;  // issue 14: page-pe.js, page-step4.js, page-scale.js
 
 // ------------------------------------------------------------------------------------------------
 // small DOM helpers
@@ -66,21 +73,12 @@ const tok = (s) => h('span', { class: 'tok' }, s);
 const rowsOf = (m) => toRows(m);
 const identity = (n) => Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => (i === j ? 1 : 0)));
 
-/** A number for the explanation: 4 decimals, or scientific when that would hide it. */
-function num(x) {
-  if (x !== 0 && (Math.abs(x) < 1e-3 || Math.abs(x) >= 1e6)) {
-    const [m, e] = x.toExponential(3).split('e');
-    return `${m}×10^${Number(e)}`;
-  }
-  return fixed(x, 4);
-}
-
 // ------------------------------------------------------------------------------------------------
 // computing (everything numeric goes through the C core)
 
 function computeModel() {
   const n = state.tokens.length;
-  const w = episodeWeights(state.seed, n, D_MODEL, state.dk, state.dk);
+  const w = inputWeights(state);     // X = torch.randn (the article), or E[token] + PE (page-pe.js)
   const x = state.x ?? rowsOf(w.x);
   const res = attn.selfAttention({ x, wq: w.wq, wk: w.wk, wv: w.wv }, { causal: state.causal });
   return {
@@ -103,22 +101,33 @@ function computeSection5() {
 }
 
 /**
- * The √d_k demonstration: q, k = torch.randn(8, d_k) twice after torch.manual_seed(seed).
- * The core's selfAttention returns the raw scores too: with X = I (8×8), W_Q = q and W_K = k we
- * get Q = q, K = k exactly, so scores = q·kᵀ, computed by the core like everything else.
+ * The √d_k demonstration: after torch.manual_seed(seed), SCALE_SAMPLES draws of
+ * q, k = torch.randn(8, d_k) twice (the first draw is the one the bars show). The core's
+ * selfAttention returns the raw scores too: with X = I (8×8), W_Q = q and W_K = k we get Q = q,
+ * K = k exactly, so scores = q·kᵀ, computed by the core like everything else. The standard
+ * deviations pool the scores of all draws, meanMax averages the rows' largest weight over all draws.
  */
 function computeScaling(seed) {
   if (scalingCache && scalingCache.seed === seed) return scalingCache;
   const I = identity(SCALE_N);
+  const meanMax = (w) => { let s = 0; for (let i = 0; i < SCALE_N; i++) s += Math.max(...w.subarray(i * SCALE_N, (i + 1) * SCALE_N)); return s; };
   const rows = SCALE_DKS.map((d) => {
     const g = manualSeed(seed);
-    const q = { data: g.randn(SCALE_N, d), shape: [SCALE_N, d] };
-    const k = { data: g.randn(SCALE_N, d), shape: [SCALE_N, d] };
-    const scaled = attn.selfAttention({ x: I, wq: q, wk: k, wv: I });              // scale 1/√d_k
-    const unscaled = attn.selfAttention({ x: I, wq: q, wk: k, wv: I }, { scale: 1 });
+    const scores = [], scaledScores = [];
+    let maxScaled = 0, maxUnscaled = 0, first;
+    for (let k = 0; k < SCALE_SAMPLES; k++) {
+      const q = { data: g.randn(SCALE_N, d), shape: [SCALE_N, d] };
+      const kk = { data: g.randn(SCALE_N, d), shape: [SCALE_N, d] };
+      const scaled = attn.selfAttention({ x: I, wq: q, wk: kk, wv: I });              // scale 1/√d_k
+      const unscaled = attn.selfAttention({ x: I, wq: q, wk: kk, wv: I }, { scale: 1 });
+      scores.push(...scaled.scores.data); scaledScores.push(...scaled.scaled.data);
+      maxScaled += meanMax(scaled.weights.data); maxUnscaled += meanMax(unscaled.weights.data);
+      if (k === 0) first = { wScaled: rowsOf(scaled.weights), wUnscaled: rowsOf(unscaled.weights) };
+    }
+    const rowsSeen = SCALE_SAMPLES * SCALE_N;
     return {
-      d, std: std(scaled.scores.data), stdScaled: std(scaled.scaled.data),
-      wScaled: rowsOf(scaled.weights), wUnscaled: rowsOf(unscaled.weights),
+      d, std: std(scores), stdScaled: std(scaledScores), ...first,
+      meanMaxScaled: maxScaled / rowsSeen, meanMaxUnscaled: maxUnscaled / rowsSeen,
     };
   });
   scalingCache = { seed, rows };
@@ -169,9 +178,13 @@ function matrixTable(caption, rows, opts = {}) {
 const shapeCaption = (name, r, c) => T.matrixShape(name, r, c);
 
 /**
- * Scrollable boxes get a tab stop (so keyboards can scroll them) only when they overflow.
+ * Scrollable boxes get a tab stop (so keyboards can scroll them) only when they overflow; a
+ * heatmap that scrolls gets a cue (a fade at the edge it scrolls toward, and a hint), and one
+ * whose numbers would be drawn below MIN_VALUE_PX hides them (hover or focus shows a value).
  * Once per frame, and all reads before all writes, so that layout is computed once.
  */
+const MIN_VALUE_PX = 10;
+const TITLE_SPACE = 16 * 0.9 + 10;   // the renderer's title line (font 16, 10 above the rest), drawn here as HTML
 let scrollablesQueued = false;
 function updateScrollables() {
   if (scrollablesQueued) return;
@@ -180,8 +193,47 @@ function updateScrollables() {
     scrollablesQueued = false;
     const boxes = [...document.querySelectorAll('.table-scroll, .heatmap')];
     const overflowing = boxes.map((el) => el.scrollWidth > el.clientWidth + 1);
-    boxes.forEach((el, k) => markScrollable(el, overflowing[k]));
+    const maps = boxes.map((el) => {
+      const svg = el.matches('.heatmap') && el.closest('.map') && el.querySelector('svg');
+      if (!svg) return null;
+      const scale = svg.getBoundingClientRect().width / Number(svg.getAttribute('width'));
+      const v = svg.querySelector('.cell-value');
+      return { scale, small: !v || Number(v.getAttribute('font-size')) * scale < MIN_VALUE_PX };
+    });
+    boxes.forEach((el, k) => {
+      markScrollable(el, overflowing[k]);
+      if (!maps[k]) return;
+      const frame = el.closest('.map');
+      frame.classList.toggle('scrolls', overflowing[k]);
+      frame.classList.toggle('values-hidden', maps[k].small);
+      el.querySelector('svg').style.marginTop = `${-(TITLE_SPACE * maps[k].scale).toFixed(1)}px`;
+      markEdges(el);
+    });
   });
+}
+
+/** Which edges of a scrolling heatmap have more beyond them (page.css fades those). */
+function markEdges(el) {
+  const frame = el.closest('.map');
+  if (!frame) return;
+  frame.classList.toggle('at-start', el.scrollLeft <= 1);
+  frame.classList.toggle('at-end', el.scrollLeft + el.clientWidth >= el.scrollWidth - 1);
+}
+
+/**
+ * The frame around a heatmap's box, made once: the title as HTML above it (it wraps where the
+ * SVG's one line would be cut; page.css hides the SVG's own, which exports keep), a box for the
+ * scroll fades, and the hint below.
+ */
+function mapFrame(container) {
+  if (container.parentElement.classList.contains('map-box')) return container.parentElement.parentElement;
+  const frame = h('div', { class: 'map' }, h('p', { class: 'map-title', 'aria-hidden': 'true' }));
+  const box = h('div', { class: 'map-box' });
+  container.before(frame);
+  box.append(container);
+  frame.append(box, h('p', { class: 'map-hint' }, h('span', { class: 'hint-scroll' }), h('span', { class: 'hint-values' })));
+  container.addEventListener('scroll', () => markEdges(container), { passive: true });
+  return frame;
 }
 
 function markScrollable(el, overflowing) {
@@ -213,6 +265,10 @@ function cellSizeFor(width, tokens) {
  */
 function drawHeatmap(key, container, ctx, title) {
   const n = ctx.tokens.length;
+  const frame = mapFrame(container);
+  frame.querySelector('.map-title').textContent = title;
+  frame.querySelector('.hint-scroll').textContent = T.mapScrolls;
+  frame.querySelector('.hint-values').textContent = T.mapValuesHidden;
   const width = container.clientWidth || 320;          // read once: the box does not depend on its content
   const cellSize = cellSizeFor(width, ctx.tokens);
   const options = {
@@ -221,6 +277,7 @@ function drawHeatmap(key, container, ctx, title) {
   };
   if (ctx.causal) options.masked = 'causal';
   if (ctx.legend === false) options.legend = false;          // small multiples (page-mha.js)
+  if (ctx.colourScale && ctx.colourScale !== 'unit') options.colourScale = ctx.colourScale;   // page-scale.js
   const a = (active[key] ??= { row: 1, col: 0 });
   if (a.row >= n || a.col >= n) { a.row = Math.min(1, n - 1); a.col = 0; }
   // A grid of rows of cells for assistive technology (the drawn labels are repeated in each cell's
@@ -335,7 +392,9 @@ function explain(key, i, j) {
 
   step([E.dot, ' q', h('sub', {}, rowTok), ' · k', h('sub', {}, colTok)],
     h('span', { class: 'ex-terms' }, shown), dk > 16 ? E.terms(dk) : '', ' = ', h('b', {}, short(dot)));
-  step([E.scale], `${short(dot)} ÷ √${ctx.dk} = ${short(dot)} ÷ ${Number.isInteger(root) ? root : fixed(root, 4)} = `,
+  const temp = ctx.temperature ?? 1;     // page-scale.js: softmax(QKᵀ / (T·√d_k))
+  if (temp !== 1) step([T.teach.explainTemp(temp)], `${short(dot)} ÷ (${temp}·√${ctx.dk}) = ${short(dot)} ÷ ${fixed(temp * root, 4)} = `, h('b', {}, short(scaled)));
+  else step([ctx.dName === 'd_head' ? E.scaleHead : E.scale], `${short(dot)} ÷ √${ctx.dk} = ${short(dot)} ÷ ${Number.isInteger(root) ? root : fixed(root, 4)} = `,
     h('b', {}, short(scaled)));
 
   let summary;
@@ -369,6 +428,65 @@ function explain(key, i, j) {
 }
 
 // ------------------------------------------------------------------------------------------------
+// problems with X and with the link, said in the reader's language (issue 14)
+
+let xProblem = null;      // { source, about, tokens, kind, row, col, value, code, message }, see showXMsg
+let linkProblems = [];    // hashProblems() of the link the page was opened with, until dismissed
+
+/** What X a problem is about: when this changes (tokens, seed, d_k, mask, X), the problem is gone. */
+const xKey = () => JSON.stringify([state.tokens, state.seed, state.dk, state.causal, state.x, state.input, state.pe]);
+
+/**
+ * Which value of x the core's refusal e is about, found on the page side: the first NaN or
+ * infinity, the first value beyond float32, else (the result overflows) the largest value.
+ */
+function classifyX(x, e) {
+  const base = { code: e.code, message: e.message };
+  if (e.code !== 'NON_FINITE') return { ...base, kind: 'other' };
+  let big = { row: 0, col: 0, value: 0 };
+  for (let i = 0; i < x.length; i++) {
+    for (let j = 0; j < x[i].length; j++) {
+      const v = x[i][j];
+      if (!Number.isFinite(v)) return { ...base, kind: 'nan', row: i, col: j };
+      if (Math.abs(v) > FLT_MAX) return { ...base, kind: 'range', row: i, col: j, value: v };
+      if (Math.abs(v) > Math.abs(big.value)) big = { row: i, col: j, value: v };
+    }
+  }
+  return { ...base, kind: 'overflow', ...big };
+}
+
+/** The sentence for a problem with X, naming the row's token and the dimension, then the core's own words. */
+function xProblemNodes(p, tokens) {
+  const other = p.kind === 'other';
+  const [a, b] = other ? T.xBad.other(p.code) : T.xBad[p.kind](p.col, fixed(p.value ?? 0, 4));
+  return [a, other ? '' : tok(tokens[p.row]), b, ' ',
+    h('span', { class: 'core-said' }, T.coreSaid, h('span', { lang: 'en' }, `${p.message} (${p.code})`))];
+}
+
+/** #x-msg from xProblem, in the current language; a problem about an X no longer in use is dropped. */
+function showXMsg() {
+  if (xProblem && xProblem.about !== xKey()) xProblem = null;
+  const el = $('x-msg');
+  if (!xProblem) { el.replaceChildren(); return; }
+  const lead = { link: T.xLink, typed: T.xTyped, dropped: T.xDropped }[xProblem.source];
+  el.replaceChildren(lead, ' ', ...xProblemNodes(xProblem, xProblem.tokens));
+}
+
+/** The note about what the link asked for and did not get; the link's own text goes in as text. */
+function showLinkNote() {
+  const box = $('link-note');
+  box.hidden = linkProblems.length === 0;
+  if (box.hidden) return;
+  const L = T.linkIgnored;
+  const parts = [];
+  linkProblems.forEach((p, k) => {
+    const pair = p.field === 't' ? L.t[p.reason](p.count) : p.field === 'x' ? L.x[p.reason](p.rows, p.count) : L[p.field];
+    parts.push(k ? L.sep : '', pair[0], pair[1] ? h('span', { class: 'tok' }, p.value ?? '') : '', pair[1]);
+  });
+  $('link-note-text').replaceChildren(T.linkNote, ' ', ...parts, L.end);
+}
+
+// ------------------------------------------------------------------------------------------------
 // rendering the page
 
 function applyLang() {
@@ -385,7 +503,10 @@ function applyLang() {
 
 function renderHero() {
   const m = model;
-  drawHeatmap('main', $('main-heatmap'), m, T.heatmapTitle(m.seed, m.dk, m.causal));
+  const ctx = heroContext(attn, m, state);                                    // page-scale.js
+  drawHeatmap('main', $('main-heatmap'), ctx,
+    state.temp === 1 ? T.heatmapTitle(m.seed, m.dk, m.causal) : T.teach.heroTitle(m.seed, m.dk, m.causal, state.temp));
+  view.render(ctx);
   $('source-note').innerHTML = T.sourceNote(m.seed, m.dk, Boolean(state.x));   // numbers only
 }
 
@@ -395,7 +516,7 @@ function renderSteps() {
   const masked = m.causal ? (i, j) => j > i : null;
 
   renderXTable();
-  $('x-status').textContent = state.x ? T.xEdited : T.xRandom(m.n, m.seed);
+  $('x-status').textContent = state.x ? T.xEdited : state.input === 'embed' ? T.teach.words.xStatus(m.n, state.pe) : T.xRandom(m.n, m.seed);
   $('reset-x').hidden = !state.x;
 
   $('w-tables').replaceChildren(
@@ -434,6 +555,7 @@ function followRow(i) {
   parts.push(h('span', { class: 'muted' }, T.step4Follow));
   $('step-4-example').replaceChildren(...parts);
   for (const tr of document.querySelectorAll('table.follow tbody tr')) tr.classList.toggle('on', Number(tr.dataset.row) === i);
+  step4.render(i);                                                               // page-step4.js
 }
 
 function renderXTable() {
@@ -513,20 +635,19 @@ function renderScaling() {
   const head = h('div', { class: 'scale-row scale-head', 'aria-hidden': 'true' },
     h('span', {}, hd), h('span', {}, hs), h('span', {}, hw1), h('span', {}, hw2));
   const list = rows.map((r) => {
-    const meanMax = (w) => w.reduce((s, row) => s + Math.max(...row), 0) / w.length;
-    const cellW = (w, label) => h('div', { class: 'scale-w' },
+    const cellW = (w, mean, label) => h('div', { class: 'scale-w' },
       h('span', { class: 'scale-label' }, label),
       bars(w[0], label),
-      h('span', { class: 'scale-max' }, T.scaleMax(fixed(Math.max(...w[0]), 2), fixed(meanMax(w), 2))));
+      h('span', { class: 'scale-max', 'data-mean-max': mean }, T.scaleMax(fixed(Math.max(...w[0]), 2), fixed(mean, 2))));
     return h('div', { class: 'scale-row' },
       h('span', { class: 'scale-dk' }, h('span', { class: 'scale-label' }, hd + ' = '), String(r.d)),
       h('span', { class: 'scale-std' }, h('span', { class: 'scale-label' }, hs + ' '),
         h('b', {}, T.scaleStd(fixed(r.std, 2), fixed(Math.sqrt(r.d), 2))),
         h('span', { class: 'muted' }, T.scaleAfter(fixed(r.stdScaled, 2)))),
-      cellW(r.wScaled, hw1), cellW(r.wUnscaled, hw2));
+      cellW(r.wScaled, r.meanMaxScaled, hw1), cellW(r.wUnscaled, r.meanMaxUnscaled, hw2));
   });
   grid.replaceChildren(head, ...list);
-  $('scale-snippet').textContent = scalingSnippet(state.seed, SCALE_DKS, SCALE_N, state.lang);
+  $('scale-snippet').textContent = scalingSnippet(state.seed, SCALE_DKS, SCALE_N, state.lang, SCALE_SAMPLES);
 }
 
 function syncControls() {
@@ -548,51 +669,57 @@ function writeHash() {
   if (location.hash !== hash) history.replaceState(null, '', hash);
 }
 
-/** Recompute and redraw everything from `state`. */
-function render() {
+/** Recompute and redraw everything from `state`. fromLink: the state came from a link. */
+function render(fromLink = false) {
   try {
     model = computeModel();
   } catch (e) {
     if (!(e instanceof AttentionError) || !state.x) throw e;
-    // an edited X from a link that the core refuses (e.g. it overflows): fall back to random X
+    // an edited X that the core refuses (from a link, e.g. it overflows, or an edited X with a
+    // new d_k): fall back to random X, and say which value it was about
+    const refused = state.x;
     state.x = null;
     model = computeModel();
-    $('x-msg').textContent = `${T.xError} ${e.message} (${e.code})`;
+    xProblem = { source: fromLink ? 'link' : 'dropped', ...classifyX(refused, e), tokens: [...state.tokens], about: xKey() };
   }
+  showXMsg();
   renderHero();
   renderSteps();
   renderSnippet();
   renderScaling();
   renderMha();
+  words.render();
   writeHash();
   updateScrollables();
 }
 
 /** The episode-06 section; a problem there (the core refusing an edited X) stays in the section. */
 function renderMha() {
-  $('mha-msg').textContent = '';
+  $('mha-msg').replaceChildren();
   try {
     mha.render(model.x);
   } catch (e) {
     if (!(e instanceof AttentionError)) throw e;
     mha.clear();
-    $('mha-msg').textContent = `${T.mhaError} ${e.message} (${e.code})`;
+    $('mha-msg').replaceChildren(T.mhaError, ' ', ...xProblemNodes(classifyX(model.x, e), model.tokens));
   }
 }
 
-function renderAll() {
+function renderAll(fromLink = false) {
   applyLang();
+  showLinkNote();
   for (const el of document.querySelectorAll('#dk option')) el.textContent = el.value;
   renderSection5();
-  render();
+  render(fromLink);
 }
 
 // ------------------------------------------------------------------------------------------------
 // controls
 
-function resizeX(x, n) {
+function resizeX(x, tokens) {
   if (!x) return null;
-  const random = rowsOf(episodeWeights(state.seed, n, D_MODEL, state.dk, state.dk).x);
+  const n = tokens.length;
+  const random = rowsOf(inputWeights({ ...state, tokens }).x);
   return Array.from({ length: n }, (_, i) => (x[i] ? [...x[i]] : random[i]));
 }
 
@@ -605,13 +732,28 @@ function download(blob, name) {
   setTimeout(() => URL.revokeObjectURL(url), 30000);
 }
 
+const exportTheme = () => ($('export-dark').checked ? 'dark' : 'light');
+
 function exportName(ext) {
-  return `attention-weights-seed${model.seed}-dk${model.dk}${model.causal ? '-causal' : ''}.${ext}`;
+  return `attention-weights-seed${model.seed}-dk${model.dk}${model.causal ? '-causal' : ''}${exportTheme() === 'dark' ? '-dark' : ''}.${ext}`;
 }
 
+// label colour and background of an exported file: light unless the reader picks dark (page.css's themes)
+const EXPORT_THEMES = { light: ['#1f2328', '#ffffff'], dark: ['#e6edf3', '#0d1117'] };
+
+/**
+ * The main heatmap as a file, in the theme the reader picked. The renderer's standalone SVG
+ * follows the viewer's prefers-color-scheme, so a dark-mode reader would export a dark picture
+ * without choosing it: the file wraps it, unchanged, in an <svg> whose style fixes the colours.
+ * (A theme option of the renderer, web/heatmap/draw.js, would make the wrapper unnecessary.)
+ */
 function standaloneSvg() {
   const { ctx, options } = heatmaps.main;
-  return renderHeatmap(ctx.weights, { ...options, standalone: true, idPrefix: 'attnmap' });
+  const svg = renderHeatmap(ctx.weights, { ...options, standalone: true, idPrefix: 'attnmap' });
+  const [, W, H] = /width="(\d+)" height="(\d+)"/.exec(svg);
+  const [color, bg] = EXPORT_THEMES[exportTheme()];
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}">` +
+    `<style>svg.attnmap{color:${color}!important}.attnmap .attnmap-bg{fill:${bg}!important}</style>\n${svg}</svg>\n`;
 }
 
 async function exportPng() {
@@ -633,13 +775,21 @@ async function exportPng() {
   download(blob, exportName('png'));
 }
 
+/** Copy, and say so for COPY_RESET_MS: then a button reads its own label again, a message is empty. */
+const flashTimers = new WeakMap();
 async function copyText(text, okMsg, msgEl) {
+  let said;
   try {
     await navigator.clipboard.writeText(text);
-    msgEl.textContent = okMsg;
+    said = okMsg;
   } catch {
-    msgEl.textContent = T.copyFailed;
+    said = T.copyFailed;
   }
+  msgEl.textContent = said;
+  clearTimeout(flashTimers.get(msgEl));
+  flashTimers.set(msgEl, setTimeout(() => {
+    msgEl.textContent = msgEl.dataset.i18n ? T[msgEl.dataset.i18n] : '';
+  }, COPY_RESET_MS));
 }
 
 function commitX(input) {
@@ -648,7 +798,8 @@ function commitX(input) {
   const current = model.x;
   if (Math.fround(v) === current[i][j]) {
     input.removeAttribute('aria-invalid');
-    $('x-msg').textContent = '';
+    xProblem = null;
+    showXMsg();
     return;
   }
   const x = current.map((r) => [...r]);
@@ -659,11 +810,12 @@ function commitX(input) {
   } catch (e) {
     if (!(e instanceof AttentionError)) throw e;
     input.setAttribute('aria-invalid', 'true');
-    $('x-msg').textContent = `${T.xError} ${e.message} (${e.code})`;
+    xProblem = { source: 'typed', ...classifyX(x, e), tokens: [...state.tokens], about: xKey() };
+    showXMsg();
     return;
   }
   input.removeAttribute('aria-invalid');
-  $('x-msg').textContent = '';
+  xProblem = null;
   state.x = x.map((r) => r.map(Math.fround));
   render();
 }
@@ -693,7 +845,7 @@ function bindTokensAndSeed() {
     msg.textContent = '';
     msg.classList.remove('error');
     if (JSON.stringify(r.tokens) === JSON.stringify(state.tokens)) return;
-    if (r.tokens.length !== state.tokens.length) state.x = resizeX(state.x, r.tokens.length);
+    if (r.tokens.length !== state.tokens.length) state.x = resizeX(state.x, r.tokens);
     state.tokens = r.tokens;
     render();
   });
@@ -729,7 +881,7 @@ function bindSettings() {
   $('causal').addEventListener('change', () => { state.causal = $('causal').checked; render(); });
   $('reset').addEventListener('click', () => {
     state = { ...defaultState(), lang: state.lang };
-    $('x-msg').textContent = '';
+    xProblem = null;
     syncControls();
     render();
   });
@@ -750,11 +902,12 @@ function bindX() {
   $('x-table').addEventListener('keydown', (e) => {
     if (e.key === 'Enter' && e.target.matches('input')) { e.preventDefault(); commitX(e.target); }
   });
-  $('reset-x').addEventListener('click', () => { state.x = null; $('x-msg').textContent = ''; render(); });
+  $('reset-x').addEventListener('click', () => { state.x = null; xProblem = null; render(); });
 }
 
 /** Exports and copies. */
 function bindActions() {
+  $('link-note-close').addEventListener('click', () => { linkProblems = []; showLinkNote(); });
   $('export-svg').addEventListener('click', () => {
     download(new Blob([standaloneSvg()], { type: 'image/svg+xml' }), exportName('svg'));
   });
@@ -776,15 +929,31 @@ function bindHeatmaps() {
     copy: (text, button) => copyText(text, T.codeCopied, button),
   });
   mha.bind();
+  bindTeach();
+}
+
+/** Issue 14: where X comes from (page-pe.js), step ④'s picture (page-step4.js), the heatmap's view (page-scale.js). */
+function bindTeach() {
+  const env = { $, h, matrixTable, fixed, getState: () => state, getT: () => T, getAttn: () => attn, getModel: () => model };
+  words = createWordsSection({ ...env, setInput: (change) => {
+    if (change.input && change.input !== state.input) state.x = null;          // a new source of X
+    Object.assign(state, change);
+    render();
+  } });
+  step4 = createStep4(env);
+  view = createHeatmapView({ ...env, set: (change) => { Object.assign(state, change); render(); } });
+  words.bind(); step4.bind(); view.bind();
 }
 
 /** A link's new hash, and a window that changes size. */
 function bindWindow() {
   window.addEventListener('hashchange', () => {
     state = parseHash(location.hash);
+    linkProblems = hashProblems(location.hash, state);
+    xProblem = null;
     $('x-table').dataset.key = '';
     syncControls();
-    renderAll();
+    renderAll(true);
   });
 
   let timer = 0;
@@ -814,9 +983,10 @@ async function main() {
     return;
   }
   bindControls();
+  linkProblems = hashProblems(location.hash, state);
   s5 = computeSection5();
   syncControls();
-  renderAll();
+  renderAll(true);
   document.documentElement.dataset.ready = 'true';
 }
 

@@ -51,6 +51,7 @@ export const zh = {
     looks: ['「', '」看「', '」'],
     dot: '① 点积',
     scale: '② 除以 √d_k',
+    scaleHead: '② 除以 √d_head',
     exp: '③ 取指数',
     sum: '④ 这一行的 exp 之和',
     weight: '⑤ 权重 = exp ÷ 行和',
@@ -94,7 +95,7 @@ export const zh = {
   rowSum: '行和',
   outputName: '输出',
   step4Title: '④ 加权求和：输出 = 权重 · V',
-  step4Text: '每个词的输出，是所有词的 Value 按这一行的权重混合——不是 SQL 那样“只取分数最高的一行”，而是“每个都要一点”。输出的每一行，就是这个词“看过”整句话之后的新向量。',
+  step4Text: '每个词的输出，是所有词的 Value 按这一行的权重混合。SQL 的 JOIN 没有分数：条件相等就命中、整行返回，不相等就没有；注意力则是“每个都要一点”，匹配度越高，拿得越多。输出的每一行，就是这个词“看过”整句话之后的新向量。',
   step4Example: ['「', '」的输出 = '],
   step4Follow: '（跟随热力图里选中的行）',
 
@@ -109,16 +110,16 @@ export const zh = {
   heatmapTitle5: '第五节：softmax(QKᵀ/√4)',
 
   scaleTitle: `为什么要除以 ${SQRT_DK}？`,
-  scaleText: '取 8 个查询和 8 个键，每一维都是独立的标准正态随机数（种子同上），看点积 ' + QKT + ' 怎样随维度 d_k 变化。' +
-    '点积是 d_k 个乘积之和，方差随 d_k 线性增长，标准差约为 √d_k。不缩放的话，分数之间的差距越来越大，softmax 把几乎全部权重都给最大的那一个（接近 one-hot），' +
-    '其余位置的梯度几乎为 0——这就是论文 3.2.1 节说的“梯度极小的区域”。除以 √d_k 之后，标准差回到 1 左右，权重的分布不再随维度变化。',
+  scaleText: '取 8 个查询和 8 个键，每一维都是独立的标准正态随机数（种子同上），看点积 ' + QKT + ' 怎样随维度 d_k 变化；为了让趋势稳定，每个 d_k 抽 64 组取平均。' +
+    '点积是 d_k 个乘积之和，方差随 d_k 线性增长，标准差约为 √d_k。不缩放的话，分数之间的差距越来越大，softmax 把几乎全部权重都给最大的那一个（接近 one-hot）。' +
+    '这时 softmax 的雅可比矩阵 diag(p) − pp<sup>T</sup> 整个趋近于 0，连得分最高的那一格也不例外：p 接近 0 或 1 的地方，p(1 − p) 都接近 0，梯度几乎传不回去——这就是论文 3.2.1 节说的“梯度极小的区域”。除以 √d_k 之后，标准差回到 1 左右，权重的分布不再随维度变化。',
   scaleHead: ['d_k', '分数的标准差', 'softmax(QKᵀ/√d_k)', 'softmax(QKᵀ) 不缩放'],
   scaleStd: (std, root) => `${std}（√d_k = ${root}）`,
   scaleAfter: (s) => `缩放后 ${s}`,
-  scaleMax: (first, mean) => `最大 ${first}（8 行的最大值平均 ${mean}）`,
+  scaleMax: (first, mean) => `最大 ${first}（64 组 × 8 行的最大值平均 ${mean}）`,
   scaleBars: (label, values) => `${label}：第 1 个查询对 8 个键的权重 ${values}`,
   scaleNote: '柱子是第 1 个查询对 8 个键的权重（8 根柱子加起来等于 1；每根都是 1/8 = 0.125 时最平均，一根是 1 时就是 one-hot）。' +
-    '括号里是 8 个查询各自最大权重的平均。分数和权重都由 C 核心计算；标准差和 PyTorch 的 <code>std()</code> 一样用无偏估计。',
+    '柱子来自第 1 组；括号里是 64 组、每组 8 个查询各自最大权重的平均，标准差也按 64 组的全部分数计算。分数和权重都由 C 核心计算；标准差和 PyTorch 的 <code>std()</code> 一样用无偏估计。',
   scaleCode: '用 PyTorch 复现这张表',
 
   mhaKicker: '第六期预告',
@@ -149,6 +150,47 @@ export const zh = {
 
   footer: 'attnmap · 页面上的每个数都由 c_src/attention.c 编译成的 WebAssembly 计算 · 不联网、直接双击打开也能用',
   fatal: 'WebAssembly 核心加载失败：',
+  // issue 14: messages about X name the token and the dimension (the token goes between the two
+  // parts, as text); the core's own message follows as a detail
+  xBad: {
+    nan: (j) => ['「', `」的第 ${j} 维不是一个有限的数（NaN 和无穷大都不行）。`],
+    range: (j, v) => ['「', `」的第 ${j} 维是 ${v}，超出了 float32 的范围（约 ±3.4×10^38）。`],
+    overflow: (j, v) => ['「', `」的第 ${j} 维是 ${v}：X 的数太大，Q·Kᵀ 的分数超出了 float32 的范围。`],
+    other: (code) => ['', `C 核心拒绝了这个 X（${code}）。`],
+  },
+  xTyped: '这个数没有用上，表格保持上一次的 X：',
+  xLink: '链接里的 X 没有用上，页面改用了随机的 X：',
+  xDropped: '你改过的 X 在现在的设置下算不了，页面改用了随机的 X：',
+  coreSaid: 'C 核心的原话：',
+  // a link with fields the page could not use: [before, after] around the link's own text
+  linkNote: '链接里有些设置用不了，已经忽略，其余照常使用：',
+  linkNoteClose: '知道了',
+  linkNoteCloseLabel: '关闭这条提示',
+  linkIgnored: {
+    t: {
+      tooMany: (n) => [`${n} 个词（最多 16 个）`, ''],
+      empty: () => ['词（是空的）', ''],
+      tooLong: () => ['词“', '”（每个词最多 24 个字符）'],
+      badChar: () => ['词（含有控制字符）', ''],
+      space: () => ['词“', '”（一个词里不能有空格）'],
+    },
+    seed: ['种子“', '”（要是 0 到 4294967295 的整数）'],
+    dk: ['d_k“', '”（只能是 2、4、8、16、32、64）'],
+    causal: ['遮蔽“', '”（只能是 0 或 1）'],
+    heads: ['头数“', '”（只能是 1、2、4、8）'],
+    lang: ['语言“', '”（只能是 zh 或 en）'],
+    x: {
+      long: () => ['X（太长）', ''],
+      shape: (rows, count) => [`X（应该是 ${rows} 行、每行 8 个数，链接里是 ${count} 行）`, ''],
+      value: () => ['X（有的值不是数，或超出 float32 的范围）', ''],
+    },
+    unknown: ['不认识的字段“', '”'],
+    sep: '；',
+    end: '。',
+  },
+  exportDark: '导出深色版',
+  mapScrolls: '图比屏幕宽：左右滑动查看整张图 →',
+  mapValuesHidden: '格子太小，不显示数值：把鼠标移到格子上，或按 Tab 进入后用方向键查看。',
   matrixShape: (name, r, c) => `${name}（${r} × ${c}）`,
 };
 
@@ -194,6 +236,7 @@ export const en = {
     looks: ['', ' looks at ', ''],
     dot: '① dot product',
     scale: '② divide by √d_k',
+    scaleHead: '② divide by √d_head',
     exp: '③ exponentiate',
     sum: '④ sum of exp over the row',
     weight: '⑤ weight = exp ÷ row sum',
@@ -237,7 +280,7 @@ export const en = {
   rowSum: 'row sum',
   outputName: 'output',
   step4Title: '④ Weighted sum: output = weights · V',
-  step4Text: 'Each token\'s output mixes the values of all tokens in the proportions of its row: not “take the best-scoring row” as SQL would, but “a little of each”. Each output row is the token\'s new vector after it has looked at the whole sentence.',
+  step4Text: 'Each token\'s output mixes the values of all tokens in the proportions of its row. A SQL JOIN has no scores: a row either matches the condition exactly and comes back whole, or it does not come back at all; attention takes “a little of each”, more of the better matches. Each output row is the token\'s new vector after it has looked at the whole sentence.',
   step4Example: ['Output of ', ' = '],
   step4Follow: ' (follows the row selected in the heatmap)',
 
@@ -252,16 +295,16 @@ export const en = {
   heatmapTitle5: 'Section 5: softmax(QKᵀ/√4)',
 
   scaleTitle: `Why divide by ${SQRT_DK}?`,
-  scaleText: 'Take 8 queries and 8 keys whose entries are independent standard normal numbers (same seed as above), and watch the dot products ' + QKT + ' as the width d_k grows. ' +
-    'A dot product is a sum of d_k products, so its variance grows linearly with d_k and its standard deviation is about √d_k. Unscaled, the gaps between scores keep growing and the softmax gives almost all the weight to the largest one (nearly one-hot), ' +
-    'with gradients close to 0 everywhere else: the “regions where it has extremely small gradients” of section 3.2.1 of the paper. Divided by √d_k, the standard deviation is back near 1 and the weights no longer depend on the width.',
+  scaleText: 'Take 8 queries and 8 keys whose entries are independent standard normal numbers (same seed as above), and watch the dot products ' + QKT + ' as the width d_k grows; for a steady trend, each d_k averages 64 such draws. ' +
+    'A dot product is a sum of d_k products, so its variance grows linearly with d_k and its standard deviation is about √d_k. Unscaled, the gaps between scores keep growing and the softmax gives almost all the weight to the largest one (nearly one-hot). ' +
+    'Then the softmax\'s whole Jacobian diag(p) − pp<sup>T</sup> goes to 0, the winning entry included: where p is near 0 or near 1, p(1 − p) is near 0, and hardly any gradient flows back: the “regions where it has extremely small gradients” of section 3.2.1 of the paper. Divided by √d_k, the standard deviation is back near 1 and the weights no longer depend on the width.',
   scaleHead: ['d_k', 'std of the scores', 'softmax(QKᵀ/√d_k)', 'softmax(QKᵀ), unscaled'],
   scaleStd: (std, root) => `${std} (√d_k = ${root})`,
   scaleAfter: (s) => `scaled ${s}`,
-  scaleMax: (first, mean) => `max ${first} (mean of the 8 rows' max: ${mean})`,
+  scaleMax: (first, mean) => `max ${first} (mean of the row maxima over 64 draws × 8 rows: ${mean})`,
   scaleBars: (label, values) => `${label}: weights of the first query over 8 keys ${values}`,
   scaleNote: 'The bars are the first query\'s weights over the 8 keys (they sum to 1; all at 1/8 = 0.125 is perfectly even, a single 1 is one-hot). ' +
-    'In brackets: the largest weight of each of the 8 queries, averaged. Scores and weights come from the C core; the standard deviation is the unbiased one, like PyTorch\'s <code>std()</code>.',
+    'The bars come from the first draw; in brackets, the largest weight of each of the 8 queries, averaged over all 64 draws, and the standard deviation is over the scores of all 64 draws. Scores and weights come from the C core; the standard deviation is the unbiased one, like PyTorch\'s <code>std()</code>.',
   scaleCode: 'Reproduce this table in PyTorch',
 
   mhaKicker: 'Coming next · episode 06',
@@ -292,5 +335,134 @@ export const en = {
 
   footer: 'attnmap · every number on this page is computed by c_src/attention.c compiled to WebAssembly · works offline and straight from disk',
   fatal: 'The WebAssembly core failed to load: ',
+  xBad: {
+    nan: (j) => ['Row ', `, dimension ${j}: not a finite number (NaN and infinities are not allowed).`],
+    range: (j, v) => ['Row ', `, dimension ${j}: ${v} is outside the float32 range (about ±3.4×10^38).`],
+    overflow: (j, v) => ['Row ', `, dimension ${j}: ${v}. X is so large that the scores Q·Kᵀ overflow float32.`],
+    other: (code) => ['', `The C core refused this X (${code}).`],
+  },
+  xTyped: 'This value was not used; the table keeps the last X:',
+  xLink: 'The X in the link was not used; the page uses the random X instead:',
+  xDropped: 'Your edited X cannot be computed with these settings; the page uses the random X instead:',
+  coreSaid: 'The C core says: ',
+  linkNote: 'Some settings in the link could not be used and were ignored; the rest apply:',
+  linkNoteClose: 'Dismiss',
+  linkNoteCloseLabel: 'Dismiss this note',
+  linkIgnored: {
+    t: {
+      tooMany: (n) => [`${n} tokens (at most 16)`, ''],
+      empty: () => ['the tokens (empty)', ''],
+      tooLong: () => ['the token “', '” (at most 24 characters)'],
+      badChar: () => ['the tokens (control characters)', ''],
+      space: () => ['the token “', '” (a token cannot contain spaces)'],
+    },
+    seed: ['the seed “', '” (a whole number from 0 to 4294967295)'],
+    dk: ['d_k “', '” (one of 2, 4, 8, 16, 32, 64)'],
+    causal: ['the mask “', '” (0 or 1)'],
+    heads: ['the heads “', '” (1, 2, 4 or 8)'],
+    lang: ['the language “', '” (zh or en)'],
+    x: {
+      long: () => ['X (too long)', ''],
+      shape: (rows, count) => [`X (${rows} rows of 8 numbers expected, the link has ${count} row${count === 1 ? '' : 's'})`, ''],
+      value: () => ['X (a value that is not a number, or outside the float32 range)', ''],
+    },
+    unknown: ['the unknown field “', '”'],
+    sep: '; ',
+    end: '.',
+  },
+  exportDark: 'Export in dark',
+  mapScrolls: 'Wider than the screen: scroll sideways to see the whole map →',
+  mapValuesHidden: 'Cells too small for numbers: hover a cell, or Tab in and use the arrow keys.',
   matrixShape: (name, r, c) => `${name} (${r} × ${c})`,
+};
+
+// ------------------------------------------------------------------------------------------------
+// issue 14: words and positions (web/page/page-pe.js), step ④ as a picture and the formula bar
+// (page-step4.js), the heatmap's colour scale and temperature (page-scale.js). Plain text where a
+// token is spliced in: the page inserts those parts with textContent.
+
+zh.teach = {
+  words: {
+    title: '词的身份和位置：Embedding + 位置编码（EP03–04）',
+    text: '文章的代码用 <code>X = torch.randn(n, 8)</code> 代替真正的输入：它只看词的个数，不看是哪个词。换成第三、四期的做法：' +
+      '<b>X = E[词] + PE[位置]</b>。E 是按词查的表（这里没有训练，每个词的 8 个数由种子和这个词本身决定，同一个词不管站在哪里都是同一行）；' +
+      'PE 是论文里的正弦位置编码，PE[pos, 2i] = sin(pos / 10000<sup>2i/8</sup>)，PE[pos, 2i+1] = cos(pos / 10000<sup>2i/8</sup>)。' +
+      '选好之后，页面上每一步、上面的热力图和下面的 Python 代码都跟着变。',
+    inputLabel: 'X 从哪来',
+    inputs: { randn: '文章：torch.randn', embed: 'Embedding + 位置编码' },
+    peLabel: '加上位置编码 PE',
+    caption: (sentence) => `「${sentence}」的注意力权重`,
+    verdictRandn: ['torch.randn 不看词：', 'B', ' 拿到的 X 和 ', 'A', ' 一模一样，两张热力图也完全相同——模型根本分不出这两句话。选「Embedding + 位置编码」试试。'],
+    verdictNoPe: (perm, exact, causal) => (causal && !exact
+      ? ['没有位置编码，但开着因果遮蔽：遮蔽本身就知道谁在前谁在后，所以 ', 'B', ` 按 ${perm} 重排后也不等于 `, 'A', '。关掉遮蔽再看。']
+      : ['没有位置编码时，', 'B', ' 就是 ', 'A', ` 的行和列按 ${perm} 重新排列：每一格都完全相等。自注意力只知道有哪些词，不知道它们的顺序——「猫吃鱼」和「鱼吃猫」对它来说是同一件事。`]),
+    verdictPe: (perm, gap) => ['加上位置编码之后，', 'B', ' 不再是 ', 'A', ` 的重排：按 ${perm} 重排后，最大相差 ${gap}。同一个词站在不同的位置，X 的那一行就不同，看别人的方式也跟着变。`],
+    xStatus: (n, pe) => `X = E[词]${pe ? ' + PE[位置]' : '（没有位置编码）'}，${n} 行；同一个词的 E 行完全相同。`,
+  },
+  formula: {
+    label: '公式：点一部分跳到对应的步骤',
+    steps: ['① 算相似度 QKᵀ', '② 缩放 ÷ √d_k', '③ 归一化 softmax', '④ 加权求和 × V'],
+    idle: '向下滚动，跟着公式走完四步',
+  },
+  step4: {
+    title: (tok) => `「${tok}」的输出 = 各个词的 V 按权重缩放后相加`,
+    desc: (k, dk) => `${k} 条 V 向量（每条 ${dk} 维），每条先乘以自己的权重，再逐维相加成输出向量。`,
+    output: '输出',
+    key: '空心的柱子是 V 原来的值，实心的是乘上权重之后的值；所有实心柱子逐维相加，就是最下面的输出（C 核心算出的）。在上面的热力图里换一行，这张图跟着变。',
+  },
+  view: {
+    colourLabel: '色标',
+    scales: { unit: '0–1', data: '数据范围', log: '对数' },
+    tempLabel: '温度',
+    tempNote: (t, dk) => (t === 1
+      ? `T = 1 就是文章的公式 softmax(QKᵀ/√${dk})。T 越小，每一行越接近只看一个词；T 越大，越接近平均。`
+      : `这张热力图是 softmax(QKᵀ / (${t}·√${dk}))：温度只改变这张图（和右边的解释），下面的表格和代码仍是 T = 1。`),
+    entropyHead: (max, n) => `每一行的熵（单位：比特，−Σ w·log₂w）：0 表示只看一个词，最大 log₂${n} = ${max} 表示完全平均`,
+    bits: '比特',
+  },
+  heroTitle: (seed, dk, causal, t) => `注意力权重 softmax(QKᵀ/(${t}·√${dk})) · 种子 ${seed}${causal ? ' · 因果遮蔽' : ''}`,
+  explainTemp: (t) => `② 除以 ${t}·√d_k（温度 T = ${t}）`,
+};
+
+en.teach = {
+  words: {
+    title: 'Which word, and where: Embedding + positional encoding (episodes 03–04)',
+    text: 'The episode\'s code stands in for the input with <code>X = torch.randn(n, 8)</code>: it depends on how many tokens there are, not on which. Switch to what episodes 03 and 04 built: ' +
+      '<b>X = E[token] + PE[position]</b>. E is a table looked up by the token (untrained here: each token\'s 8 numbers follow from the seed and the token itself, so the same word is the same row wherever it stands); ' +
+      'PE is the paper\'s sinusoidal encoding, PE[pos, 2i] = sin(pos / 10000<sup>2i/8</sup>), PE[pos, 2i+1] = cos(pos / 10000<sup>2i/8</sup>). ' +
+      'Every step on the page, the heatmap at the top and the Python code follow the choice.',
+    inputLabel: 'Where X comes from',
+    inputs: { randn: 'Episode: torch.randn', embed: 'Embedding + positions' },
+    peLabel: 'Add the positional encoding PE',
+    caption: (sentence) => `Attention weights of “${sentence}”`,
+    verdictRandn: ['torch.randn ignores the words: ', 'B', ' gets exactly the X of ', 'A', ', and the two heatmaps are identical: the model cannot tell the sentences apart. Try “Embedding + positions”.'],
+    verdictNoPe: (perm, exact, causal) => (causal && !exact
+      ? ['No positional encoding, but the causal mask is on: the mask itself knows who comes first, so ', 'B', ` reordered by ${perm} is not `, 'A', '. Switch the mask off and look again.']
+      : ['Without positional encoding, ', 'B', ' is ', 'A', ` with its rows and columns reordered ${perm}: every cell is exactly equal. Self-attention knows which words there are, not their order: “cat eats fish” and “fish eats cat” are the same to it.`]),
+    verdictPe: (perm, gap) => ['With positional encoding, ', 'B', ' is no longer a reordering of ', 'A', `: reordered by ${perm}, the weights differ by up to ${gap}. The same word at another position has another row of X, and looks at the others differently.`],
+    xStatus: (n, pe) => `X = E[token]${pe ? ' + PE[position]' : ' (no positional encoding)'}, ${n} rows; the same word has the same row of E.`,
+  },
+  formula: {
+    label: 'The formula: a part links to its step',
+    steps: ['① similarity QKᵀ', '② scale ÷ √d_k', '③ normalise: softmax', '④ weighted sum × V'],
+    idle: 'Scroll down and follow the formula through the four steps',
+  },
+  step4: {
+    title: (tok) => `The output of ${tok} = the values V, each scaled by its weight, added up`,
+    desc: (k, dk) => `${k} value vectors of ${dk} numbers each; each is multiplied by its weight, and they are added dimension by dimension into the output vector.`,
+    output: 'output',
+    key: 'Outlined bars: V as it is; filled bars: V times its weight. The filled bars, added dimension by dimension, make the output at the bottom (computed by the C core). Pick another row in the heatmap above and the picture follows.',
+  },
+  view: {
+    colourLabel: 'Colour scale',
+    scales: { unit: '0–1', data: 'data range', log: 'log' },
+    tempLabel: 'Temperature',
+    tempNote: (t, dk) => (t === 1
+      ? `T = 1 is the episode's formula softmax(QKᵀ/√${dk}). A smaller T pushes each row towards a single token; a larger T towards an even spread.`
+      : `This heatmap is softmax(QKᵀ / (${t}·√${dk})): the temperature changes only this picture (and the explanation beside it); the tables and the code below keep T = 1.`),
+    entropyHead: (max, n) => `Entropy of each row in bits (−Σ w·log₂w): 0 means a single token, the most, log₂${n} = ${max}, an even spread`,
+    bits: 'bits',
+  },
+  heroTitle: (seed, dk, causal, t) => `Attention weights softmax(QKᵀ/(${t}·√${dk})) · seed ${seed}${causal ? ' · causal' : ''}`,
+  explainTemp: (t) => `② divide by ${t}·√d_k (temperature T = ${t})`,
 };

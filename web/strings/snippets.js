@@ -71,3 +71,26 @@ export const en = {
     printW: 'attention weights of each head:\\n',
   },
 };
+
+// issue 14: X = E[token] + PE(position) (web/page/page-pe.js, embedLines)
+zh.pe = {
+  embed: 'Embedding（EP03）：按词查表，同一个词不管站在哪里，永远是同一个向量',
+  table: '这里没有训练好的词表：每个词的向量是 torch.randn(8)，生成器的种子是「种子 词」的 FNV-1a 哈希',
+  fnv: 'FNV-1a（32 位）',
+  same: '同一个词的行完全相同',
+  pe: 'Positional Encoding（EP04）：正弦位置编码，用 float64 算，存进 float32',
+  pos: '位置 0, 1, 2, …，形状 (n, 1)',
+  off: '关掉了位置编码：X 只知道有哪些词，不知道它们的顺序',
+  edited: '你在页面上改过的 X（上面的 E 和 PE 不影响 W：它们用的是各自的生成器）',
+};
+
+en.pe = {
+  embed: 'Embedding (episode 03): a lookup by the word, so the same word is the same vector wherever it stands',
+  table: 'no trained table here: each word\'s vector is torch.randn(8) from a generator seeded with the FNV-1a hash of "seed word"',
+  fnv: 'FNV-1a (32 bit)',
+  same: 'the same word gives the same row',
+  pe: 'Positional Encoding (episode 04): the sinusoidal encoding, computed in float64, stored in float32',
+  pos: 'positions 0, 1, 2, ..., shape (n, 1)',
+  off: 'positional encoding switched off: X knows which words there are, not their order',
+  edited: 'the X you edited on the page (E and PE above do not affect W: they use generators of their own)',
+};

@@ -1,0 +1,186 @@
+// page-pe.js - episodes 03 and 04 on the page: where X comes from, and why word order needs PE.
+//
+// Two ways to get the input X (state.input, page-state.js):
+//
+//   'randn'  the article's code: X = torch.randn(n, 8) after torch.manual_seed(seed). X does not
+//            look at the words at all: 鱼吃猫 gets exactly the X (and the heatmap) of 猫吃鱼.
+//   'embed'  X = E[token] + PE(position), or X = E[token] with state.pe off:
+//
+//     E[token] = torch.randn(8, generator=torch.Generator().manual_seed(h)),
+//                h = FNV-1a (32 bit) of the UTF-8 bytes of f"{seed} {token}"
+//       A lookup by the token's identity: the same word gets the same vector wherever it stands,
+//       in every sentence and on every visit, and a different seed gives a different table. (A real
+//       model learns this table; here it is random, like the article's X.) Each word has its own
+//       generator, so the default generator is left alone: W_Q, W_K, W_V are the next draws after
+//       torch.manual_seed(seed) and do not depend on the sentence.
+//     PE[pos, 2i] = sin(pos / 10000^(2i/d_model)), PE[pos, 2i+1] = cos(pos / 10000^(2i/d_model))
+//       The sinusoidal encoding of "Attention Is All You Need" (section 3.5), computed in float64
+//       and rounded to float32 (as torch does when it stores the float64 sines in a float32 tensor).
+//
+// Without PE, self-attention is permutation-equivariant: reorder the words and the weights are
+// the same matrix with its rows and columns reordered the same way. With PE they differ.
+//
+// Pure parts (no DOM, testable in Node): tokenSeed, embedding, positionalEncoding, inputWeights,
+// reversed, permutationGap, embedLines. DOM part: createWordsSection(env).
+import { manualSeed, episodeWeights } from '../rng/torch-rng.js';
+import { renderHeatmap } from '../heatmap/heatmap.js';
+import { toRows } from '../core/attention.js';
+import { D_MODEL } from './page-state.js';
+import { fixed } from '../heatmap/text.js';
+
+const utf8 = new TextEncoder();
+/** A sentence as the page writes it: Chinese characters run together, other tokens with spaces. */
+const sentence = (ts) => (ts.every((t) => /^\p{Script=Han}+$/u.test(t)) ? ts.join('') : ts.join(' '));
+
+/** FNV-1a (32 bit) of the UTF-8 bytes of `${seed} ${token}`: the seed of the token's generator. */
+export function tokenSeed(seed, token) {
+  let h = 0x811c9dc5;
+  for (const b of utf8.encode(`${seed} ${token}`)) h = Math.imul(h ^ b, 0x01000193) >>> 0;
+  return h;
+}
+
+/** E[token]: torch.randn(d, generator=torch.Generator().manual_seed(tokenSeed(seed, token))). */
+export const embedding = (seed, token, d = D_MODEL) => manualSeed(tokenSeed(seed, token)).randn(1, d);
+
+/** PE (n, d) as number[][] of float32 values. */
+export function positionalEncoding(n, d = D_MODEL) {
+  return Array.from({ length: n }, (_, pos) => Array.from({ length: d }, (_, k) => {
+    const angle = pos / 10000 ** ((k - (k % 2)) / d);
+    return Math.fround(k % 2 ? Math.cos(angle) : Math.sin(angle));
+  }));
+}
+
+/**
+ * X and the three projections for a state { tokens, seed, dk, input, pe } (x not applied):
+ * { x, wq, wk, wv } as { data: Float32Array, shape }, like episodeWeights; in 'embed' mode also
+ * e and pe (number[][]; pe null when switched off).
+ */
+export function inputWeights({ tokens, seed, dk, input = 'randn', pe = true }) {
+  const n = tokens.length;
+  if (input !== 'embed') return episodeWeights(seed, n, D_MODEL, dk, dk);
+  const g = manualSeed(seed);
+  const [wq, wk, wv] = [0, 1, 2].map(() => ({ data: g.linear(D_MODEL, dk).T, shape: [D_MODEL, dk] }));
+  const e = tokens.map((t) => Array.from(embedding(seed, t)));
+  const p = pe ? positionalEncoding(n) : null;
+  const data = new Float32Array(n * D_MODEL);
+  e.forEach((row, i) => row.forEach((v, k) => { data[i * D_MODEL + k] = p ? v + p[i][k] : v; }));   // rounds like torch's float32 add
+  return { x: { data, shape: [n, D_MODEL] }, wq, wk, wv, e, pe: p };
+}
+
+/** The sentence backwards, and where each of its tokens stood: reversed[k] = tokens[perm[k]]. */
+export function reversed(tokens) {
+  const perm = tokens.map((_, k) => tokens.length - 1 - k);
+  return { tokens: perm.map((p) => tokens[p]), perm };
+}
+
+/** The largest |b[i][j] - a[perm[i]][perm[j]]|: 0 when b is a with rows and columns reordered by perm. */
+export function permutationGap(a, b, perm) {
+  let gap = 0;
+  b.forEach((row, i) => row.forEach((v, j) => { gap = Math.max(gap, Math.abs(v - a[perm[i]][perm[j]])); }));
+  return gap;
+}
+
+/** The lines of the PyTorch snippet that make X in 'embed' mode (s: strings/snippets.js, one language). */
+export function embedLines(s, { tokens, seed, pe = true }) {
+  const t = s.pe, n = tokens.length;
+  const L = [`# ${t.embed}`, `# ${t.table}`, `d_model = ${D_MODEL}`, `tokens = ${JSON.stringify(tokens)}`, '',
+    'def embedding(token):',
+    `    h = 2166136261   # ${t.fnv}`,
+    `    for b in f"${seed} {token}".encode():`,
+    '        h = (h ^ b) * 16777619 % 2**32',
+    '    return torch.randn(d_model, generator=torch.Generator().manual_seed(h))', '',
+    `E = torch.stack([embedding(t) for t in tokens])   # (${n}, ${D_MODEL}), ${t.same}`, ''];
+  if (!pe) return [...L, `X = E   # ${t.off}`];
+  return [...L, `# ${t.pe}`,
+    'n = len(tokens)',
+    `pos = torch.arange(n, dtype=torch.float64).unsqueeze(1)   # ${t.pos}`,
+    'two_i = torch.arange(0, d_model, 2, dtype=torch.float64)   # 2i = 0, 2, 4, 6',
+    'angle = pos / 10000 ** (two_i / d_model)',
+    'PE = torch.zeros(n, d_model)',
+    'PE[:, 0::2] = torch.sin(angle)   # PE[pos, 2i]   = sin(pos / 10000^(2i/d_model))',
+    'PE[:, 1::2] = torch.cos(angle)   # PE[pos, 2i+1] = cos(pos / 10000^(2i/d_model))',
+    `X = E + PE   # (${n}, ${D_MODEL})`];
+}
+
+// ------------------------------------------------------------------------------------------------
+// the section: the switch, E and PE, the sentence beside its reverse
+
+/**
+ * env: { $, h, matrixTable, getState(), getT(), getAttn(), setInput({ input?, pe? }) }.
+ * Returns { bind(), render() }; render() draws from the page's state (an edited X is left out: the
+ * comparison is about where X comes from).
+ */
+export function createWordsSection(env) {
+  return { bind: () => bindWords(env), render: () => renderWords(env) };
+}
+
+function bindWords(env) {
+  const { $, h } = env;
+  const box = $('words');
+  box.setAttribute('aria-labelledby', 'words-title');
+  box.replaceChildren(
+    h('h2', { id: 'words-title' }), h('p', { id: 'words-text' }),
+    h('div', { class: 'words-controls' },
+      h('span', { id: 'words-input-label', class: 'seg-label' }),
+      h('div', { id: 'words-input', class: 'seg', role: 'radiogroup', 'aria-labelledby': 'words-input-label' },
+        ...['randn', 'embed'].map((v) => h('label', { class: 'seg-item' },
+          h('input', { type: 'radio', name: 'words-input', value: v }), h('span', { 'data-input': v })))),
+      h('label', { class: 'switch' }, h('input', { id: 'words-pe', type: 'checkbox', role: 'switch' }), h('span', { id: 'words-pe-label' }))),
+    h('div', { id: 'words-tables', class: 'tables' }),
+    h('div', { class: 'words-pair' },
+      h('figure', { class: 'card figure' }, h('div', { id: 'words-a', class: 'words-map' }), h('figcaption', { id: 'words-a-cap', class: 'note' })),
+      h('figure', { class: 'card figure' }, h('div', { id: 'words-b', class: 'words-map' }), h('figcaption', { id: 'words-b-cap', class: 'note' }))),
+    h('p', { id: 'words-verdict', class: 'worked', 'aria-live': 'polite' }));
+  $('words-input').addEventListener('change', (e) => env.setInput({ input: e.target.value }));
+  $('words-pe').addEventListener('change', (e) => env.setInput({ pe: e.target.checked }));
+}
+
+function renderWords(env) {
+  const { $, h, matrixTable } = env;
+  const state = env.getState(), T = env.getT(), W = T.teach.words, attn = env.getAttn();
+  const embed = state.input === 'embed';
+  $('words-title').innerHTML = W.title;
+  $('words-text').innerHTML = W.text;
+  $('words-input-label').textContent = W.inputLabel;
+  for (const el of $('words-input').querySelectorAll('span[data-input]')) el.innerHTML = W.inputs[el.dataset.input];
+  for (const el of $('words-input').querySelectorAll('input')) el.checked = el.value === state.input;
+  $('words-pe').checked = state.pe;
+  $('words-pe').disabled = !embed;
+  $('words-pe-label').innerHTML = W.peLabel;
+
+  const a = { tokens: state.tokens }, b = reversed(state.tokens);
+  const weights = (tokens) => {
+    const w = inputWeights({ ...state, tokens });
+    return { w, attn: toRows(attn.selfAttention({ x: w.x, wq: w.wq, wk: w.wk, wv: w.wv }, { causal: state.causal }).weights) };
+  };
+  const A = weights(a.tokens), B = weights(b.tokens);
+
+  const dims = Array.from({ length: D_MODEL }, (_, j) => String(j));
+  $('words-tables').replaceChildren(...(embed ? [
+    matrixTable(T.matrixShape('E[token]', a.tokens.length, D_MODEL), A.w.e, { rowLabels: a.tokens, colLabels: dims }),
+    ...(A.w.pe ? [matrixTable(T.matrixShape('PE[pos]', a.tokens.length, D_MODEL), A.w.pe,
+      { rowLabels: a.tokens.map((_, i) => String(i)), colLabels: dims })] : []),
+  ] : []));
+
+  const draw = (id, tokens, m) => {
+    const n = tokens.length;
+    $(id).innerHTML = renderHeatmap(m, {
+      rowLabels: tokens, colLabels: tokens, lang: state.lang, idPrefix: id, legend: false,
+      decimals: n <= 6 ? 2 : 1, cellSize: Math.max(20, Math.min(52, Math.floor(300 / n))),
+      title: sentence(tokens), ...(state.causal ? { masked: 'causal' } : {}),
+    });
+  };
+  draw('words-a', a.tokens, A.attn);
+  draw('words-b', b.tokens, B.attn);
+  $('words-a-cap').textContent = W.caption(sentence(a.tokens));
+  $('words-b-cap').textContent = W.caption(sentence(b.tokens));
+
+  const perm = `(${b.perm.map((p) => p + 1).join(' ')})`;
+  const gap = permutationGap(A.attn, B.attn, b.perm);
+  const sa = h('span', { class: 'tok' }, sentence(a.tokens)), sb = h('span', { class: 'tok' }, sentence(b.tokens));
+  const parts = !embed ? W.verdictRandn : state.pe ? W.verdictPe(perm, fixed(gap, 4)) : W.verdictNoPe(perm, gap === 0, state.causal);
+  const verdict = $('words-verdict');
+  verdict.dataset.gap = String(gap);
+  verdict.dataset.perm = perm;
+  verdict.replaceChildren(...parts.map((p) => (p === 'A' ? sa.cloneNode(true) : p === 'B' ? sb.cloneNode(true) : p)));
+}

@@ -447,15 +447,15 @@
     const count = rows * cols;
     if (!nested) {
       if (arg.kind === "Float32Array" || arg.kind === "Float64Array") {
-        const view = exactView(src, arg.kind === "Float32Array" ? Float32Array : Float64Array, count);
-        if (view === null) changed(name);
+        const view2 = exactView(src, arg.kind === "Float32Array" ? Float32Array : Float64Array, count);
+        if (view2 === null) changed(name);
         if (arg.kind === "Float64Array") {
           for (let i = 0; i < count; i++) {
-            const x = view[i];
+            const x = view2[i];
             if (!(Math.abs(x) <= FLT_MAX2)) badValue(name, x, Math.floor(i / cols), i % cols);
           }
         }
-        mem.f32.set(view, p);
+        mem.f32.set(view2, p);
         return;
       }
       if (src.length !== count) changed(name);
@@ -495,9 +495,9 @@
   function writeMask(mem, mask, at, n2, m) {
     if (!mask.nested) {
       if (mask.kind === "Uint8Array") {
-        const view = exactView(mask.src, Uint8Array, n2 * m);
-        if (view === null) changed("mask");
-        mem.u8.set(view, at);
+        const view2 = exactView(mask.src, Uint8Array, n2 * m);
+        if (view2 === null) changed("mask");
+        mem.u8.set(view2, at);
         return;
       }
       const src = mask.src;
@@ -888,9 +888,9 @@
   }
 
   // web/core/load.js
-  function decodeBase64(s) {
-    if (typeof Buffer === "function") return new Uint8Array(Buffer.from(s, "base64"));
-    const bin = atob(s), out = new Uint8Array(bin.length);
+  function decodeBase64(s2) {
+    if (typeof Buffer === "function") return new Uint8Array(Buffer.from(s2, "base64"));
+    const bin = atob(s2), out = new Uint8Array(bin.length);
     for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
     return out;
   }
@@ -977,26 +977,26 @@
 
   // web/heatmap/text.js
   var ESC = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
-  var esc = (s) => String(s).replace(/[&<>"']/g, (c) => ESC[c]);
-  function clean(s) {
+  var esc = (s2) => String(s2).replace(/[&<>"']/g, (c) => ESC[c]);
+  function clean(s2) {
     let out = "";
-    for (let i = 0; i < s.length; i++) {
-      const c = s.charCodeAt(i);
+    for (let i = 0; i < s2.length; i++) {
+      const c = s2.charCodeAt(i);
       if (c >= 55296 && c <= 56319) {
-        const d = s.charCodeAt(i + 1);
+        const d = s2.charCodeAt(i + 1);
         if (d >= 56320 && d <= 57343) {
-          out += s[i] + s[i + 1];
+          out += s2[i] + s2[i + 1];
           i++;
         } else out += "\uFFFD";
       } else if (c >= 56320 && c <= 57343) out += "\uFFFD";
       else if (c === 9 || c === 10 || c === 13) out += " ";
       else if (c < 32 || c === 65534 || c === 65535) out += "\uFFFD";
-      else out += s[i];
+      else out += s2[i];
     }
     return out;
   }
   var BIDI = /[\u0590-\u08ff\u200e\u200f\u202a-\u202e\u2066-\u2069\ufb1d-\ufdff\ufe70-\ufefc]|\ud802[\udc00-\udfff]|\ud83a[\udc00-\udfff]/;
-  var isolate = (s) => BIDI.test(s) ? `\u2068${s}\u2069` : s;
+  var isolate = (s2) => BIDI.test(s2) ? `\u2068${s2}\u2069` : s2;
   var ZERO_WIDTH = (cp) => cp >= 768 && cp <= 879 || cp >= 6832 && cp <= 6911 || cp >= 8400 && cp <= 8447 || cp >= 65056 && cp <= 65071 || cp >= 8203 && cp <= 8207 || cp >= 8234 && cp <= 8238 || cp >= 8288 && cp <= 8297 || cp >= 65024 && cp <= 65039 || cp === 65279 || cp >= 917504 && cp <= 917999;
   var WIDE = (cp) => cp >= 4352 && cp <= 4447 || cp >= 9728 && cp <= 10175 || cp >= 11904 && cp <= 42191 || cp >= 44032 && cp <= 55203 || cp >= 63744 && cp <= 64255 || cp >= 65072 && cp <= 65103 || cp >= 65280 && cp <= 65376 || cp >= 65504 && cp <= 65510 || cp >= 126976 && cp <= 129791 || cp >= 131072 && cp <= 262141;
   function graphemeEm(g) {
@@ -1008,12 +1008,12 @@
     return 0;
   }
   var segmenter = typeof Intl === "object" && typeof Intl.Segmenter === "function" ? new Intl.Segmenter("en", { granularity: "grapheme" }) : null;
-  var graphemes = (s) => segmenter ? Array.from(segmenter.segment(s), (x) => x.segment) : Array.from(s);
-  var textEm = (s) => graphemes(s).reduce((w, g) => w + graphemeEm(g), 0);
-  function fit(s, maxEm) {
-    const gs = graphemes(s);
+  var graphemes = (s2) => segmenter ? Array.from(segmenter.segment(s2), (x) => x.segment) : Array.from(s2);
+  var textEm = (s2) => graphemes(s2).reduce((w, g) => w + graphemeEm(g), 0);
+  function fit(s2, maxEm) {
+    const gs = graphemes(s2);
     const total = gs.reduce((w2, g) => w2 + graphemeEm(g), 0);
-    if (total <= maxEm) return { text: s, em: total, cut: false };
+    if (total <= maxEm) return { text: s2, em: total, cut: false };
     let w = 0, out = "";
     for (const g of gs) {
       const gw = graphemeEm(g);
@@ -1024,10 +1024,10 @@
     out = out.replace(/\s+$/, "");
     return { text: out + "\u2026", em: textEm(out) + 1, cut: true };
   }
-  function cut(s, max) {
-    if (s.length <= max) return s;
+  function cut(s2, max) {
+    if (s2.length <= max) return s2;
     let out = "";
-    for (const g of segmenter ? segmenter.segment(s) : s) {
+    for (const g of segmenter ? segmenter.segment(s2) : s2) {
       const x = typeof g === "string" ? g : g.segment;
       if (out.length + x.length > max - 1) break;
       out += x;
@@ -1039,8 +1039,8 @@
     return Object.is(r, -0) ? "0" : String(r);
   }
   function fixed(x, d) {
-    const s = x.toFixed(d);
-    return /^-0\.?0*$/.test(s) ? s.slice(1) : s;
+    const s2 = x.toFixed(d);
+    return /^-0\.?0*$/.test(s2) ? s2.slice(1) : s2;
   }
   function compact(x, d) {
     const r = Number(x.toFixed(d));
@@ -1162,9 +1162,9 @@
       return out;
     }
     if (typeof masked === "object" && "data" in masked && "shape" in masked) {
-      const s = masked.shape;
-      if (!Array.isArray(s) || s[0] !== rows || s[1] !== cols || s.length !== 2) {
-        throw new RangeError(`renderHeatmap: masked.shape must be [${rows}, ${cols}] like the matrix; received ${JSON.stringify(s) ?? String(s)}`);
+      const s2 = masked.shape;
+      if (!Array.isArray(s2) || s2[0] !== rows || s2[1] !== cols || s2.length !== 2) {
+        throw new RangeError(`renderHeatmap: masked.shape must be [${rows}, ${cols}] like the matrix; received ${JSON.stringify(s2) ?? String(s2)}`);
       }
       if (!isList(masked.data) || masked.data.length !== rows * cols) {
         throw new TypeError(`renderHeatmap: masked.data must be a Uint8Array or boolean[] of ${rows * cols} values; received ${describe2(masked.data)}`);
@@ -1191,7 +1191,9 @@
     const rowLabels = readLabels(options.rowLabels, rows, "rowLabels", rows === 1 ? "row" : "rows");
     const colLabels = readLabels(options.colLabels, cols, "colLabels", cols === 1 ? "column" : "columns");
     const masked = readMask(options.masked, rows, cols);
-    const { dmin, dmax } = readDomain(values, scale, min, max);
+    const { colourScale = "unit" } = options;
+    let { dmin, dmax } = readDomain(values, scale, min, max);
+    FULL_API: if (colourScale !== "unit") ({ dmin, dmax } = readDataDomain(values, masked, colourScale, scale, min, max));
     const t = heatmap_exports[lang];
     return {
       lang,
@@ -1200,6 +1202,7 @@
       standalone,
       legend: legend2,
       scale,
+      colourScale,
       rowLabels,
       colLabels,
       masked,
@@ -1234,6 +1237,26 @@
         throw new RangeError(`renderHeatmap: ${k} must be a finite number; received ${describe2(v)}`);
       }
     }
+  }
+  function readDataDomain(values, masked, colourScale, scale, min, max) {
+    if (colourScale !== "data" && colourScale !== "log") {
+      throw new RangeError(`renderHeatmap: colourScale must be "unit", "data" or "log"; received ${describe2(colourScale)}`);
+    }
+    if (scale !== "sequential") throw new RangeError(`renderHeatmap: colourScale "${colourScale}" needs scale "sequential"; received scale ${describe2(scale)}`);
+    let lo = Infinity, hi = -Infinity;
+    values.forEach((v, p) => {
+      if (masked && masked[p] || colourScale === "log" && !(v > 0)) return;
+      if (v < lo) lo = v;
+      if (v > hi) hi = v;
+    });
+    if (!(lo <= hi)) [lo, hi] = colourScale === "log" ? [1e-3, 1] : [0, 1];
+    if (min !== void 0) lo = min;
+    if (max !== void 0) hi = max;
+    if (colourScale === "log" && lo === hi && min === void 0) lo = hi / 10;
+    if (colourScale === "log" && !(lo > 0 && hi > lo)) {
+      throw new RangeError(`renderHeatmap: colourScale "log" needs 0 < min < max; received min ${lo}, max ${hi}`);
+    }
+    return readDomain([lo, hi], "sequential", lo === hi ? void 0 : lo, lo === hi ? void 0 : hi);
   }
   function readDomain(values, scale, min, max) {
     let lo = Infinity, hi = -Infinity;
@@ -1309,9 +1332,9 @@
   }
   function hash(rows, cols, values, rowLabels, colLabels, masked) {
     let h2 = 2166136261;
-    const s = `${rows}x${cols}|${values.join(",")}|${rowLabels.join("\0")}|${colLabels.join("\0")}|${masked ? masked.join("") : ""}`;
-    for (let i = 0; i < s.length; i++) {
-      h2 ^= s.charCodeAt(i);
+    const s2 = `${rows}x${cols}|${values.join(",")}|${rowLabels.join("\0")}|${colLabels.join("\0")}|${masked ? masked.join("") : ""}`;
+    for (let i = 0; i < s2.length; i++) {
+      h2 ^= s2.charCodeAt(i);
       h2 = Math.imul(h2, 16777619);
     }
     return (h2 >>> 0).toString(36);
@@ -1359,9 +1382,13 @@
     const span = b - a;
     return Number.isFinite(span) ? (v - a) / span : (v / 2 - a / 2) / (b / 2 - a / 2);
   }
+  function position(v, o) {
+    FULL_API: if (o.colourScale === "log") return v > 0 ? frac(Math.log10(v), Math.log10(o.dmin), Math.log10(o.dmax)) : 0;
+    return frac(v, o.dmin, o.dmax);
+  }
   function colour(v, o) {
     const { dmin, dmax } = o;
-    if (o.scale === "sequential") return ramp(VIRIDIS_RGB, frac(v, dmin, dmax));
+    if (o.scale === "sequential") return ramp(VIRIDIS_RGB, position(v, o));
     const mid = dmin < 0 && dmax > 0 ? 0 : Number.isFinite(dmin + dmax) ? (dmin + dmax) / 2 : dmin / 2 + dmax / 2;
     const t = v < mid ? 0.5 * (v - dmin) / (mid - dmin) : 0.5 + 0.5 * (v - mid) / (dmax - mid);
     return ramp(RDBU_RGB, t);
@@ -1385,7 +1412,7 @@
     const span = b - a;
     const raw = Number.isFinite(span) ? span / 4 : (b / 2 - a / 2) / 2;
     const p = 10 ** Math.floor(Math.log10(raw));
-    const step = [1, 2, 2.5, 5, 10].map((m) => m * p).find((s) => s >= raw * 0.999);
+    const step = [1, 2, 2.5, 5, 10].map((m) => m * p).find((s2) => s2 >= raw * 0.999);
     const d = Math.max(0, -Math.floor(Math.log10(step) + 1e-9) + (step / p === 2.5 ? 1 : 0));
     if (step > 0 && Number.isFinite(step) && d <= 100) {
       const ticks = [], labels = [];
@@ -1404,6 +1431,20 @@
     }
     return { ticks: [a, b], labels: apart(a, b) };
   }
+  function logTicks(a, b) {
+    const k0 = Math.ceil(Math.log10(a) - 1e-9), k1 = Math.floor(Math.log10(b) + 1e-9);
+    for (const mults of [[1], [1, 2, 5], [1, 1.5, 2, 3, 5, 7]]) {
+      const ticks = [];
+      for (let k = k0 - 1; k <= k1 && ticks.length <= MAX_TICKS; k++) {
+        for (const m of mults) {
+          const v = Number((m * 10 ** k).toPrecision(2));
+          if (v >= a * (1 - 1e-9) && v <= b * (1 + 1e-9)) ticks.push(v);
+        }
+      }
+      if (ticks.length >= 3 && ticks.length <= 8) return { ticks, labels: ticks.map((v) => compact(v, Math.max(0, 1 - Math.floor(Math.log10(v) + 1e-9)))) };
+    }
+    return { ticks: [a, b], labels: apart(a, b) };
+  }
   function apart(a, b) {
     for (let digits = 1; digits < 17; digits++) {
       const x = Number(a.toPrecision(digits)), y = Number(b.toPrecision(digits));
@@ -1411,6 +1452,21 @@
     }
     return [String(a), String(b)];
   }
+
+  // web/strings/heatmap-scale.js
+  var heatmap_scale_exports = {};
+  __export(heatmap_scale_exports, {
+    en: () => en2,
+    zh: () => zh2
+  });
+  var zh2 = {
+    legendScale: { data: (a, b) => `\u6570\u636E\u8303\u56F4 ${a}\u2013${b}`, log: (a, b) => `\u5BF9\u6570 ${a}\u2013${b}` },
+    scaleDesc: { data: "\u8272\u6807\u4ECE\u6570\u636E\u7684\u6700\u5C0F\u503C\u5230\u6700\u5927\u503C\u3002", log: "\u8272\u6807\u662F\u5BF9\u6570\u523B\u5EA6\uFF1A\u6BCF\u4E00\u683C\u7684\u989C\u8272\u6309 log\u2081\u2080\uFF08\u6570\u503C\uFF09\u6392\u5217\u3002" }
+  };
+  var en2 = {
+    legendScale: { data: (a, b) => `data range ${a}\u2013${b}`, log: (a, b) => `log ${a}\u2013${b}` },
+    scaleDesc: { data: " The colours span the data's own range.", log: " The colour scale is logarithmic: colours follow log\u2081\u2080 of the value." }
+  };
 
   // web/heatmap/draw.js
   var FONT_STACK = 'system-ui, "PingFang SC", "Noto Sans CJK SC", "Microsoft YaHei", sans-serif';
@@ -1475,7 +1531,7 @@
     const capColY = colTop - 8;
     grow(gridW / 2 - capColW / 2, capColY - 0.9 * capFont, gridW / 2 + capColW / 2, capColY);
     const legendX = gridW + 20, legendW = 12, legendH = Math.max(gridH, 100);
-    const { ticks, labels: tickLabels } = niceTicks(o.dmin, o.dmax);
+    const { ticks, labels: tickLabels } = legendTicks(o);
     if (o.legend) {
       const tickW = Math.max(...tickLabels.map((l) => textEm(l) * tickFont));
       grow(legendX, -tickFont / 2, legendX + legendW + 8 + tickW, legendH + tickFont / 2);
@@ -1484,6 +1540,12 @@
     const maskedText = o.scale === "sequential" ? t.maskedWeight : t.masked;
     const keyY = gridH + 14;
     if (maskedCount) grow(0, keyY, 18 + textEm(maskedText) * capFont, keyY + 12);
+    let legendCaption = "", legendCaptionY = 0;
+    FULL_API: if (o.legend && o.colourScale !== "unit") {
+      legendCaption = heatmap_scale_exports[o.lang].legendScale[o.colourScale](...apart(o.dmin, o.dmax));
+      legendCaptionY = Math.max(legendH + tickFont / 2, maskedCount ? keyY + 12 : 0) + 14;
+      grow(legendX, legendCaptionY - tickFont, legendX + textEm(legendCaption) * tickFont, legendCaptionY + 3);
+    }
     const fullTitle = clean(o.title);
     const titleFit = fit(fullTitle, Math.max(box.x1 - box.x0, 320) / titleFont);
     const titleY = box.y0 - 10;
@@ -1514,6 +1576,8 @@
       legendH,
       ticks,
       tickLabels,
+      legendCaption,
+      legendCaptionY,
       maskedCount,
       maskedText,
       keyY,
@@ -1527,7 +1591,7 @@
       H
     };
   }
-  var id = (o, s) => `${o.idPrefix}-${s}`;
+  var id = (o, s2) => `${o.idPrefix}-${s2}`;
   var hidden = (o) => o.role === "grid" ? ' aria-hidden="true"' : "";
   function cellText(rows, cols, o) {
     const cellMax = Math.floor(CELL_TEXT / (rows * cols));
@@ -1551,6 +1615,7 @@
     let [lo, hi] = [compact(o.dmin, 4), compact(o.dmax, 4)];
     if (lo === hi) [lo, hi] = apart(o.dmin, o.dmax);
     let desc = t.desc(o.scale === "sequential") + t.domain(lo, hi);
+    FULL_API: if (o.colourScale !== "unit") desc += heatmap_scale_exports[o.lang].scaleDesc[o.colourScale];
     if (L.maskedCount) desc += t.maskedCount(L.maskedCount);
     if (rows <= 32) {
       const parts = [];
@@ -1574,14 +1639,22 @@
     }
     if (o.legend) {
       const stops = [];
-      const span = o.dmax - o.dmin;
       for (let k = 0; k <= 20; k++) {
-        const v = Number.isFinite(span) ? o.dmin + span * k / 20 : o.dmin * (1 - k / 20) + o.dmax * (k / 20);
+        const v = stopValue(k, o);
         stops.push(`<stop offset="${n(k / 20)}" stop-color="${toHex(colour(v, o))}"/>`);
       }
       out.push(`<linearGradient id="${id(o, "ramp")}" x1="0" y1="1" x2="0" y2="0">${stops.join("")}</linearGradient>`);
     }
     return out.length ? `<defs>${out.join("")}</defs>` : "";
+  }
+  function stopValue(k, o) {
+    FULL_API: if (o.colourScale === "log") return o.dmin * (o.dmax / o.dmin) ** (k / 20);
+    const span = o.dmax - o.dmin;
+    return Number.isFinite(span) ? o.dmin + span * k / 20 : o.dmin * (1 - k / 20) + o.dmax * (k / 20);
+  }
+  function legendTicks(o) {
+    FULL_API: if (o.colourScale === "log") return logTicks(o.dmin, o.dmax);
+    return niceTicks(o.dmin, o.dmax);
   }
   function titles(L, o) {
     const { titleFit, fullTitle, capFont, gridW, gridH } = L;
@@ -1622,10 +1695,10 @@
     const { cs, gap } = L;
     const v = values[p], isMasked = o.masked ? o.masked[p] === 1 : false;
     const label = cellLabel(i, j, v, isMasked, o, text);
-    const x = j * cs + gap / 2, y = i * cs + gap / 2, s = cs - gap;
+    const x = j * cs + gap / 2, y = i * cs + gap / 2, s2 = cs - gap;
     const rgb = colour(v, o);
     const fill = isMasked ? `url(#${id(o, "hatch")})` : toHex(rgb);
-    let g = `<g class="cell-group${isMasked ? " masked" : ""}"${cellAttributes(i, j, o)} aria-label="${esc(label)}"><title>${esc(label)}</title><rect class="cell" x="${n(x)}" y="${n(y)}" width="${n(s)}" height="${n(s)}"${cs >= 24 ? ' rx="2"' : ""} fill="${fill}"` + (isMasked ? ' stroke="currentColor" stroke-opacity="0.2"' : "") + ` data-row="${i}" data-col="${j}" data-value="${esc(String(v))}"${isMasked ? ' data-masked="true"' : ""}/>`;
+    let g = `<g class="cell-group${isMasked ? " masked" : ""}"${cellAttributes(i, j, o)} aria-label="${esc(label)}"><title>${esc(label)}</title><rect class="cell" x="${n(x)}" y="${n(y)}" width="${n(s2)}" height="${n(s2)}"${cs >= 24 ? ' rx="2"' : ""} fill="${fill}"` + (isMasked ? ' stroke="currentColor" stroke-opacity="0.2"' : "") + ` data-row="${i}" data-col="${j}" data-value="${esc(String(v))}"${isMasked ? ' data-masked="true"' : ""}/>`;
     if (L.showValues && !isMasked) {
       g += `<text class="cell-value" x="${n((j + 0.5) * cs)}" y="${n((i + 0.5) * cs)}" dy="0.35em" text-anchor="middle" font-size="${n(L.valueFont)}" fill="${textOn(rgb)}" pointer-events="none">${fixed(v, o.decimals)}</text>`;
     }
@@ -1652,9 +1725,12 @@
     const { legendX, legendW, legendH, tickFont } = L;
     const parts = [`<g class="legend" aria-hidden="true"><rect x="${n(legendX)}" y="0" width="${legendW}" height="${n(legendH)}" fill="url(#${id(o, "ramp")})"/>`];
     L.ticks.forEach((v, k) => {
-      const y = legendH * (1 - frac(v, o.dmin, o.dmax));
+      const y = legendH * (1 - position(v, o));
       parts.push(`<line x1="${n(legendX + legendW)}" y1="${n(y)}" x2="${n(legendX + legendW + 4)}" y2="${n(y)}" stroke="currentColor"/><text x="${n(legendX + legendW + 7)}" y="${n(y)}" dy="0.35em" font-size="${tickFont}" fill="currentColor">${L.tickLabels[k]}</text>`);
     });
+    FULL_API: if (L.legendCaption) {
+      parts.push(`<text class="legend-caption" x="${n(legendX)}" y="${n(L.legendCaptionY)}" font-size="${tickFont}" fill="currentColor" fill-opacity="0.75">${esc(L.legendCaption)}</text>`);
+    }
     return parts.join("") + "</g>";
   }
   function maskedKey(L, o) {
@@ -1665,8 +1741,8 @@
     FULL_API: if (o.focusRing) {
       const [i, j] = o.activeCell;
       const { cs, gap } = L;
-      const x = j * cs + gap / 2, y = i * cs + gap / 2, s = cs - gap;
-      const box = (pad) => `x="${n(x - pad)}" y="${n(y - pad)}" width="${n(s + 2 * pad)}" height="${n(s + 2 * pad)}"`;
+      const x = j * cs + gap / 2, y = i * cs + gap / 2, s2 = cs - gap;
+      const box = (pad) => `x="${n(x - pad)}" y="${n(y - pad)}" width="${n(s2 + 2 * pad)}" height="${n(s2 + 2 * pad)}"`;
       return `<g class="ring" aria-hidden="true" pointer-events="none"><rect class="ring-outer" ${box(2.5)} rx="4" fill="none" stroke="currentColor" stroke-width="3"/><rect class="ring-inner" ${box(0.5)} rx="3" fill="none" stroke="#ffffff" stroke-width="1.5"/></g>`;
     }
     return "";
@@ -1685,6 +1761,7 @@
     "min",
     "max",
     "scale",
+    "colourScale",
     "legend",
     "cellSize",
     "role",
@@ -1779,14 +1856,14 @@
   };
   function fma32(a, b, c) {
     const p = a * b;
-    const s = p + c;
-    const bb = s - p;
-    const err = p - (s - bb) + (c - bb);
-    if (err === 0) return fround(s);
-    dv.setFloat64(0, s);
+    const s2 = p + c;
+    const bb = s2 - p;
+    const err = p - (s2 - bb) + (c - bb);
+    if (err === 0) return fround(s2);
+    dv.setFloat64(0, s2);
     const lo = dv.getUint32(4);
-    if ((lo & 536870911) !== 268435456) return fround(s);
-    dv.setUint32(4, err > 0 === s > 0 ? lo + 1 : lo - 1);
+    if ((lo & 536870911) !== 268435456) return fround(s2);
+    dv.setUint32(4, err > 0 === s2 > 0 ? lo + 1 : lo - 1);
     return fround(dv.getFloat64(0));
   }
   var C = (v) => fround(v);
@@ -1844,12 +1921,12 @@
     c = fround(c * z);
     c = fma32(c, z, -fround(z * 0.5));
     c = fround(c + 1);
-    let s = fma32(fma32(SIN_P[0], z, SIN_P[1]), z, SIN_P[2]);
-    s = fround(s * z);
-    s = fma32(s, x, x);
+    let s2 = fma32(fma32(SIN_P[0], z, SIN_P[1]), z, SIN_P[2]);
+    s2 = fround(s2 * z);
+    s2 = fma32(s2, x, x);
     const poly = (j & 2) === 0;
-    const sv = poly ? s : c;
-    const cv = poly ? c : s;
+    const sv = poly ? s2 : c;
+    const cv = poly ? c : s2;
     out[0] = signSin ? -sv : sv;
     out[1] = signCos ? -cv : cv;
   }
@@ -2001,14 +2078,14 @@
   // web/strings/page.js
   var page_exports = {};
   __export(page_exports, {
-    en: () => en2,
-    zh: () => zh2
+    en: () => en3,
+    zh: () => zh3
   });
-  var M = (s) => `<span class="m">${s}</span>`;
+  var M = (s2) => `<span class="m">${s2}</span>`;
   var QKT = M("QK<sup>T</sup>");
   var DK = M("d<sub>k</sub>");
   var SQRT_DK = M("\u221Ad<sub>k</sub>");
-  var zh2 = {
+  var zh3 = {
     htmlLang: "zh-CN",
     docTitle: "\u81EA\u6CE8\u610F\u529B \xB7 \u732B\u5403\u9C7C \u2014 \u4ECE\u96F6\u624B\u5199\u5927\u6A21\u578B EP05",
     langButton: "English",
@@ -2046,6 +2123,7 @@
       looks: ["\u300C", "\u300D\u770B\u300C", "\u300D"],
       dot: "\u2460 \u70B9\u79EF",
       scale: "\u2461 \u9664\u4EE5 \u221Ad_k",
+      scaleHead: "\u2461 \u9664\u4EE5 \u221Ad_head",
       exp: "\u2462 \u53D6\u6307\u6570",
       sum: "\u2463 \u8FD9\u4E00\u884C\u7684 exp \u4E4B\u548C",
       weight: "\u2464 \u6743\u91CD = exp \xF7 \u884C\u548C",
@@ -2082,7 +2160,7 @@
     rowSum: "\u884C\u548C",
     outputName: "\u8F93\u51FA",
     step4Title: "\u2463 \u52A0\u6743\u6C42\u548C\uFF1A\u8F93\u51FA = \u6743\u91CD \xB7 V",
-    step4Text: "\u6BCF\u4E2A\u8BCD\u7684\u8F93\u51FA\uFF0C\u662F\u6240\u6709\u8BCD\u7684 Value \u6309\u8FD9\u4E00\u884C\u7684\u6743\u91CD\u6DF7\u5408\u2014\u2014\u4E0D\u662F SQL \u90A3\u6837\u201C\u53EA\u53D6\u5206\u6570\u6700\u9AD8\u7684\u4E00\u884C\u201D\uFF0C\u800C\u662F\u201C\u6BCF\u4E2A\u90FD\u8981\u4E00\u70B9\u201D\u3002\u8F93\u51FA\u7684\u6BCF\u4E00\u884C\uFF0C\u5C31\u662F\u8FD9\u4E2A\u8BCD\u201C\u770B\u8FC7\u201D\u6574\u53E5\u8BDD\u4E4B\u540E\u7684\u65B0\u5411\u91CF\u3002",
+    step4Text: "\u6BCF\u4E2A\u8BCD\u7684\u8F93\u51FA\uFF0C\u662F\u6240\u6709\u8BCD\u7684 Value \u6309\u8FD9\u4E00\u884C\u7684\u6743\u91CD\u6DF7\u5408\u3002SQL \u7684 JOIN \u6CA1\u6709\u5206\u6570\uFF1A\u6761\u4EF6\u76F8\u7B49\u5C31\u547D\u4E2D\u3001\u6574\u884C\u8FD4\u56DE\uFF0C\u4E0D\u76F8\u7B49\u5C31\u6CA1\u6709\uFF1B\u6CE8\u610F\u529B\u5219\u662F\u201C\u6BCF\u4E2A\u90FD\u8981\u4E00\u70B9\u201D\uFF0C\u5339\u914D\u5EA6\u8D8A\u9AD8\uFF0C\u62FF\u5F97\u8D8A\u591A\u3002\u8F93\u51FA\u7684\u6BCF\u4E00\u884C\uFF0C\u5C31\u662F\u8FD9\u4E2A\u8BCD\u201C\u770B\u8FC7\u201D\u6574\u53E5\u8BDD\u4E4B\u540E\u7684\u65B0\u5411\u91CF\u3002",
     step4Example: ["\u300C", "\u300D\u7684\u8F93\u51FA = "],
     step4Follow: "\uFF08\u8DDF\u968F\u70ED\u529B\u56FE\u91CC\u9009\u4E2D\u7684\u884C\uFF09",
     sec5Title: `\u5BF9\u7167\u6587\u7AE0\u7B2C\u4E94\u8282\u7684\u624B\u7B97\uFF08${DK} = 4\uFF09`,
@@ -2094,13 +2172,13 @@
     sec5Note: (a, b, c) => `\u6587\u7AE0\u91CC\u7684 0.30 / 0.42 / 0.28 \u53EA\u662F\u793A\u610F\uFF08\u539F\u6587\u4E5F\u5199\u4E86\u201C\u8FD9\u7EC4\u6570\u5B57\u53EA\u662F\u793A\u610F\u201D\uFF09\u3002\u7528\u6587\u4E2D\u7ED9\u7684 Q\u3001K \u771F\u7B97\u4E00\u904D\uFF0C\u300C\u5403\u300D\u8FD9\u4E00\u884C\u662F <b>${a} / ${b} / ${c}</b>\uFF1A\u5403\xB7\u732B \u548C \u5403\xB7\u9C7C \u7684\u70B9\u79EF\u90FD\u662F 0.37\uFF0C\u6240\u4EE5\u770B\u732B\u548C\u770B\u9C7C\u7684\u6743\u91CD\u76F8\u540C\uFF1B\u5403\xB7\u5403 = 0.68 \u6700\u5927\uFF0C\u6240\u4EE5\u770B\u81EA\u5DF1\u6700\u591A\u3002\u7ED3\u8BBA\u548C\u6587\u7AE0\u4E00\u81F4\uFF1A\u300C\u5403\u300D\u5927\u7EA6\u4E09\u6210\u770B\u300C\u732B\u300D\uFF0C\u4E09\u6210\u770B\u300C\u9C7C\u300D\uFF0C\u5269\u4E0B\u7684\u7559\u7ED9\u81EA\u5DF1\u3002`,
     heatmapTitle5: "\u7B2C\u4E94\u8282\uFF1Asoftmax(QK\u1D40/\u221A4)",
     scaleTitle: `\u4E3A\u4EC0\u4E48\u8981\u9664\u4EE5 ${SQRT_DK}\uFF1F`,
-    scaleText: "\u53D6 8 \u4E2A\u67E5\u8BE2\u548C 8 \u4E2A\u952E\uFF0C\u6BCF\u4E00\u7EF4\u90FD\u662F\u72EC\u7ACB\u7684\u6807\u51C6\u6B63\u6001\u968F\u673A\u6570\uFF08\u79CD\u5B50\u540C\u4E0A\uFF09\uFF0C\u770B\u70B9\u79EF " + QKT + " \u600E\u6837\u968F\u7EF4\u5EA6 d_k \u53D8\u5316\u3002\u70B9\u79EF\u662F d_k \u4E2A\u4E58\u79EF\u4E4B\u548C\uFF0C\u65B9\u5DEE\u968F d_k \u7EBF\u6027\u589E\u957F\uFF0C\u6807\u51C6\u5DEE\u7EA6\u4E3A \u221Ad_k\u3002\u4E0D\u7F29\u653E\u7684\u8BDD\uFF0C\u5206\u6570\u4E4B\u95F4\u7684\u5DEE\u8DDD\u8D8A\u6765\u8D8A\u5927\uFF0Csoftmax \u628A\u51E0\u4E4E\u5168\u90E8\u6743\u91CD\u90FD\u7ED9\u6700\u5927\u7684\u90A3\u4E00\u4E2A\uFF08\u63A5\u8FD1 one-hot\uFF09\uFF0C\u5176\u4F59\u4F4D\u7F6E\u7684\u68AF\u5EA6\u51E0\u4E4E\u4E3A 0\u2014\u2014\u8FD9\u5C31\u662F\u8BBA\u6587 3.2.1 \u8282\u8BF4\u7684\u201C\u68AF\u5EA6\u6781\u5C0F\u7684\u533A\u57DF\u201D\u3002\u9664\u4EE5 \u221Ad_k \u4E4B\u540E\uFF0C\u6807\u51C6\u5DEE\u56DE\u5230 1 \u5DE6\u53F3\uFF0C\u6743\u91CD\u7684\u5206\u5E03\u4E0D\u518D\u968F\u7EF4\u5EA6\u53D8\u5316\u3002",
+    scaleText: "\u53D6 8 \u4E2A\u67E5\u8BE2\u548C 8 \u4E2A\u952E\uFF0C\u6BCF\u4E00\u7EF4\u90FD\u662F\u72EC\u7ACB\u7684\u6807\u51C6\u6B63\u6001\u968F\u673A\u6570\uFF08\u79CD\u5B50\u540C\u4E0A\uFF09\uFF0C\u770B\u70B9\u79EF " + QKT + " \u600E\u6837\u968F\u7EF4\u5EA6 d_k \u53D8\u5316\uFF1B\u4E3A\u4E86\u8BA9\u8D8B\u52BF\u7A33\u5B9A\uFF0C\u6BCF\u4E2A d_k \u62BD 64 \u7EC4\u53D6\u5E73\u5747\u3002\u70B9\u79EF\u662F d_k \u4E2A\u4E58\u79EF\u4E4B\u548C\uFF0C\u65B9\u5DEE\u968F d_k \u7EBF\u6027\u589E\u957F\uFF0C\u6807\u51C6\u5DEE\u7EA6\u4E3A \u221Ad_k\u3002\u4E0D\u7F29\u653E\u7684\u8BDD\uFF0C\u5206\u6570\u4E4B\u95F4\u7684\u5DEE\u8DDD\u8D8A\u6765\u8D8A\u5927\uFF0Csoftmax \u628A\u51E0\u4E4E\u5168\u90E8\u6743\u91CD\u90FD\u7ED9\u6700\u5927\u7684\u90A3\u4E00\u4E2A\uFF08\u63A5\u8FD1 one-hot\uFF09\u3002\u8FD9\u65F6 softmax \u7684\u96C5\u53EF\u6BD4\u77E9\u9635 diag(p) \u2212 pp<sup>T</sup> \u6574\u4E2A\u8D8B\u8FD1\u4E8E 0\uFF0C\u8FDE\u5F97\u5206\u6700\u9AD8\u7684\u90A3\u4E00\u683C\u4E5F\u4E0D\u4F8B\u5916\uFF1Ap \u63A5\u8FD1 0 \u6216 1 \u7684\u5730\u65B9\uFF0Cp(1 \u2212 p) \u90FD\u63A5\u8FD1 0\uFF0C\u68AF\u5EA6\u51E0\u4E4E\u4F20\u4E0D\u56DE\u53BB\u2014\u2014\u8FD9\u5C31\u662F\u8BBA\u6587 3.2.1 \u8282\u8BF4\u7684\u201C\u68AF\u5EA6\u6781\u5C0F\u7684\u533A\u57DF\u201D\u3002\u9664\u4EE5 \u221Ad_k \u4E4B\u540E\uFF0C\u6807\u51C6\u5DEE\u56DE\u5230 1 \u5DE6\u53F3\uFF0C\u6743\u91CD\u7684\u5206\u5E03\u4E0D\u518D\u968F\u7EF4\u5EA6\u53D8\u5316\u3002",
     scaleHead: ["d_k", "\u5206\u6570\u7684\u6807\u51C6\u5DEE", "softmax(QK\u1D40/\u221Ad_k)", "softmax(QK\u1D40) \u4E0D\u7F29\u653E"],
     scaleStd: (std2, root2) => `${std2}\uFF08\u221Ad_k = ${root2}\uFF09`,
-    scaleAfter: (s) => `\u7F29\u653E\u540E ${s}`,
-    scaleMax: (first, mean) => `\u6700\u5927 ${first}\uFF088 \u884C\u7684\u6700\u5927\u503C\u5E73\u5747 ${mean}\uFF09`,
+    scaleAfter: (s2) => `\u7F29\u653E\u540E ${s2}`,
+    scaleMax: (first, mean) => `\u6700\u5927 ${first}\uFF0864 \u7EC4 \xD7 8 \u884C\u7684\u6700\u5927\u503C\u5E73\u5747 ${mean}\uFF09`,
     scaleBars: (label, values) => `${label}\uFF1A\u7B2C 1 \u4E2A\u67E5\u8BE2\u5BF9 8 \u4E2A\u952E\u7684\u6743\u91CD ${values}`,
-    scaleNote: "\u67F1\u5B50\u662F\u7B2C 1 \u4E2A\u67E5\u8BE2\u5BF9 8 \u4E2A\u952E\u7684\u6743\u91CD\uFF088 \u6839\u67F1\u5B50\u52A0\u8D77\u6765\u7B49\u4E8E 1\uFF1B\u6BCF\u6839\u90FD\u662F 1/8 = 0.125 \u65F6\u6700\u5E73\u5747\uFF0C\u4E00\u6839\u662F 1 \u65F6\u5C31\u662F one-hot\uFF09\u3002\u62EC\u53F7\u91CC\u662F 8 \u4E2A\u67E5\u8BE2\u5404\u81EA\u6700\u5927\u6743\u91CD\u7684\u5E73\u5747\u3002\u5206\u6570\u548C\u6743\u91CD\u90FD\u7531 C \u6838\u5FC3\u8BA1\u7B97\uFF1B\u6807\u51C6\u5DEE\u548C PyTorch \u7684 <code>std()</code> \u4E00\u6837\u7528\u65E0\u504F\u4F30\u8BA1\u3002",
+    scaleNote: "\u67F1\u5B50\u662F\u7B2C 1 \u4E2A\u67E5\u8BE2\u5BF9 8 \u4E2A\u952E\u7684\u6743\u91CD\uFF088 \u6839\u67F1\u5B50\u52A0\u8D77\u6765\u7B49\u4E8E 1\uFF1B\u6BCF\u6839\u90FD\u662F 1/8 = 0.125 \u65F6\u6700\u5E73\u5747\uFF0C\u4E00\u6839\u662F 1 \u65F6\u5C31\u662F one-hot\uFF09\u3002\u67F1\u5B50\u6765\u81EA\u7B2C 1 \u7EC4\uFF1B\u62EC\u53F7\u91CC\u662F 64 \u7EC4\u3001\u6BCF\u7EC4 8 \u4E2A\u67E5\u8BE2\u5404\u81EA\u6700\u5927\u6743\u91CD\u7684\u5E73\u5747\uFF0C\u6807\u51C6\u5DEE\u4E5F\u6309 64 \u7EC4\u7684\u5168\u90E8\u5206\u6570\u8BA1\u7B97\u3002\u5206\u6570\u548C\u6743\u91CD\u90FD\u7531 C \u6838\u5FC3\u8BA1\u7B97\uFF1B\u6807\u51C6\u5DEE\u548C PyTorch \u7684 <code>std()</code> \u4E00\u6837\u7528\u65E0\u504F\u4F30\u8BA1\u3002",
     scaleCode: "\u7528 PyTorch \u590D\u73B0\u8FD9\u5F20\u8868",
     mhaKicker: "\u7B2C\u516D\u671F\u9884\u544A",
     mhaTitle: "\u591A\u5934\u6CE8\u610F\u529B\uFF1A\u540C\u65F6\u5F00\u51E0\u4E2A\u201C\u8111\u888B\u201D",
@@ -2121,9 +2199,50 @@
     mhaCodeText: "\u56DB\u4E2A\u77E9\u9635\u6309\u4E0B\u9762\u7684\u987A\u5E8F\u4ECE\u79CD\u5B50\u62BD\u53D6\uFF1A\u5148\u662F\u7B2C\u4E94\u671F\u4EE3\u7801\u91CC\u7684 X \u548C\u4E09\u4E2A <code>nn.Linear(8, 8, bias=False)</code>\uFF08d_k = 8\uFF09\uFF0C\u518D\u591A\u62BD\u4E00\u4E2A <code>nn.Linear(8, 8, bias=False)</code> \u4F5C\u4E3A W<sub>O</sub>\u3002\u4EE3\u7801\u53EA\u7528\u6700\u57FA\u672C\u7684\u5F20\u91CF\u8FD0\u7B97\uFF0C\u7528 <code>.view</code> \u548C <code>.transpose</code> \u62C6\u51FA\u5404\u4E2A\u5934\uFF1B\u5B83\u6253\u5370\u7684\u6570\u548C\u672C\u9875\u76F8\u540C\uFF08\u5728 PyTorch 1.13 \u4E0A\u9A8C\u8BC1\u8FC7\uFF0C\u4E5F\u548C PyTorch \u81EA\u5E26\u7684 <code>F.multi_head_attention_forward</code> \u4E00\u81F4\uFF09\u3002",
     footer: "attnmap \xB7 \u9875\u9762\u4E0A\u7684\u6BCF\u4E2A\u6570\u90FD\u7531 c_src/attention.c \u7F16\u8BD1\u6210\u7684 WebAssembly \u8BA1\u7B97 \xB7 \u4E0D\u8054\u7F51\u3001\u76F4\u63A5\u53CC\u51FB\u6253\u5F00\u4E5F\u80FD\u7528",
     fatal: "WebAssembly \u6838\u5FC3\u52A0\u8F7D\u5931\u8D25\uFF1A",
+    // issue 14: messages about X name the token and the dimension (the token goes between the two
+    // parts, as text); the core's own message follows as a detail
+    xBad: {
+      nan: (j) => ["\u300C", `\u300D\u7684\u7B2C ${j} \u7EF4\u4E0D\u662F\u4E00\u4E2A\u6709\u9650\u7684\u6570\uFF08NaN \u548C\u65E0\u7A77\u5927\u90FD\u4E0D\u884C\uFF09\u3002`],
+      range: (j, v) => ["\u300C", `\u300D\u7684\u7B2C ${j} \u7EF4\u662F ${v}\uFF0C\u8D85\u51FA\u4E86 float32 \u7684\u8303\u56F4\uFF08\u7EA6 \xB13.4\xD710^38\uFF09\u3002`],
+      overflow: (j, v) => ["\u300C", `\u300D\u7684\u7B2C ${j} \u7EF4\u662F ${v}\uFF1AX \u7684\u6570\u592A\u5927\uFF0CQ\xB7K\u1D40 \u7684\u5206\u6570\u8D85\u51FA\u4E86 float32 \u7684\u8303\u56F4\u3002`],
+      other: (code) => ["", `C \u6838\u5FC3\u62D2\u7EDD\u4E86\u8FD9\u4E2A X\uFF08${code}\uFF09\u3002`]
+    },
+    xTyped: "\u8FD9\u4E2A\u6570\u6CA1\u6709\u7528\u4E0A\uFF0C\u8868\u683C\u4FDD\u6301\u4E0A\u4E00\u6B21\u7684 X\uFF1A",
+    xLink: "\u94FE\u63A5\u91CC\u7684 X \u6CA1\u6709\u7528\u4E0A\uFF0C\u9875\u9762\u6539\u7528\u4E86\u968F\u673A\u7684 X\uFF1A",
+    xDropped: "\u4F60\u6539\u8FC7\u7684 X \u5728\u73B0\u5728\u7684\u8BBE\u7F6E\u4E0B\u7B97\u4E0D\u4E86\uFF0C\u9875\u9762\u6539\u7528\u4E86\u968F\u673A\u7684 X\uFF1A",
+    coreSaid: "C \u6838\u5FC3\u7684\u539F\u8BDD\uFF1A",
+    // a link with fields the page could not use: [before, after] around the link's own text
+    linkNote: "\u94FE\u63A5\u91CC\u6709\u4E9B\u8BBE\u7F6E\u7528\u4E0D\u4E86\uFF0C\u5DF2\u7ECF\u5FFD\u7565\uFF0C\u5176\u4F59\u7167\u5E38\u4F7F\u7528\uFF1A",
+    linkNoteClose: "\u77E5\u9053\u4E86",
+    linkNoteCloseLabel: "\u5173\u95ED\u8FD9\u6761\u63D0\u793A",
+    linkIgnored: {
+      t: {
+        tooMany: (n2) => [`${n2} \u4E2A\u8BCD\uFF08\u6700\u591A 16 \u4E2A\uFF09`, ""],
+        empty: () => ["\u8BCD\uFF08\u662F\u7A7A\u7684\uFF09", ""],
+        tooLong: () => ["\u8BCD\u201C", "\u201D\uFF08\u6BCF\u4E2A\u8BCD\u6700\u591A 24 \u4E2A\u5B57\u7B26\uFF09"],
+        badChar: () => ["\u8BCD\uFF08\u542B\u6709\u63A7\u5236\u5B57\u7B26\uFF09", ""],
+        space: () => ["\u8BCD\u201C", "\u201D\uFF08\u4E00\u4E2A\u8BCD\u91CC\u4E0D\u80FD\u6709\u7A7A\u683C\uFF09"]
+      },
+      seed: ["\u79CD\u5B50\u201C", "\u201D\uFF08\u8981\u662F 0 \u5230 4294967295 \u7684\u6574\u6570\uFF09"],
+      dk: ["d_k\u201C", "\u201D\uFF08\u53EA\u80FD\u662F 2\u30014\u30018\u300116\u300132\u300164\uFF09"],
+      causal: ["\u906E\u853D\u201C", "\u201D\uFF08\u53EA\u80FD\u662F 0 \u6216 1\uFF09"],
+      heads: ["\u5934\u6570\u201C", "\u201D\uFF08\u53EA\u80FD\u662F 1\u30012\u30014\u30018\uFF09"],
+      lang: ["\u8BED\u8A00\u201C", "\u201D\uFF08\u53EA\u80FD\u662F zh \u6216 en\uFF09"],
+      x: {
+        long: () => ["X\uFF08\u592A\u957F\uFF09", ""],
+        shape: (rows, count) => [`X\uFF08\u5E94\u8BE5\u662F ${rows} \u884C\u3001\u6BCF\u884C 8 \u4E2A\u6570\uFF0C\u94FE\u63A5\u91CC\u662F ${count} \u884C\uFF09`, ""],
+        value: () => ["X\uFF08\u6709\u7684\u503C\u4E0D\u662F\u6570\uFF0C\u6216\u8D85\u51FA float32 \u7684\u8303\u56F4\uFF09", ""]
+      },
+      unknown: ["\u4E0D\u8BA4\u8BC6\u7684\u5B57\u6BB5\u201C", "\u201D"],
+      sep: "\uFF1B",
+      end: "\u3002"
+    },
+    exportDark: "\u5BFC\u51FA\u6DF1\u8272\u7248",
+    mapScrolls: "\u56FE\u6BD4\u5C4F\u5E55\u5BBD\uFF1A\u5DE6\u53F3\u6ED1\u52A8\u67E5\u770B\u6574\u5F20\u56FE \u2192",
+    mapValuesHidden: "\u683C\u5B50\u592A\u5C0F\uFF0C\u4E0D\u663E\u793A\u6570\u503C\uFF1A\u628A\u9F20\u6807\u79FB\u5230\u683C\u5B50\u4E0A\uFF0C\u6216\u6309 Tab \u8FDB\u5165\u540E\u7528\u65B9\u5411\u952E\u67E5\u770B\u3002",
     matrixShape: (name, r, c) => `${name}\uFF08${r} \xD7 ${c}\uFF09`
   };
-  var en2 = {
+  var en3 = {
     htmlLang: "en",
     docTitle: "Self-attention \xB7 \u732B\u5403\u9C7C \u2014 Writing an LLM from scratch, EP05",
     langButton: "\u4E2D\u6587",
@@ -2161,6 +2280,7 @@
       looks: ["", " looks at ", ""],
       dot: "\u2460 dot product",
       scale: "\u2461 divide by \u221Ad_k",
+      scaleHead: "\u2461 divide by \u221Ad_head",
       exp: "\u2462 exponentiate",
       sum: "\u2463 sum of exp over the row",
       weight: "\u2464 weight = exp \xF7 row sum",
@@ -2197,7 +2317,7 @@
     rowSum: "row sum",
     outputName: "output",
     step4Title: "\u2463 Weighted sum: output = weights \xB7 V",
-    step4Text: "Each token's output mixes the values of all tokens in the proportions of its row: not \u201Ctake the best-scoring row\u201D as SQL would, but \u201Ca little of each\u201D. Each output row is the token's new vector after it has looked at the whole sentence.",
+    step4Text: "Each token's output mixes the values of all tokens in the proportions of its row. A SQL JOIN has no scores: a row either matches the condition exactly and comes back whole, or it does not come back at all; attention takes \u201Ca little of each\u201D, more of the better matches. Each output row is the token's new vector after it has looked at the whole sentence.",
     step4Example: ["Output of ", " = "],
     step4Follow: " (follows the row selected in the heatmap)",
     sec5Title: `The hand calculation of section 5 (${DK} = 4)`,
@@ -2209,13 +2329,13 @@
     sec5Note: (a, b, c) => `The article's 0.30 / 0.42 / 0.28 are only illustrative (the text says so: \u201C\u8FD9\u7EC4\u6570\u5B57\u53EA\u662F\u793A\u610F\u201D). Computed from the article's own Q and K, the row of \u5403 is <b>${a} / ${b} / ${c}</b>: \u5403\xB7\u732B and \u5403\xB7\u9C7C are both 0.37, so the cat and the fish get the same weight; \u5403\xB7\u5403 = 0.68 is the largest, so \u5403 looks at itself most. The conclusion stands: \u5403 gives about a third of its attention to \u732B, a third to \u9C7C, and keeps the rest for itself.`,
     heatmapTitle5: "Section 5: softmax(QK\u1D40/\u221A4)",
     scaleTitle: `Why divide by ${SQRT_DK}?`,
-    scaleText: "Take 8 queries and 8 keys whose entries are independent standard normal numbers (same seed as above), and watch the dot products " + QKT + " as the width d_k grows. A dot product is a sum of d_k products, so its variance grows linearly with d_k and its standard deviation is about \u221Ad_k. Unscaled, the gaps between scores keep growing and the softmax gives almost all the weight to the largest one (nearly one-hot), with gradients close to 0 everywhere else: the \u201Cregions where it has extremely small gradients\u201D of section 3.2.1 of the paper. Divided by \u221Ad_k, the standard deviation is back near 1 and the weights no longer depend on the width.",
+    scaleText: "Take 8 queries and 8 keys whose entries are independent standard normal numbers (same seed as above), and watch the dot products " + QKT + " as the width d_k grows; for a steady trend, each d_k averages 64 such draws. A dot product is a sum of d_k products, so its variance grows linearly with d_k and its standard deviation is about \u221Ad_k. Unscaled, the gaps between scores keep growing and the softmax gives almost all the weight to the largest one (nearly one-hot). Then the softmax's whole Jacobian diag(p) \u2212 pp<sup>T</sup> goes to 0, the winning entry included: where p is near 0 or near 1, p(1 \u2212 p) is near 0, and hardly any gradient flows back: the \u201Cregions where it has extremely small gradients\u201D of section 3.2.1 of the paper. Divided by \u221Ad_k, the standard deviation is back near 1 and the weights no longer depend on the width.",
     scaleHead: ["d_k", "std of the scores", "softmax(QK\u1D40/\u221Ad_k)", "softmax(QK\u1D40), unscaled"],
     scaleStd: (std2, root2) => `${std2} (\u221Ad_k = ${root2})`,
-    scaleAfter: (s) => `scaled ${s}`,
-    scaleMax: (first, mean) => `max ${first} (mean of the 8 rows' max: ${mean})`,
+    scaleAfter: (s2) => `scaled ${s2}`,
+    scaleMax: (first, mean) => `max ${first} (mean of the row maxima over 64 draws \xD7 8 rows: ${mean})`,
     scaleBars: (label, values) => `${label}: weights of the first query over 8 keys ${values}`,
-    scaleNote: "The bars are the first query's weights over the 8 keys (they sum to 1; all at 1/8 = 0.125 is perfectly even, a single 1 is one-hot). In brackets: the largest weight of each of the 8 queries, averaged. Scores and weights come from the C core; the standard deviation is the unbiased one, like PyTorch's <code>std()</code>.",
+    scaleNote: "The bars are the first query's weights over the 8 keys (they sum to 1; all at 1/8 = 0.125 is perfectly even, a single 1 is one-hot). The bars come from the first draw; in brackets, the largest weight of each of the 8 queries, averaged over all 64 draws, and the standard deviation is over the scores of all 64 draws. Scores and weights come from the C core; the standard deviation is the unbiased one, like PyTorch's <code>std()</code>.",
     scaleCode: "Reproduce this table in PyTorch",
     mhaKicker: "Coming next \xB7 episode 06",
     mhaTitle: "Multi-head attention: several heads at once",
@@ -2236,7 +2356,115 @@
     mhaCodeText: "The four matrices are drawn from the seed in this order: first X and the three <code>nn.Linear(8, 8, bias=False)</code> of the episode's code (d_k = 8), then one more <code>nn.Linear(8, 8, bias=False)</code> for W<sub>O</sub>. The code uses plain tensor operations and splits the heads with <code>.view</code> and <code>.transpose</code>; it prints the numbers on this page (checked on PyTorch 1.13, and against PyTorch's own <code>F.multi_head_attention_forward</code>).",
     footer: "attnmap \xB7 every number on this page is computed by c_src/attention.c compiled to WebAssembly \xB7 works offline and straight from disk",
     fatal: "The WebAssembly core failed to load: ",
+    xBad: {
+      nan: (j) => ["Row ", `, dimension ${j}: not a finite number (NaN and infinities are not allowed).`],
+      range: (j, v) => ["Row ", `, dimension ${j}: ${v} is outside the float32 range (about \xB13.4\xD710^38).`],
+      overflow: (j, v) => ["Row ", `, dimension ${j}: ${v}. X is so large that the scores Q\xB7K\u1D40 overflow float32.`],
+      other: (code) => ["", `The C core refused this X (${code}).`]
+    },
+    xTyped: "This value was not used; the table keeps the last X:",
+    xLink: "The X in the link was not used; the page uses the random X instead:",
+    xDropped: "Your edited X cannot be computed with these settings; the page uses the random X instead:",
+    coreSaid: "The C core says: ",
+    linkNote: "Some settings in the link could not be used and were ignored; the rest apply:",
+    linkNoteClose: "Dismiss",
+    linkNoteCloseLabel: "Dismiss this note",
+    linkIgnored: {
+      t: {
+        tooMany: (n2) => [`${n2} tokens (at most 16)`, ""],
+        empty: () => ["the tokens (empty)", ""],
+        tooLong: () => ["the token \u201C", "\u201D (at most 24 characters)"],
+        badChar: () => ["the tokens (control characters)", ""],
+        space: () => ["the token \u201C", "\u201D (a token cannot contain spaces)"]
+      },
+      seed: ["the seed \u201C", "\u201D (a whole number from 0 to 4294967295)"],
+      dk: ["d_k \u201C", "\u201D (one of 2, 4, 8, 16, 32, 64)"],
+      causal: ["the mask \u201C", "\u201D (0 or 1)"],
+      heads: ["the heads \u201C", "\u201D (1, 2, 4 or 8)"],
+      lang: ["the language \u201C", "\u201D (zh or en)"],
+      x: {
+        long: () => ["X (too long)", ""],
+        shape: (rows, count) => [`X (${rows} rows of 8 numbers expected, the link has ${count} row${count === 1 ? "" : "s"})`, ""],
+        value: () => ["X (a value that is not a number, or outside the float32 range)", ""]
+      },
+      unknown: ["the unknown field \u201C", "\u201D"],
+      sep: "; ",
+      end: "."
+    },
+    exportDark: "Export in dark",
+    mapScrolls: "Wider than the screen: scroll sideways to see the whole map \u2192",
+    mapValuesHidden: "Cells too small for numbers: hover a cell, or Tab in and use the arrow keys.",
     matrixShape: (name, r, c) => `${name} (${r} \xD7 ${c})`
+  };
+  zh3.teach = {
+    words: {
+      title: "\u8BCD\u7684\u8EAB\u4EFD\u548C\u4F4D\u7F6E\uFF1AEmbedding + \u4F4D\u7F6E\u7F16\u7801\uFF08EP03\u201304\uFF09",
+      text: "\u6587\u7AE0\u7684\u4EE3\u7801\u7528 <code>X = torch.randn(n, 8)</code> \u4EE3\u66FF\u771F\u6B63\u7684\u8F93\u5165\uFF1A\u5B83\u53EA\u770B\u8BCD\u7684\u4E2A\u6570\uFF0C\u4E0D\u770B\u662F\u54EA\u4E2A\u8BCD\u3002\u6362\u6210\u7B2C\u4E09\u3001\u56DB\u671F\u7684\u505A\u6CD5\uFF1A<b>X = E[\u8BCD] + PE[\u4F4D\u7F6E]</b>\u3002E \u662F\u6309\u8BCD\u67E5\u7684\u8868\uFF08\u8FD9\u91CC\u6CA1\u6709\u8BAD\u7EC3\uFF0C\u6BCF\u4E2A\u8BCD\u7684 8 \u4E2A\u6570\u7531\u79CD\u5B50\u548C\u8FD9\u4E2A\u8BCD\u672C\u8EAB\u51B3\u5B9A\uFF0C\u540C\u4E00\u4E2A\u8BCD\u4E0D\u7BA1\u7AD9\u5728\u54EA\u91CC\u90FD\u662F\u540C\u4E00\u884C\uFF09\uFF1BPE \u662F\u8BBA\u6587\u91CC\u7684\u6B63\u5F26\u4F4D\u7F6E\u7F16\u7801\uFF0CPE[pos, 2i] = sin(pos / 10000<sup>2i/8</sup>)\uFF0CPE[pos, 2i+1] = cos(pos / 10000<sup>2i/8</sup>)\u3002\u9009\u597D\u4E4B\u540E\uFF0C\u9875\u9762\u4E0A\u6BCF\u4E00\u6B65\u3001\u4E0A\u9762\u7684\u70ED\u529B\u56FE\u548C\u4E0B\u9762\u7684 Python \u4EE3\u7801\u90FD\u8DDF\u7740\u53D8\u3002",
+      inputLabel: "X \u4ECE\u54EA\u6765",
+      inputs: { randn: "\u6587\u7AE0\uFF1Atorch.randn", embed: "Embedding + \u4F4D\u7F6E\u7F16\u7801" },
+      peLabel: "\u52A0\u4E0A\u4F4D\u7F6E\u7F16\u7801 PE",
+      caption: (sentence2) => `\u300C${sentence2}\u300D\u7684\u6CE8\u610F\u529B\u6743\u91CD`,
+      verdictRandn: ["torch.randn \u4E0D\u770B\u8BCD\uFF1A", "B", " \u62FF\u5230\u7684 X \u548C ", "A", " \u4E00\u6A21\u4E00\u6837\uFF0C\u4E24\u5F20\u70ED\u529B\u56FE\u4E5F\u5B8C\u5168\u76F8\u540C\u2014\u2014\u6A21\u578B\u6839\u672C\u5206\u4E0D\u51FA\u8FD9\u4E24\u53E5\u8BDD\u3002\u9009\u300CEmbedding + \u4F4D\u7F6E\u7F16\u7801\u300D\u8BD5\u8BD5\u3002"],
+      verdictNoPe: (perm, exact, causal) => causal && !exact ? ["\u6CA1\u6709\u4F4D\u7F6E\u7F16\u7801\uFF0C\u4F46\u5F00\u7740\u56E0\u679C\u906E\u853D\uFF1A\u906E\u853D\u672C\u8EAB\u5C31\u77E5\u9053\u8C01\u5728\u524D\u8C01\u5728\u540E\uFF0C\u6240\u4EE5 ", "B", ` \u6309 ${perm} \u91CD\u6392\u540E\u4E5F\u4E0D\u7B49\u4E8E `, "A", "\u3002\u5173\u6389\u906E\u853D\u518D\u770B\u3002"] : ["\u6CA1\u6709\u4F4D\u7F6E\u7F16\u7801\u65F6\uFF0C", "B", " \u5C31\u662F ", "A", ` \u7684\u884C\u548C\u5217\u6309 ${perm} \u91CD\u65B0\u6392\u5217\uFF1A\u6BCF\u4E00\u683C\u90FD\u5B8C\u5168\u76F8\u7B49\u3002\u81EA\u6CE8\u610F\u529B\u53EA\u77E5\u9053\u6709\u54EA\u4E9B\u8BCD\uFF0C\u4E0D\u77E5\u9053\u5B83\u4EEC\u7684\u987A\u5E8F\u2014\u2014\u300C\u732B\u5403\u9C7C\u300D\u548C\u300C\u9C7C\u5403\u732B\u300D\u5BF9\u5B83\u6765\u8BF4\u662F\u540C\u4E00\u4EF6\u4E8B\u3002`],
+      verdictPe: (perm, gap) => ["\u52A0\u4E0A\u4F4D\u7F6E\u7F16\u7801\u4E4B\u540E\uFF0C", "B", " \u4E0D\u518D\u662F ", "A", ` \u7684\u91CD\u6392\uFF1A\u6309 ${perm} \u91CD\u6392\u540E\uFF0C\u6700\u5927\u76F8\u5DEE ${gap}\u3002\u540C\u4E00\u4E2A\u8BCD\u7AD9\u5728\u4E0D\u540C\u7684\u4F4D\u7F6E\uFF0CX \u7684\u90A3\u4E00\u884C\u5C31\u4E0D\u540C\uFF0C\u770B\u522B\u4EBA\u7684\u65B9\u5F0F\u4E5F\u8DDF\u7740\u53D8\u3002`],
+      xStatus: (n2, pe) => `X = E[\u8BCD]${pe ? " + PE[\u4F4D\u7F6E]" : "\uFF08\u6CA1\u6709\u4F4D\u7F6E\u7F16\u7801\uFF09"}\uFF0C${n2} \u884C\uFF1B\u540C\u4E00\u4E2A\u8BCD\u7684 E \u884C\u5B8C\u5168\u76F8\u540C\u3002`
+    },
+    formula: {
+      label: "\u516C\u5F0F\uFF1A\u70B9\u4E00\u90E8\u5206\u8DF3\u5230\u5BF9\u5E94\u7684\u6B65\u9AA4",
+      steps: ["\u2460 \u7B97\u76F8\u4F3C\u5EA6 QK\u1D40", "\u2461 \u7F29\u653E \xF7 \u221Ad_k", "\u2462 \u5F52\u4E00\u5316 softmax", "\u2463 \u52A0\u6743\u6C42\u548C \xD7 V"],
+      idle: "\u5411\u4E0B\u6EDA\u52A8\uFF0C\u8DDF\u7740\u516C\u5F0F\u8D70\u5B8C\u56DB\u6B65"
+    },
+    step4: {
+      title: (tok2) => `\u300C${tok2}\u300D\u7684\u8F93\u51FA = \u5404\u4E2A\u8BCD\u7684 V \u6309\u6743\u91CD\u7F29\u653E\u540E\u76F8\u52A0`,
+      desc: (k, dk) => `${k} \u6761 V \u5411\u91CF\uFF08\u6BCF\u6761 ${dk} \u7EF4\uFF09\uFF0C\u6BCF\u6761\u5148\u4E58\u4EE5\u81EA\u5DF1\u7684\u6743\u91CD\uFF0C\u518D\u9010\u7EF4\u76F8\u52A0\u6210\u8F93\u51FA\u5411\u91CF\u3002`,
+      output: "\u8F93\u51FA",
+      key: "\u7A7A\u5FC3\u7684\u67F1\u5B50\u662F V \u539F\u6765\u7684\u503C\uFF0C\u5B9E\u5FC3\u7684\u662F\u4E58\u4E0A\u6743\u91CD\u4E4B\u540E\u7684\u503C\uFF1B\u6240\u6709\u5B9E\u5FC3\u67F1\u5B50\u9010\u7EF4\u76F8\u52A0\uFF0C\u5C31\u662F\u6700\u4E0B\u9762\u7684\u8F93\u51FA\uFF08C \u6838\u5FC3\u7B97\u51FA\u7684\uFF09\u3002\u5728\u4E0A\u9762\u7684\u70ED\u529B\u56FE\u91CC\u6362\u4E00\u884C\uFF0C\u8FD9\u5F20\u56FE\u8DDF\u7740\u53D8\u3002"
+    },
+    view: {
+      colourLabel: "\u8272\u6807",
+      scales: { unit: "0\u20131", data: "\u6570\u636E\u8303\u56F4", log: "\u5BF9\u6570" },
+      tempLabel: "\u6E29\u5EA6",
+      tempNote: (t, dk) => t === 1 ? `T = 1 \u5C31\u662F\u6587\u7AE0\u7684\u516C\u5F0F softmax(QK\u1D40/\u221A${dk})\u3002T \u8D8A\u5C0F\uFF0C\u6BCF\u4E00\u884C\u8D8A\u63A5\u8FD1\u53EA\u770B\u4E00\u4E2A\u8BCD\uFF1BT \u8D8A\u5927\uFF0C\u8D8A\u63A5\u8FD1\u5E73\u5747\u3002` : `\u8FD9\u5F20\u70ED\u529B\u56FE\u662F softmax(QK\u1D40 / (${t}\xB7\u221A${dk}))\uFF1A\u6E29\u5EA6\u53EA\u6539\u53D8\u8FD9\u5F20\u56FE\uFF08\u548C\u53F3\u8FB9\u7684\u89E3\u91CA\uFF09\uFF0C\u4E0B\u9762\u7684\u8868\u683C\u548C\u4EE3\u7801\u4ECD\u662F T = 1\u3002`,
+      entropyHead: (max, n2) => `\u6BCF\u4E00\u884C\u7684\u71B5\uFF08\u5355\u4F4D\uFF1A\u6BD4\u7279\uFF0C\u2212\u03A3 w\xB7log\u2082w\uFF09\uFF1A0 \u8868\u793A\u53EA\u770B\u4E00\u4E2A\u8BCD\uFF0C\u6700\u5927 log\u2082${n2} = ${max} \u8868\u793A\u5B8C\u5168\u5E73\u5747`,
+      bits: "\u6BD4\u7279"
+    },
+    heroTitle: (seed, dk, causal, t) => `\u6CE8\u610F\u529B\u6743\u91CD softmax(QK\u1D40/(${t}\xB7\u221A${dk})) \xB7 \u79CD\u5B50 ${seed}${causal ? " \xB7 \u56E0\u679C\u906E\u853D" : ""}`,
+    explainTemp: (t) => `\u2461 \u9664\u4EE5 ${t}\xB7\u221Ad_k\uFF08\u6E29\u5EA6 T = ${t}\uFF09`
+  };
+  en3.teach = {
+    words: {
+      title: "Which word, and where: Embedding + positional encoding (episodes 03\u201304)",
+      text: "The episode's code stands in for the input with <code>X = torch.randn(n, 8)</code>: it depends on how many tokens there are, not on which. Switch to what episodes 03 and 04 built: <b>X = E[token] + PE[position]</b>. E is a table looked up by the token (untrained here: each token's 8 numbers follow from the seed and the token itself, so the same word is the same row wherever it stands); PE is the paper's sinusoidal encoding, PE[pos, 2i] = sin(pos / 10000<sup>2i/8</sup>), PE[pos, 2i+1] = cos(pos / 10000<sup>2i/8</sup>). Every step on the page, the heatmap at the top and the Python code follow the choice.",
+      inputLabel: "Where X comes from",
+      inputs: { randn: "Episode: torch.randn", embed: "Embedding + positions" },
+      peLabel: "Add the positional encoding PE",
+      caption: (sentence2) => `Attention weights of \u201C${sentence2}\u201D`,
+      verdictRandn: ["torch.randn ignores the words: ", "B", " gets exactly the X of ", "A", ", and the two heatmaps are identical: the model cannot tell the sentences apart. Try \u201CEmbedding + positions\u201D."],
+      verdictNoPe: (perm, exact, causal) => causal && !exact ? ["No positional encoding, but the causal mask is on: the mask itself knows who comes first, so ", "B", ` reordered by ${perm} is not `, "A", ". Switch the mask off and look again."] : ["Without positional encoding, ", "B", " is ", "A", ` with its rows and columns reordered ${perm}: every cell is exactly equal. Self-attention knows which words there are, not their order: \u201Ccat eats fish\u201D and \u201Cfish eats cat\u201D are the same to it.`],
+      verdictPe: (perm, gap) => ["With positional encoding, ", "B", " is no longer a reordering of ", "A", `: reordered by ${perm}, the weights differ by up to ${gap}. The same word at another position has another row of X, and looks at the others differently.`],
+      xStatus: (n2, pe) => `X = E[token]${pe ? " + PE[position]" : " (no positional encoding)"}, ${n2} rows; the same word has the same row of E.`
+    },
+    formula: {
+      label: "The formula: a part links to its step",
+      steps: ["\u2460 similarity QK\u1D40", "\u2461 scale \xF7 \u221Ad_k", "\u2462 normalise: softmax", "\u2463 weighted sum \xD7 V"],
+      idle: "Scroll down and follow the formula through the four steps"
+    },
+    step4: {
+      title: (tok2) => `The output of ${tok2} = the values V, each scaled by its weight, added up`,
+      desc: (k, dk) => `${k} value vectors of ${dk} numbers each; each is multiplied by its weight, and they are added dimension by dimension into the output vector.`,
+      output: "output",
+      key: "Outlined bars: V as it is; filled bars: V times its weight. The filled bars, added dimension by dimension, make the output at the bottom (computed by the C core). Pick another row in the heatmap above and the picture follows."
+    },
+    view: {
+      colourLabel: "Colour scale",
+      scales: { unit: "0\u20131", data: "data range", log: "log" },
+      tempLabel: "Temperature",
+      tempNote: (t, dk) => t === 1 ? `T = 1 is the episode's formula softmax(QK\u1D40/\u221A${dk}). A smaller T pushes each row towards a single token; a larger T towards an even spread.` : `This heatmap is softmax(QK\u1D40 / (${t}\xB7\u221A${dk})): the temperature changes only this picture (and the explanation beside it); the tables and the code below keep T = 1.`,
+      entropyHead: (max, n2) => `Entropy of each row in bits (\u2212\u03A3 w\xB7log\u2082w): 0 means a single token, the most, log\u2082${n2} = ${max}, an even spread`,
+      bits: "bits"
+    },
+    heroTitle: (seed, dk, causal, t) => `Attention weights softmax(QK\u1D40/(${t}\xB7\u221A${dk})) \xB7 seed ${seed}${causal ? " \xB7 causal" : ""}`,
+    explainTemp: (t) => `\u2461 divide by ${t}\xB7\u221Ad_k (temperature T = ${t})`
   };
 
   // web/page/page-state.js
@@ -2247,6 +2475,9 @@
   var HEAD_CHOICES = Object.freeze([1, 2, 4, 8]);
   var MAX_SEED2 = 4294967295;
   var LANGS = Object.freeze(["zh", "en"]);
+  var INPUTS = Object.freeze(["randn", "embed"]);
+  var COLOUR_SCALES = Object.freeze(["unit", "data", "log"]);
+  var TEMPERATURES = Object.freeze([0.1, 0.2, 0.3, 0.5, 0.7, 1, 1.5, 2, 3, 5, 10]);
   var DEFAULT_STATE = Object.freeze({
     tokens: Object.freeze(["\u732B", "\u5403", "\u9C7C"]),
     seed: 0,
@@ -2256,7 +2487,14 @@
     // the episode-06 section: multi-head attention with d_head = D_MODEL / heads
     x: null,
     // null: X = torch.randn(n, d_model) from the seed; else number[n][D_MODEL]
-    lang: "zh"
+    lang: "zh",
+    input: "randn",
+    // 'embed': X = E[token] + PE(position) (page-pe.js); pe: with the PE term
+    pe: true,
+    temp: 1,
+    // the main heatmap's temperature: softmax(QKᵀ / (T·√d_k))
+    colour: "unit"
+    // its colour scale: 0–1, the data's range, or log
   });
   var defaultState = () => ({ ...DEFAULT_STATE, tokens: [...DEFAULT_STATE.tokens] });
   var FLT_MAX3 = 34028234663852886e22;
@@ -2276,15 +2514,15 @@
     const f = Math.fround(v);
     if (f === 0) return Object.is(f, -0) ? "-0" : "0";
     for (let p = 1; p <= 9; p++) {
-      const s = Number(f.toPrecision(p));
-      if (Math.fround(s) === f) return String(s);
+      const s2 = Number(f.toPrecision(p));
+      if (Math.fround(s2) === f) return String(s2);
     }
     return String(f);
   }
-  function parseNumber(s) {
-    s = String(s).trim().replace(/\u2212/g, "-");
-    if (!NUMBER.test(s)) return NaN;
-    return Number(s);
+  function parseNumber(s2) {
+    s2 = String(s2).trim().replace(/\u2212/g, "-");
+    if (!NUMBER.test(s2)) return NaN;
+    return Number(s2);
   }
   function parseX(text, n2) {
     const rows = text.split(";");
@@ -2332,6 +2570,7 @@
     if (LANGS.includes(lang)) state2.lang = lang;
     const x = get("x");
     if (x !== null && x.length < 2e4) state2.x = parseX(x, state2.tokens.length);
+    parseTeach(get, state2);
     return state2;
   }
   function formatHash(state2) {
@@ -2342,23 +2581,77 @@
     p.set("causal", state2.causal ? "1" : "0");
     p.set("heads", String(state2.heads ?? DEFAULT_STATE.heads));
     if (state2.x) p.set("x", state2.x.map((r) => r.map(shortestFloat32).join(",")).join(";"));
+    formatTeach(p, state2);
     p.set("lang", state2.lang);
     return p.toString().replace(/%2C/g, ",").replace(/%3B/g, ";");
   }
+  function parseTeach(get, state2) {
+    if (get("input") === "embed") state2.input = "embed";
+    if (get("pe") === "0") state2.pe = false;
+    const temp = get("temp");
+    if (temp !== null && /^\d{1,2}(\.\d{1,2})?$/.test(temp) && TEMPERATURES.includes(Number(temp))) state2.temp = Number(temp);
+    const colour2 = get("colour");
+    if (COLOUR_SCALES.includes(colour2)) state2.colour = colour2;
+  }
+  function formatTeach(p, state2) {
+    if (state2.input === "embed") {
+      p.set("input", "embed");
+      p.set("pe", state2.pe === false ? "0" : "1");
+    }
+    if (state2.temp !== void 0 && state2.temp !== 1) p.set("temp", String(state2.temp));
+    if (state2.colour && state2.colour !== "unit") p.set("colour", state2.colour);
+  }
   function parseSeed(text) {
-    const s = String(text).trim();
-    if (!/^[0-9.e+]+$/i.test(s)) return null;
-    const v = Number(s);
+    const s2 = String(text).trim();
+    if (!/^[0-9.e+]+$/i.test(s2)) return null;
+    const v = Number(s2);
     return Number.isInteger(v) && v >= 0 && v <= MAX_SEED2 ? v : null;
+  }
+  var KNOWN_KEYS = ["t", "seed", "dk", "causal", "heads", "lang", "x", "input", "pe", "temp", "colour"];
+  var shown = (s2) => {
+    const cps = [...String(s2)];
+    return cps.length > 24 ? cps.slice(0, 23).join("") + "\u2026" : cps.join("");
+  };
+  function hashProblems(hash2, state2 = parseHash(hash2)) {
+    let p;
+    try {
+      p = new URLSearchParams(String(hash2 ?? "").replace(/^#/, ""));
+    } catch {
+      return [];
+    }
+    const out = [];
+    const ts = p.getAll("t");
+    if (ts.length && JSON.stringify(ts) !== JSON.stringify(state2.tokens)) {
+      const r = splitTokens(ts.join(" "));
+      out.push({ field: "t", reason: r.error ?? "space", count: ts.length, value: shown(r.token ?? ts.find((t) => /\s/u.test(t)) ?? "") });
+    }
+    const check = (key, ok) => {
+      const v = p.get(key);
+      if (v !== null && !ok(v)) out.push({ field: key, value: shown(v) });
+    };
+    check("seed", (v) => String(state2.seed) === v.replace(/^0+(?=\d)/, ""));
+    check("dk", (v) => String(state2.dk) === v);
+    check("causal", (v) => ["0", "1", "true", "false"].includes(v));
+    check("heads", (v) => String(state2.heads) === v);
+    check("lang", (v) => state2.lang === v);
+    const x = p.get("x");
+    if (x !== null && !state2.x) {
+      const rows = x.split(";");
+      const reason = x.length >= 2e4 ? "long" : rows.length !== state2.tokens.length || rows.some((r) => r.split(",").length !== D_MODEL) ? "shape" : "value";
+      out.push({ field: "x", reason, rows: state2.tokens.length, count: rows.length });
+    }
+    const unknown = [...new Set([...p.keys()].filter((k) => k && !KNOWN_KEYS.includes(k)))];
+    if (unknown.length) out.push({ field: "unknown", value: unknown.slice(0, 3).map(shown).join(", ") + (unknown.length > 3 ? ", \u2026" : "") });
+    return out;
   }
 
   // web/strings/snippets.js
   var snippets_exports = {};
   __export(snippets_exports, {
-    en: () => en3,
-    zh: () => zh3
+    en: () => en4,
+    zh: () => zh4
   });
-  var zh3 = {
+  var zh4 = {
     seed: "\u4E0E\u672C\u9875\u76F8\u540C\u7684\u968F\u673A\u79CD\u5B50",
     sentence: "\u5206\u8BCD",
     edited: "\u4F60\u5728\u9875\u9762\u4E0A\u6539\u8FC7\u7684 X\uFF08\u4E0A\u4E00\u884C\u7684 randn \u4ECD\u8981\u4FDD\u7559\uFF1A\u5B83\u63A8\u8FDB\u4E86\u968F\u673A\u6570\uFF0C\u540E\u9762\u7684 W \u624D\u4E00\u81F4\uFF09",
@@ -2397,7 +2690,7 @@
       printW: "\u6BCF\u4E2A\u5934\u7684\u6CE8\u610F\u529B\u6743\u91CD\uFF1A\\n"
     }
   };
-  var en3 = {
+  var en4 = {
     seed: "the same random seed as the page",
     sentence: "tokens",
     edited: "the X you edited on the page (keep the randn line above: it advances the generator, so the W below match)",
@@ -2436,36 +2729,236 @@
       printW: "attention weights of each head:\\n"
     }
   };
+  zh4.pe = {
+    embed: "Embedding\uFF08EP03\uFF09\uFF1A\u6309\u8BCD\u67E5\u8868\uFF0C\u540C\u4E00\u4E2A\u8BCD\u4E0D\u7BA1\u7AD9\u5728\u54EA\u91CC\uFF0C\u6C38\u8FDC\u662F\u540C\u4E00\u4E2A\u5411\u91CF",
+    table: "\u8FD9\u91CC\u6CA1\u6709\u8BAD\u7EC3\u597D\u7684\u8BCD\u8868\uFF1A\u6BCF\u4E2A\u8BCD\u7684\u5411\u91CF\u662F torch.randn(8)\uFF0C\u751F\u6210\u5668\u7684\u79CD\u5B50\u662F\u300C\u79CD\u5B50 \u8BCD\u300D\u7684 FNV-1a \u54C8\u5E0C",
+    fnv: "FNV-1a\uFF0832 \u4F4D\uFF09",
+    same: "\u540C\u4E00\u4E2A\u8BCD\u7684\u884C\u5B8C\u5168\u76F8\u540C",
+    pe: "Positional Encoding\uFF08EP04\uFF09\uFF1A\u6B63\u5F26\u4F4D\u7F6E\u7F16\u7801\uFF0C\u7528 float64 \u7B97\uFF0C\u5B58\u8FDB float32",
+    pos: "\u4F4D\u7F6E 0, 1, 2, \u2026\uFF0C\u5F62\u72B6 (n, 1)",
+    off: "\u5173\u6389\u4E86\u4F4D\u7F6E\u7F16\u7801\uFF1AX \u53EA\u77E5\u9053\u6709\u54EA\u4E9B\u8BCD\uFF0C\u4E0D\u77E5\u9053\u5B83\u4EEC\u7684\u987A\u5E8F",
+    edited: "\u4F60\u5728\u9875\u9762\u4E0A\u6539\u8FC7\u7684 X\uFF08\u4E0A\u9762\u7684 E \u548C PE \u4E0D\u5F71\u54CD W\uFF1A\u5B83\u4EEC\u7528\u7684\u662F\u5404\u81EA\u7684\u751F\u6210\u5668\uFF09"
+  };
+  en4.pe = {
+    embed: "Embedding (episode 03): a lookup by the word, so the same word is the same vector wherever it stands",
+    table: `no trained table here: each word's vector is torch.randn(8) from a generator seeded with the FNV-1a hash of "seed word"`,
+    fnv: "FNV-1a (32 bit)",
+    same: "the same word gives the same row",
+    pe: "Positional Encoding (episode 04): the sinusoidal encoding, computed in float64, stored in float32",
+    pos: "positions 0, 1, 2, ..., shape (n, 1)",
+    off: "positional encoding switched off: X knows which words there are, not their order",
+    edited: "the X you edited on the page (E and PE above do not affect W: they use generators of their own)"
+  };
+
+  // web/page/page-pe.js
+  var utf8 = new TextEncoder();
+  var sentence = (ts) => ts.every((t) => /^\p{Script=Han}+$/u.test(t)) ? ts.join("") : ts.join(" ");
+  function tokenSeed(seed, token) {
+    let h2 = 2166136261;
+    for (const b of utf8.encode(`${seed} ${token}`)) h2 = Math.imul(h2 ^ b, 16777619) >>> 0;
+    return h2;
+  }
+  var embedding = (seed, token, d = D_MODEL) => manualSeed(tokenSeed(seed, token)).randn(1, d);
+  function positionalEncoding(n2, d = D_MODEL) {
+    return Array.from({ length: n2 }, (_, pos) => Array.from({ length: d }, (_2, k) => {
+      const angle = pos / 1e4 ** ((k - k % 2) / d);
+      return Math.fround(k % 2 ? Math.cos(angle) : Math.sin(angle));
+    }));
+  }
+  function inputWeights({ tokens, seed, dk, input = "randn", pe = true }) {
+    const n2 = tokens.length;
+    if (input !== "embed") return episodeWeights(seed, n2, D_MODEL, dk, dk);
+    const g = manualSeed(seed);
+    const [wq, wk, wv] = [0, 1, 2].map(() => ({ data: g.linear(D_MODEL, dk).T, shape: [D_MODEL, dk] }));
+    const e = tokens.map((t) => Array.from(embedding(seed, t)));
+    const p = pe ? positionalEncoding(n2) : null;
+    const data = new Float32Array(n2 * D_MODEL);
+    e.forEach((row, i) => row.forEach((v, k) => {
+      data[i * D_MODEL + k] = p ? v + p[i][k] : v;
+    }));
+    return { x: { data, shape: [n2, D_MODEL] }, wq, wk, wv, e, pe: p };
+  }
+  function reversed(tokens) {
+    const perm = tokens.map((_, k) => tokens.length - 1 - k);
+    return { tokens: perm.map((p) => tokens[p]), perm };
+  }
+  function permutationGap(a, b, perm) {
+    let gap = 0;
+    b.forEach((row, i) => row.forEach((v, j) => {
+      gap = Math.max(gap, Math.abs(v - a[perm[i]][perm[j]]));
+    }));
+    return gap;
+  }
+  function embedLines(s2, { tokens, seed, pe = true }) {
+    const t = s2.pe, n2 = tokens.length;
+    const L = [
+      `# ${t.embed}`,
+      `# ${t.table}`,
+      `d_model = ${D_MODEL}`,
+      `tokens = ${JSON.stringify(tokens)}`,
+      "",
+      "def embedding(token):",
+      `    h = 2166136261   # ${t.fnv}`,
+      `    for b in f"${seed} {token}".encode():`,
+      "        h = (h ^ b) * 16777619 % 2**32",
+      "    return torch.randn(d_model, generator=torch.Generator().manual_seed(h))",
+      "",
+      `E = torch.stack([embedding(t) for t in tokens])   # (${n2}, ${D_MODEL}), ${t.same}`,
+      ""
+    ];
+    if (!pe) return [...L, `X = E   # ${t.off}`];
+    return [
+      ...L,
+      `# ${t.pe}`,
+      "n = len(tokens)",
+      `pos = torch.arange(n, dtype=torch.float64).unsqueeze(1)   # ${t.pos}`,
+      "two_i = torch.arange(0, d_model, 2, dtype=torch.float64)   # 2i = 0, 2, 4, 6",
+      "angle = pos / 10000 ** (two_i / d_model)",
+      "PE = torch.zeros(n, d_model)",
+      "PE[:, 0::2] = torch.sin(angle)   # PE[pos, 2i]   = sin(pos / 10000^(2i/d_model))",
+      "PE[:, 1::2] = torch.cos(angle)   # PE[pos, 2i+1] = cos(pos / 10000^(2i/d_model))",
+      `X = E + PE   # (${n2}, ${D_MODEL})`
+    ];
+  }
+  function createWordsSection(env) {
+    return { bind: () => bindWords(env), render: () => renderWords(env) };
+  }
+  function bindWords(env) {
+    const { $: $2, h: h2 } = env;
+    const box = $2("words");
+    box.setAttribute("aria-labelledby", "words-title");
+    box.replaceChildren(
+      h2("h2", { id: "words-title" }),
+      h2("p", { id: "words-text" }),
+      h2(
+        "div",
+        { class: "words-controls" },
+        h2("span", { id: "words-input-label", class: "seg-label" }),
+        h2(
+          "div",
+          { id: "words-input", class: "seg", role: "radiogroup", "aria-labelledby": "words-input-label" },
+          ...["randn", "embed"].map((v) => h2(
+            "label",
+            { class: "seg-item" },
+            h2("input", { type: "radio", name: "words-input", value: v }),
+            h2("span", { "data-input": v })
+          ))
+        ),
+        h2("label", { class: "switch" }, h2("input", { id: "words-pe", type: "checkbox", role: "switch" }), h2("span", { id: "words-pe-label" }))
+      ),
+      h2("div", { id: "words-tables", class: "tables" }),
+      h2(
+        "div",
+        { class: "words-pair" },
+        h2("figure", { class: "card figure" }, h2("div", { id: "words-a", class: "words-map" }), h2("figcaption", { id: "words-a-cap", class: "note" })),
+        h2("figure", { class: "card figure" }, h2("div", { id: "words-b", class: "words-map" }), h2("figcaption", { id: "words-b-cap", class: "note" }))
+      ),
+      h2("p", { id: "words-verdict", class: "worked", "aria-live": "polite" })
+    );
+    $2("words-input").addEventListener("change", (e) => env.setInput({ input: e.target.value }));
+    $2("words-pe").addEventListener("change", (e) => env.setInput({ pe: e.target.checked }));
+  }
+  function renderWords(env) {
+    const { $: $2, h: h2, matrixTable: matrixTable2 } = env;
+    const state2 = env.getState(), T2 = env.getT(), W = T2.teach.words, attn2 = env.getAttn();
+    const embed = state2.input === "embed";
+    $2("words-title").innerHTML = W.title;
+    $2("words-text").innerHTML = W.text;
+    $2("words-input-label").textContent = W.inputLabel;
+    for (const el of $2("words-input").querySelectorAll("span[data-input]")) el.innerHTML = W.inputs[el.dataset.input];
+    for (const el of $2("words-input").querySelectorAll("input")) el.checked = el.value === state2.input;
+    $2("words-pe").checked = state2.pe;
+    $2("words-pe").disabled = !embed;
+    $2("words-pe-label").innerHTML = W.peLabel;
+    const a = { tokens: state2.tokens }, b = reversed(state2.tokens);
+    const weights = (tokens) => {
+      const w = inputWeights({ ...state2, tokens });
+      return { w, attn: toRows(attn2.selfAttention({ x: w.x, wq: w.wq, wk: w.wk, wv: w.wv }, { causal: state2.causal }).weights) };
+    };
+    const A = weights(a.tokens), B = weights(b.tokens);
+    const dims = Array.from({ length: D_MODEL }, (_, j) => String(j));
+    $2("words-tables").replaceChildren(...embed ? [
+      matrixTable2(T2.matrixShape("E[token]", a.tokens.length, D_MODEL), A.w.e, { rowLabels: a.tokens, colLabels: dims }),
+      ...A.w.pe ? [matrixTable2(
+        T2.matrixShape("PE[pos]", a.tokens.length, D_MODEL),
+        A.w.pe,
+        { rowLabels: a.tokens.map((_, i) => String(i)), colLabels: dims }
+      )] : []
+    ] : []);
+    const draw2 = (id2, tokens, m) => {
+      const n2 = tokens.length;
+      $2(id2).innerHTML = renderHeatmap(m, {
+        rowLabels: tokens,
+        colLabels: tokens,
+        lang: state2.lang,
+        idPrefix: id2,
+        legend: false,
+        decimals: n2 <= 6 ? 2 : 1,
+        cellSize: Math.max(20, Math.min(52, Math.floor(300 / n2))),
+        title: sentence(tokens),
+        ...state2.causal ? { masked: "causal" } : {}
+      });
+    };
+    draw2("words-a", a.tokens, A.attn);
+    draw2("words-b", b.tokens, B.attn);
+    $2("words-a-cap").textContent = W.caption(sentence(a.tokens));
+    $2("words-b-cap").textContent = W.caption(sentence(b.tokens));
+    const perm = `(${b.perm.map((p) => p + 1).join(" ")})`;
+    const gap = permutationGap(A.attn, B.attn, b.perm);
+    const sa = h2("span", { class: "tok" }, sentence(a.tokens)), sb = h2("span", { class: "tok" }, sentence(b.tokens));
+    const parts = !embed ? W.verdictRandn : state2.pe ? W.verdictPe(perm, fixed(gap, 4)) : W.verdictNoPe(perm, gap === 0, state2.causal);
+    const verdict = $2("words-verdict");
+    verdict.dataset.gap = String(gap);
+    verdict.dataset.perm = perm;
+    verdict.replaceChildren(...parts.map((p) => p === "A" ? sa.cloneNode(true) : p === "B" ? sb.cloneNode(true) : p));
+  }
 
   // web/page/page-format.js
+  function fixed2(x, d) {
+    const a = Math.abs(x);
+    if (Number.isFinite(x) && x !== 0 && (a >= 1e6 || a < 10 ** -d)) return x.toExponential(Math.max(1, d - 1)).replace("e+", "e");
+    return fixed(x, d);
+  }
+  var trim = (s2) => s2.includes(".") ? s2.replace(/0+$/, "").replace(/\.$/, ".0") : s2;
   function short(x, d = 4) {
-    const s = fixed(x, d);
-    return s.includes(".") ? s.replace(/0+$/, "").replace(/\.$/, ".0") : s;
+    const [m, e] = fixed2(x, d).split("e");
+    return e === void 0 ? trim(m) : `${trim(m)}e${e}`;
+  }
+  function num(x) {
+    if (Number.isFinite(x) && x !== 0 && (Math.abs(x) < 1e-3 || Math.abs(x) >= 1e6)) {
+      const [m, e] = x.toExponential(3).split("e");
+      return `${m}\xD710^${Number(e)}`;
+    }
+    return fixed(x, 4);
   }
   var factor = (x, d = 4) => {
-    const s = short(x, d);
-    return s.startsWith("-") ? `(${s})` : s;
+    const s2 = short(x, d);
+    return s2.startsWith("-") ? `(${s2})` : s2;
   };
   var py = (v) => {
-    const s = shortestFloat32(v);
-    return /[.e]/.test(s) ? s : `${s}.0`;
+    const s2 = shortestFloat32(v);
+    return /[.e]/.test(s2) ? s2 : `${s2}.0`;
   };
-  var snippetHead = (s, seed, tokens) => [
+  var snippetHead = (s2, seed, tokens) => [
     "import torch",
     "import torch.nn.functional as F",
     "",
-    `torch.manual_seed(${seed})  # ${s.seed}`,
+    `torch.manual_seed(${seed})  # ${s2.seed}`,
     "",
-    `# ${s.sentence}: ${JSON.stringify(tokens)}, d_model = ${D_MODEL}`
+    `# ${s2.sentence}: ${JSON.stringify(tokens)}, d_model = ${D_MODEL}`
   ];
-  var editedX = (s, x) => x ? [`# ${s.edited}`, "X = torch.tensor([", ...x.map((row) => `    [${row.map(py).join(", ")}],`), "])"] : [];
-  function pythonSnippet({ tokens, seed, dk, causal, x }, lang = "zh") {
-    const s = snippets_exports[lang] ?? zh3, t = s.ep05;
+  var editedX = (s2, x) => x ? [`# ${s2.edited}`, "X = torch.tensor([", ...x.map((row) => `    [${row.map(py).join(", ")}],`), "])"] : [];
+  function pythonSnippet({ tokens, seed, dk, causal, x, input, pe }, lang = "zh") {
+    const s2 = snippets_exports[lang] ?? zh4, t = s2.ep05;
     const n2 = tokens.length;
-    const L = snippetHead(s, seed, tokens);
-    L.push(`# X: ${t.randn}, (${n2}, ${D_MODEL})`);
-    L.push(`X = torch.randn(${n2}, ${D_MODEL})`, ...editedX(s, x), "");
-    L.push(`d_model = ${D_MODEL}`, `d_k = ${dk}  # ${t.single}`, "");
+    const L = snippetHead(s2, seed, tokens);
+    if (input === "embed") {
+      L.push(...embedLines(s2, { tokens, seed, pe }), ...editedX(s2.pe, x), "", `d_k = ${dk}  # ${t.single}`, "");
+    } else {
+      L.push(`# X: ${t.randn}, (${n2}, ${D_MODEL})`);
+      L.push(`X = torch.randn(${n2}, ${D_MODEL})`, ...editedX(s2, x), "");
+      L.push(`d_model = ${D_MODEL}`, `d_k = ${dk}  # ${t.single}`, "");
+    }
     L.push("W_q = torch.nn.Linear(d_model, d_k, bias=False)");
     L.push("W_k = torch.nn.Linear(d_model, d_k, bias=False)");
     L.push("W_v = torch.nn.Linear(d_model, d_k, bias=False)");
@@ -2482,11 +2975,11 @@
     L.push(`# ${t.step4}`, `output = attn_weights @ V             # (${n2}, ${dk})`, "");
     L.push("torch.set_printoptions(precision=4)");
     L.push(`print("${t.printW}", attn_weights)`);
-    L.push(`print("${s.printO}", output)`);
+    L.push(`print("${s2.printO}", output)`);
     return L.join("\n") + "\n";
   }
-  function scalingSnippet(seed, dks, n2, lang = "zh") {
-    const t = (lang === "en" ? en3 : zh3).scaling;
+  function scalingSnippet(seed, dks, n2, lang = "zh", samples = 1) {
+    const t = (lang === "en" ? en4 : zh4).scaling;
     return [
       "import torch",
       "import torch.nn.functional as F",
@@ -2494,12 +2987,16 @@
       "torch.set_printoptions(precision=4)",
       `for d_k in [${dks.join(", ")}]:`,
       `    torch.manual_seed(${seed})`,
-      `    q = torch.randn(${n2}, d_k)   # ${t.queries(n2)}`,
-      `    k = torch.randn(${n2}, d_k)   # ${t.keys(n2)}`,
-      "    scores = q @ k.T",
+      "    scores = []",
+      `    for _ in range(${samples}):`,
+      `        q = torch.randn(${n2}, d_k)   # ${t.queries(n2)}`,
+      `        k = torch.randn(${n2}, d_k)   # ${t.keys(n2)}`,
+      "        scores.append(q @ k.T)",
+      `    scores = torch.stack(scores)     # (${samples}, ${n2}, ${n2})`,
       `    print(d_k, ${t.std}, round(scores.std().item(), 4))`,
-      `    print(${t.scaled}, F.softmax(scores / d_k ** 0.5, dim=-1)[0])`,
-      `    print(${t.unscaled}, F.softmax(scores, dim=-1)[0])`,
+      "    for name, s in [(" + t.scaled + ", scores / d_k ** 0.5), (" + t.unscaled + ", scores)]:",
+      "        w = F.softmax(s, dim=-1)",
+      "        print(name, w[0, 0], round(w.amax(-1).mean().item(), 4))",
       ""
     ].join("\n");
   }
@@ -2535,10 +3032,10 @@
     };
   }
   function mhaSnippet({ tokens, seed, causal, heads, x }, lang = "zh") {
-    const s = snippets_exports[lang] ?? zh3, t = s.ep06;
+    const s2 = snippets_exports[lang] ?? zh4, t = s2.ep06;
     const n2 = tokens.length;
-    const L = snippetHead(s, seed, tokens);
-    L.push(`X = torch.randn(${n2}, ${D_MODEL})   # ${t.randn}`, ...editedX(s, x));
+    const L = snippetHead(s2, seed, tokens);
+    L.push(`X = torch.randn(${n2}, ${D_MODEL})   # ${t.randn}`, ...editedX(s2, x));
     L.push("n, d_model = X.shape");
     L.push(`num_heads = ${heads}`);
     L.push(`d_head = d_model // num_heads   # ${t.dHead(D_MODEL / heads)}`, "");
@@ -2567,7 +3064,7 @@
     L.push(`output = W_o(concat)                               # (${n2}, ${D_MODEL}) = concat @ W_o.weight.T`, "");
     L.push("torch.set_printoptions(precision=4)");
     L.push(`print("${t.printW}", attn_weights)`);
-    L.push(`print("${s.printO}", output)`);
+    L.push(`print("${s2.printO}", output)`);
     return L.join("\n") + "\n";
   }
   function createMhaSection(env) {
@@ -2647,13 +3144,13 @@
         scores: null,
         scaled: null,
         dk: m.dHead,
+        dName: "d_head",
         scale: 1 / Math.sqrt(m.dHead),
         causal,
         label: T2.mhaHead(k + 1, m.dHead),
         explainPanel: $2("mha-explain"),
-        // 4 or 8 small heatmaps: no legend (the same 0–1 scale as above) and 2 decimals in the cells
-        // (the explanation, the tooltips and the cells' labels keep 4)
-        legend: heads < 4 ? void 0 : false,
+        // 4 or 8 heatmaps: 2 decimals in the cells (the explanation, the tooltips and the cells'
+        // labels keep 4); where even those would be too small, page.js hides them (values-hidden)
         decimals: heads < 4 ? void 0 : 2
       };
       drawHeatmap2(key, f.box, ctx, T2.mhaHead(k + 1, m.dHead));
@@ -2714,10 +3211,284 @@
     $2("mha-one").hidden = true;
   }
 
-  // web/page/page.js
+  // web/page/page-step4.js
   var SVG_NS = "http://www.w3.org/2000/svg";
+  var STEPS = [1, 2, 3, 4];
+  function s(tag, attrs = {}, ...children) {
+    const el = document.createElementNS(SVG_NS, tag);
+    for (const [k, v] of Object.entries(attrs)) if (v !== void 0 && v !== null) el.setAttribute(k, String(v));
+    for (const c of children) if (c !== null && c !== void 0) el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+    return el;
+  }
+  var r2 = (x) => String(Math.round(x * 100) / 100);
+  var cutLabel = (t, max) => [...t].length > max ? [...t].slice(0, max - 1).join("") + "\u2026" : t;
+  function createStep4(env) {
+    let current = 0;
+    let queued = false;
+    const update = () => {
+      if (queued) return;
+      queued = true;
+      requestAnimationFrame(() => {
+        queued = false;
+        current = followFormula(env, current);
+      });
+    };
+    return {
+      bind() {
+        window.addEventListener("scroll", update, { passive: true });
+        window.addEventListener("resize", update);
+      },
+      render(row) {
+        renderFormula(env);
+        drawPicture(env, row);
+        current = -1;
+        update();
+      },
+      update
+    };
+  }
+  function renderFormula(env) {
+    const { $: $2 } = env;
+    const F = env.getT().teach.formula;
+    const bar = $2("formula-bar");
+    bar.setAttribute("role", "navigation");
+    bar.setAttribute("aria-label", F.label);
+    const part = (k, ...children) => {
+      const a = document.createElement("a");
+      a.href = `#step-${k}`;
+      a.className = "f-part";
+      a.dataset.step = String(k);
+      a.title = F.steps[k - 1];
+      a.innerHTML = children.join("");
+      return a;
+    };
+    const f = document.createElement("span");
+    f.className = "f-math";
+    f.append("Attention(Q, K, V) = ");
+    const soft = part(3, "softmax(");
+    const close = part(3, ")");
+    f.append(soft, part(1, "QK<sup>T</sup>"), " ", part(2, "/ \u221Ad<sub>k</sub>"), close, " ", part(4, "V"));
+    const step = document.createElement("span");
+    step.className = "f-step";
+    step.id = "formula-step";
+    bar.replaceChildren(f, step);
+  }
+  function followFormula(env, previous) {
+    const { $: $2 } = env;
+    const bar = $2("formula-bar");
+    if (!bar.firstChild) return previous;
+    const line = bar.getBoundingClientRect().bottom + 40;
+    let k = 0;
+    for (const n2 of STEPS) {
+      const sec = $2(`step-${n2}`);
+      if (sec && sec.getBoundingClientRect().top <= line) k = n2;
+    }
+    const past = k === 4 && $2("step-4").getBoundingClientRect().bottom < line;
+    bar.classList.toggle("past", past);
+    if (k === previous) return k;
+    bar.dataset.step = String(k);
+    for (const a of bar.querySelectorAll(".f-part")) {
+      const on = Number(a.dataset.step) === k;
+      a.classList.toggle("on", on);
+      if (on) a.setAttribute("aria-current", "step");
+      else a.removeAttribute("aria-current");
+    }
+    const F = env.getT().teach.formula;
+    $2("formula-step").textContent = k ? F.steps[k - 1] : F.idle;
+    return k;
+  }
+  function drawPicture(env, i) {
+    const { $: $2 } = env;
+    const m = env.getModel();
+    const box = $2("step4-picture");
+    if (!m || i >= m.n) {
+      box.replaceChildren();
+      return;
+    }
+    const P = env.getT().teach.step4;
+    const v = toRows(m.res.v);
+    const allowed = m.tokens.map((_, j) => j).filter((j) => !(m.causal && j > i));
+    const scaled = allowed.map((j) => v[j].map((x) => m.weights[i][j] * x));
+    const out = m.output[i];
+    const width = Math.max(320, Math.min(760, box.clientWidth || 640));
+    const narrow = width < 480;
+    const labelW = narrow ? 96 : 150, gapX = 12, right = 34;
+    const stripX = labelW + gapX, stripW = width - stripX - right;
+    const SH = narrow ? 48 : 64, rowGap = 16;
+    const dk = m.dk, bw = stripW / dk;
+    const big = Math.max(1e-12, ...allowed.flatMap((j) => v[j].map(Math.abs)), ...out.map(Math.abs));
+    const hOf = (x) => x / big * (SH / 2 - 2);
+    const font = narrow ? 11 : 13;
+    const svg = s("svg", { class: "step4-svg", role: "img", "aria-labelledby": "step4-title step4-desc" });
+    const title = s("title", { id: "step4-title" }, P.title(m.tokens[i]));
+    const desc = s("desc", { id: "step4-desc" }, P.desc(allowed.length, dk));
+    svg.append(title, desc);
+    const strip = (y2, values, cls, extra = {}) => {
+      const g = s("g", { class: `strip ${cls}`, ...extra });
+      g.append(s("line", { class: "axis", x1: r2(stripX), x2: r2(stripX + stripW), y1: r2(y2 + SH / 2), y2: r2(y2 + SH / 2) }));
+      values.forEach((x, k) => {
+        const hh = hOf(x);
+        g.append(s("rect", {
+          class: cls === "out" ? "bar out" : "bar wv",
+          x: r2(stripX + k * bw + 0.5),
+          width: r2(Math.max(0.5, bw - 1)),
+          y: r2(y2 + SH / 2 - Math.max(hh, 0)),
+          height: r2(Math.max(0.3, Math.abs(hh))),
+          "data-dim": k,
+          "data-value": x
+        }));
+      });
+      return g;
+    };
+    let y = 4;
+    allowed.forEach((j, p) => {
+      const g = s("g", { class: "term", "data-col": j, "data-weight": m.weights[i][j] });
+      v[j].forEach((x, k) => {
+        const hh = hOf(x);
+        g.append(s("rect", {
+          class: "ghost",
+          x: r2(stripX + k * bw + 0.5),
+          width: r2(Math.max(0.5, bw - 1)),
+          y: r2(y + SH / 2 - Math.max(hh, 0)),
+          height: r2(Math.max(0.3, Math.abs(hh)))
+        }));
+      });
+      g.append(strip(y, scaled[p], "term-strip"));
+      g.append(s(
+        "text",
+        { class: "lbl", x: labelW, y: r2(y + SH / 2), dy: "0.35em", "text-anchor": "end", "font-size": font },
+        s("tspan", { class: "w" }, env.fixed(m.weights[i][j], 4)),
+        " \xD7 V[",
+        cutLabel(m.tokens[j], narrow ? 3 : 8),
+        "]"
+      ));
+      g.append(s("path", { class: "arrow", d: `M${r2(stripX + stripW + 4)} ${r2(y + SH / 2)} h${right - 14}` }));
+      svg.append(g);
+      y += SH;
+      if (p < allowed.length - 1) {
+        svg.append(s("text", { class: "plus", x: r2(stripX - gapX / 2 - 2), y: r2(y + rowGap / 2), dy: "0.35em", "text-anchor": "end", "font-size": font + 3 }, "+"));
+        y += rowGap;
+      }
+    });
+    const xr = stripX + stripW + right - 10;
+    const yOut = y + rowGap + 8;
+    svg.append(s("path", { class: "arrow", d: `M${r2(xr)} ${r2(4 + SH / 2)} V${r2(yOut + SH / 2)} H${r2(stripX + stripW + 6)}`, "marker-end": "url(#step4-head)" }));
+    svg.append(s("line", { class: "sum-rule", x1: r2(stripX), x2: r2(stripX + stripW), y1: r2(y + rowGap / 2 + 2), y2: r2(y + rowGap / 2 + 2) }));
+    const outG = strip(yOut, out, "out", { "data-row": i });
+    outG.append(s(
+      "text",
+      { class: "lbl out-lbl", x: labelW, y: r2(yOut + SH / 2), dy: "0.35em", "text-anchor": "end", "font-size": font },
+      "= ",
+      P.output,
+      "[",
+      cutLabel(m.tokens[i], narrow ? 3 : 8),
+      "]"
+    ));
+    svg.append(outG);
+    const H = yOut + SH + 6;
+    svg.prepend(s("defs", {}, s(
+      "marker",
+      { id: "step4-head", viewBox: "0 0 8 8", refX: 7, refY: 4, markerWidth: 7, markerHeight: 7, orient: "auto-start-reverse" },
+      s("path", { d: "M0 0 L8 4 L0 8 z", class: "head" })
+    )));
+    svg.setAttribute("viewBox", `0 0 ${width} ${r2(H)}`);
+    svg.setAttribute("width", String(width));
+    svg.setAttribute("height", r2(H));
+    box.replaceChildren(svg, legendLine(P));
+  }
+  function legendLine(P) {
+    const p = document.createElement("p");
+    p.className = "note step4-key";
+    p.innerHTML = P.key;
+    return p;
+  }
+
+  // web/page/page-scale.js
+  function heroContext(attn2, model2, { temp = 1, colour: colour2 = "unit" }) {
+    if (temp === 1 && colour2 === "unit") return model2;
+    let { weights, scaled } = model2;
+    if (temp !== 1) {
+      const r = attn2.selfAttention(
+        { x: model2.x, wq: model2.w.wq, wk: model2.w.wk, wv: model2.w.wv },
+        { causal: model2.causal, scale: 1 / (temp * Math.sqrt(model2.dk)) }
+      );
+      weights = toRows(r.weights);
+      scaled = toRows(r.scaled);
+    }
+    return { ...model2, weights, scaled, temperature: temp, colourScale: colour2 };
+  }
+  var entropyBits = (row) => row.reduce((s2, w) => w > 0 ? s2 - w * Math.log2(w) : s2, 0);
+  function createHeatmapView(env) {
+    return { bind: () => bindView(env), render: (ctx) => renderView(env, ctx) };
+  }
+  function bindView(env) {
+    const { $: $2, h: h2 } = env;
+    $2("heatmap-view").replaceChildren(
+      h2(
+        "div",
+        { class: "view-row" },
+        h2("span", { id: "colour-label", class: "seg-label" }),
+        h2(
+          "div",
+          { id: "colour-scale", class: "seg", role: "radiogroup", "aria-labelledby": "colour-label" },
+          ...COLOUR_SCALES.map((c) => h2(
+            "label",
+            { class: "seg-item" },
+            h2("input", { type: "radio", name: "colour-scale", value: c }),
+            h2("span", { "data-scale": c })
+          ))
+        )
+      ),
+      h2(
+        "div",
+        { class: "view-row" },
+        h2("label", { for: "temp", id: "temp-label", class: "seg-label" }),
+        h2("input", { id: "temp", type: "range", min: 0, max: TEMPERATURES.length - 1, step: 1 }),
+        h2("output", { id: "temp-value", for: "temp" })
+      ),
+      h2("p", { id: "temp-note", class: "note" }),
+      h2("div", { id: "entropy", class: "entropy" })
+    );
+    $2("colour-scale").addEventListener("change", (e) => env.set({ colour: e.target.value }));
+    $2("temp").addEventListener("input", () => env.set({ temp: TEMPERATURES[Number($2("temp").value)] }));
+  }
+  function renderView(env, ctx) {
+    const { $: $2, h: h2 } = env;
+    const state2 = env.getState(), V = env.getT().teach.view;
+    $2("colour-label").textContent = V.colourLabel;
+    for (const el of $2("colour-scale").querySelectorAll("span[data-scale]")) el.textContent = V.scales[el.dataset.scale];
+    for (const el of $2("colour-scale").querySelectorAll("input")) el.checked = el.value === state2.colour;
+    $2("temp-label").innerHTML = V.tempLabel;
+    const temp = $2("temp");
+    temp.value = String(TEMPERATURES.indexOf(state2.temp));
+    temp.setAttribute("aria-valuetext", `T = ${state2.temp}`);
+    $2("temp-value").textContent = `T = ${state2.temp}`;
+    $2("temp-note").innerHTML = V.tempNote(state2.temp, ctx.dk);
+    const bits = ctx.weights.map(entropyBits);
+    const max = Math.log2(ctx.tokens.length);
+    $2("entropy").replaceChildren(
+      h2("p", { class: "entropy-head" }, V.entropyHead(fixed(max, 2), ctx.tokens.length)),
+      h2("ul", {}, ...bits.map((b, i) => h2(
+        "li",
+        { "data-row": i, "data-bits": String(b) },
+        h2("span", { class: "tok" }, ctx.tokens[i]),
+        h2(
+          "span",
+          { class: "entropy-bar", "aria-hidden": "true" },
+          h2("span", { style: `width: ${max > 0 ? Math.min(100, 100 * b / max).toFixed(1) : 0}%` })
+        ),
+        h2("span", { class: "entropy-value" }, `${fixed(b, 3)} ${V.bits}`)
+      )))
+    );
+  }
+
+  // web/page/page.js
+  var SVG_NS2 = "http://www.w3.org/2000/svg";
   var SCALE_DKS = [4, 16, 64, 256, 1024];
   var SCALE_N = 8;
+  var SCALE_SAMPLES = 64;
+  var FLT_MAX4 = 34028234663852886e22;
+  var COPY_RESET_MS = 3e3;
   var S5_TOKENS = ["\u732B", "\u5403", "\u9C7C"];
   var S5_Q = [[1, 0.2, 0.1, 0], [0.3, 0.8, 0.2, 0.1], [0.1, 0.1, 0.9, 0.3]];
   var S5_K = [[0.9, 0.1, 0, 0.2], [0.2, 0.7, 0.3, 0], [0, 0.2, 1, 0.1]];
@@ -2732,6 +3503,9 @@
   var heatmaps = {};
   var scalingCache = null;
   var mha;
+  var words;
+  var step4;
+  var view;
   function h(tag, attrs = {}, ...children) {
     const el = document.createElement(tag);
     for (const [k, v] of Object.entries(attrs)) {
@@ -2745,19 +3519,12 @@
     }
     return el;
   }
-  var tok = (s) => h("span", { class: "tok" }, s);
+  var tok = (s2) => h("span", { class: "tok" }, s2);
   var rowsOf = (m) => toRows(m);
   var identity = (n2) => Array.from({ length: n2 }, (_, i) => Array.from({ length: n2 }, (_2, j) => i === j ? 1 : 0));
-  function num(x) {
-    if (x !== 0 && (Math.abs(x) < 1e-3 || Math.abs(x) >= 1e6)) {
-      const [m, e] = x.toExponential(3).split("e");
-      return `${m}\xD710^${Number(e)}`;
-    }
-    return fixed(x, 4);
-  }
   function computeModel() {
     const n2 = state.tokens.length;
-    const w = episodeWeights(state.seed, n2, D_MODEL, state.dk, state.dk);
+    const w = inputWeights(state);
     const x = state.x ?? rowsOf(w.x);
     const res = attn.selfAttention({ x, wq: w.wq, wk: w.wk, wv: w.wv }, { causal: state.causal });
     return {
@@ -2798,18 +3565,34 @@
   function computeScaling(seed) {
     if (scalingCache && scalingCache.seed === seed) return scalingCache;
     const I = identity(SCALE_N);
+    const meanMax = (w) => {
+      let s2 = 0;
+      for (let i = 0; i < SCALE_N; i++) s2 += Math.max(...w.subarray(i * SCALE_N, (i + 1) * SCALE_N));
+      return s2;
+    };
     const rows = SCALE_DKS.map((d) => {
       const g = manualSeed(seed);
-      const q = { data: g.randn(SCALE_N, d), shape: [SCALE_N, d] };
-      const k = { data: g.randn(SCALE_N, d), shape: [SCALE_N, d] };
-      const scaled = attn.selfAttention({ x: I, wq: q, wk: k, wv: I });
-      const unscaled = attn.selfAttention({ x: I, wq: q, wk: k, wv: I }, { scale: 1 });
+      const scores = [], scaledScores = [];
+      let maxScaled = 0, maxUnscaled = 0, first;
+      for (let k = 0; k < SCALE_SAMPLES; k++) {
+        const q = { data: g.randn(SCALE_N, d), shape: [SCALE_N, d] };
+        const kk = { data: g.randn(SCALE_N, d), shape: [SCALE_N, d] };
+        const scaled = attn.selfAttention({ x: I, wq: q, wk: kk, wv: I });
+        const unscaled = attn.selfAttention({ x: I, wq: q, wk: kk, wv: I }, { scale: 1 });
+        scores.push(...scaled.scores.data);
+        scaledScores.push(...scaled.scaled.data);
+        maxScaled += meanMax(scaled.weights.data);
+        maxUnscaled += meanMax(unscaled.weights.data);
+        if (k === 0) first = { wScaled: rowsOf(scaled.weights), wUnscaled: rowsOf(unscaled.weights) };
+      }
+      const rowsSeen = SCALE_SAMPLES * SCALE_N;
       return {
         d,
-        std: std(scaled.scores.data),
-        stdScaled: std(scaled.scaled.data),
-        wScaled: rowsOf(scaled.weights),
-        wUnscaled: rowsOf(unscaled.weights)
+        std: std(scores),
+        stdScaled: std(scaledScores),
+        ...first,
+        meanMaxScaled: maxScaled / rowsSeen,
+        meanMaxUnscaled: maxUnscaled / rowsSeen
       };
     });
     scalingCache = { seed, rows };
@@ -2839,10 +3622,10 @@
       const tr = h("tr", { "data-row": i }, h("th", { scope: "row", title: label }, label));
       r.forEach((v, j) => {
         if (cell2) tr.append(h("td", { class: "edit" }, cell2(i, j, v)));
-        else if (masked && masked(i, j)) tr.append(h("td", { class: "masked", title: fixed(v, decimals) }, maskText));
-        else tr.append(h("td", {}, fixed(v, decimals)));
+        else if (masked && masked(i, j)) tr.append(h("td", { class: "masked", title: fixed2(v, decimals) }, maskText));
+        else tr.append(h("td", {}, fixed2(v, decimals)));
       });
-      if (extraCol) tr.append(h("td", { class: "extra" }, fixed(extraCol.values[i], decimals)));
+      if (extraCol) tr.append(h("td", { class: "extra" }, fixed2(extraCol.values[i], decimals)));
       return tr;
     });
     const table = h(
@@ -2855,6 +3638,8 @@
     return h("div", { class: "table-scroll" }, table);
   }
   var shapeCaption = (name, r, c) => T.matrixShape(name, r, c);
+  var MIN_VALUE_PX = 10;
+  var TITLE_SPACE = 16 * 0.9 + 10;
   var scrollablesQueued = false;
   function updateScrollables() {
     if (scrollablesQueued) return;
@@ -2863,8 +3648,39 @@
       scrollablesQueued = false;
       const boxes = [...document.querySelectorAll(".table-scroll, .heatmap")];
       const overflowing = boxes.map((el) => el.scrollWidth > el.clientWidth + 1);
-      boxes.forEach((el, k) => markScrollable(el, overflowing[k]));
+      const maps = boxes.map((el) => {
+        const svg = el.matches(".heatmap") && el.closest(".map") && el.querySelector("svg");
+        if (!svg) return null;
+        const scale = svg.getBoundingClientRect().width / Number(svg.getAttribute("width"));
+        const v = svg.querySelector(".cell-value");
+        return { scale, small: !v || Number(v.getAttribute("font-size")) * scale < MIN_VALUE_PX };
+      });
+      boxes.forEach((el, k) => {
+        markScrollable(el, overflowing[k]);
+        if (!maps[k]) return;
+        const frame = el.closest(".map");
+        frame.classList.toggle("scrolls", overflowing[k]);
+        frame.classList.toggle("values-hidden", maps[k].small);
+        el.querySelector("svg").style.marginTop = `${-(TITLE_SPACE * maps[k].scale).toFixed(1)}px`;
+        markEdges(el);
+      });
     });
+  }
+  function markEdges(el) {
+    const frame = el.closest(".map");
+    if (!frame) return;
+    frame.classList.toggle("at-start", el.scrollLeft <= 1);
+    frame.classList.toggle("at-end", el.scrollLeft + el.clientWidth >= el.scrollWidth - 1);
+  }
+  function mapFrame(container) {
+    if (container.parentElement.classList.contains("map-box")) return container.parentElement.parentElement;
+    const frame = h("div", { class: "map" }, h("p", { class: "map-title", "aria-hidden": "true" }));
+    const box = h("div", { class: "map-box" });
+    container.before(frame);
+    box.append(container);
+    frame.append(box, h("p", { class: "map-hint" }, h("span", { class: "hint-scroll" }), h("span", { class: "hint-values" })));
+    container.addEventListener("scroll", () => markEdges(container), { passive: true });
+    return frame;
   }
   function markScrollable(el, overflowing) {
     if (overflowing) {
@@ -2878,7 +3694,7 @@
       el.removeAttribute("aria-label");
     }
   }
-  var labelEm = (s) => Math.min(10, [...s].reduce((w, c) => w + (c.codePointAt(0) > 11904 ? 1 : 0.6), 0));
+  var labelEm = (s2) => Math.min(10, [...s2].reduce((w, c) => w + (c.codePointAt(0) > 11904 ? 1 : 0.6), 0));
   function cellSizeFor(width, tokens) {
     const labels = Math.max(...tokens.map(labelEm)) * 14;
     const cs = Math.floor((width - 120 - labels) / tokens.length);
@@ -2886,6 +3702,10 @@
   }
   function drawHeatmap(key, container, ctx, title) {
     const n2 = ctx.tokens.length;
+    const frame = mapFrame(container);
+    frame.querySelector(".map-title").textContent = title;
+    frame.querySelector(".hint-scroll").textContent = T.mapScrolls;
+    frame.querySelector(".hint-values").textContent = T.mapValuesHidden;
     const width = container.clientWidth || 320;
     const cellSize = cellSizeFor(width, ctx.tokens);
     const options = {
@@ -2899,6 +3719,7 @@
     };
     if (ctx.causal) options.masked = "causal";
     if (ctx.legend === false) options.legend = false;
+    if (ctx.colourScale && ctx.colourScale !== "unit") options.colourScale = ctx.colourScale;
     const a = active[key] ??= { row: 1, col: 0 };
     if (a.row >= n2 || a.col >= n2) {
       a.row = Math.min(1, n2 - 1);
@@ -2984,10 +3805,10 @@
     );
     const dk = qi.length;
     const terms = qi.map((q, m) => `${factor(q)}\xD7${factor(kj[m])}`);
-    const shown = dk <= 16 ? terms.join(" + ") : `${terms.slice(0, 6).join(" + ")} + \u2026 + ${terms.slice(-2).join(" + ")}`;
-    const dotJs = qi.reduce((s, q, m) => s + q * kj[m], 0);
+    const shown2 = dk <= 16 ? terms.join(" + ") : `${terms.slice(0, 6).join(" + ")} + \u2026 + ${terms.slice(-2).join(" + ")}`;
+    const dotJs = qi.reduce((s2, q, m) => s2 + q * kj[m], 0);
     const dot = ctx.scores ? ctx.scores[i][j] : dotJs;
-    const scaledOf = (r, c) => ctx.scaled ? ctx.scaled[r][c] : ctx.q[r].reduce((s, q, m) => s + q * ctx.k[c][m], 0) * ctx.scale;
+    const scaledOf = (r, c) => ctx.scaled ? ctx.scaled[r][c] : ctx.q[r].reduce((s2, q, m) => s2 + q * ctx.k[c][m], 0) * ctx.scale;
     const scaled = scaledOf(i, j);
     const root2 = Math.sqrt(ctx.dk);
     const steps = h("ol", { class: "ex-steps" });
@@ -2999,27 +3820,29 @@
     ));
     step(
       [E.dot, " q", h("sub", {}, rowTok), " \xB7 k", h("sub", {}, colTok)],
-      h("span", { class: "ex-terms" }, shown),
+      h("span", { class: "ex-terms" }, shown2),
       dk > 16 ? E.terms(dk) : "",
       " = ",
       h("b", {}, short(dot))
     );
-    step(
-      [E.scale],
-      `${short(dot)} \xF7 \u221A${ctx.dk} = ${short(dot)} \xF7 ${Number.isInteger(root2) ? root2 : fixed(root2, 4)} = `,
+    const temp = ctx.temperature ?? 1;
+    if (temp !== 1) step([T.teach.explainTemp(temp)], `${short(dot)} \xF7 (${temp}\xB7\u221A${ctx.dk}) = ${short(dot)} \xF7 ${fixed2(temp * root2, 4)} = `, h("b", {}, short(scaled)));
+    else step(
+      [ctx.dName === "d_head" ? E.scaleHead : E.scale],
+      `${short(dot)} \xF7 \u221A${ctx.dk} = ${short(dot)} \xF7 ${Number.isInteger(root2) ? root2 : fixed2(root2, 4)} = `,
       h("b", {}, short(scaled))
     );
     let summary;
     if (isMasked(i, j)) {
       steps.append(h("li", { class: "ex-masked" }, E.masked));
-      step([E.weight], h("b", { class: "core" }, fixed(weight, 4)), h("span", { class: "badge" }, E.core));
+      step([E.weight], h("b", { class: "core" }, fixed2(weight, 4)), h("span", { class: "badge" }, E.core));
       summary = E.summaryMasked;
     } else {
       const allowed = Array.from({ length: n2 }, (_, c) => c).filter((c) => !isMasked(i, c));
       const row = allowed.map((c) => scaledOf(i, c));
       const m = Math.max(...row);
       const shift = m > 60 ? m : 0;
-      const ex = row.map((s) => Math.exp(s - shift));
+      const ex = row.map((s2) => Math.exp(s2 - shift));
       const sum = ex.reduce((a, b) => a + b, 0);
       const mine = ex[allowed.indexOf(j)];
       if (shift) steps.append(h("li", { class: "ex-note" }, E.stable(short(shift))));
@@ -3030,14 +3853,64 @@
         parts.push(allowed[p] === j ? h("u", {}, num(v)) : num(v));
       });
       step([E.sum, allowed.length < n2 ? E.maskedPart : ""], ...parts, " = ", h("b", {}, num(sum)));
-      step([E.weight], `${num(mine)} \xF7 ${num(sum)} = `, h("b", { class: "core" }, fixed(weight, 4)), h("span", { class: "badge" }, E.core));
-      summary = E.summary(short(dot), short(scaled), fixed(weight, 4));
+      step([E.weight], `${num(mine)} \xF7 ${num(sum)} = `, h("b", { class: "core" }, fixed2(weight, 4)), h("span", { class: "badge" }, E.core));
+      summary = E.summary(short(dot), short(scaled), fixed2(weight, 4));
     }
     const live = h("p", { class: "visually-hidden", "aria-live": "polite" });
     panel.replaceChildren(head, steps, live);
     requestAnimationFrame(() => {
       live.textContent = summary;
     });
+  }
+  var xProblem = null;
+  var linkProblems = [];
+  var xKey = () => JSON.stringify([state.tokens, state.seed, state.dk, state.causal, state.x, state.input, state.pe]);
+  function classifyX(x, e) {
+    const base = { code: e.code, message: e.message };
+    if (e.code !== "NON_FINITE") return { ...base, kind: "other" };
+    let big = { row: 0, col: 0, value: 0 };
+    for (let i = 0; i < x.length; i++) {
+      for (let j = 0; j < x[i].length; j++) {
+        const v = x[i][j];
+        if (!Number.isFinite(v)) return { ...base, kind: "nan", row: i, col: j };
+        if (Math.abs(v) > FLT_MAX4) return { ...base, kind: "range", row: i, col: j, value: v };
+        if (Math.abs(v) > Math.abs(big.value)) big = { row: i, col: j, value: v };
+      }
+    }
+    return { ...base, kind: "overflow", ...big };
+  }
+  function xProblemNodes(p, tokens) {
+    const other = p.kind === "other";
+    const [a, b] = other ? T.xBad.other(p.code) : T.xBad[p.kind](p.col, fixed2(p.value ?? 0, 4));
+    return [
+      a,
+      other ? "" : tok(tokens[p.row]),
+      b,
+      " ",
+      h("span", { class: "core-said" }, T.coreSaid, h("span", { lang: "en" }, `${p.message} (${p.code})`))
+    ];
+  }
+  function showXMsg() {
+    if (xProblem && xProblem.about !== xKey()) xProblem = null;
+    const el = $("x-msg");
+    if (!xProblem) {
+      el.replaceChildren();
+      return;
+    }
+    const lead = { link: T.xLink, typed: T.xTyped, dropped: T.xDropped }[xProblem.source];
+    el.replaceChildren(lead, " ", ...xProblemNodes(xProblem, xProblem.tokens));
+  }
+  function showLinkNote() {
+    const box = $("link-note");
+    box.hidden = linkProblems.length === 0;
+    if (box.hidden) return;
+    const L = T.linkIgnored;
+    const parts = [];
+    linkProblems.forEach((p, k) => {
+      const pair = p.field === "t" ? L.t[p.reason](p.count) : p.field === "x" ? L.x[p.reason](p.rows, p.count) : L[p.field];
+      parts.push(k ? L.sep : "", pair[0], pair[1] ? h("span", { class: "tok" }, p.value ?? "") : "", pair[1]);
+    });
+    $("link-note-text").replaceChildren(T.linkNote, " ", ...parts, L.end);
   }
   function applyLang() {
     T = page_exports[state.lang];
@@ -3052,7 +3925,14 @@
   }
   function renderHero() {
     const m = model;
-    drawHeatmap("main", $("main-heatmap"), m, T.heatmapTitle(m.seed, m.dk, m.causal));
+    const ctx = heroContext(attn, m, state);
+    drawHeatmap(
+      "main",
+      $("main-heatmap"),
+      ctx,
+      state.temp === 1 ? T.heatmapTitle(m.seed, m.dk, m.causal) : T.teach.heroTitle(m.seed, m.dk, m.causal, state.temp)
+    );
+    view.render(ctx);
     $("source-note").innerHTML = T.sourceNote(m.seed, m.dk, Boolean(state.x));
   }
   function renderSteps() {
@@ -3060,7 +3940,7 @@
     const dims = (k) => Array.from({ length: k }, (_, j) => String(j));
     const masked = m.causal ? (i, j) => j > i : null;
     renderXTable();
-    $("x-status").textContent = state.x ? T.xEdited : T.xRandom(m.n, m.seed);
+    $("x-status").textContent = state.x ? T.xEdited : state.input === "embed" ? T.teach.words.xStatus(m.n, state.pe) : T.xRandom(m.n, m.seed);
     $("reset-x").hidden = !state.x;
     $("w-tables").replaceChildren(
       ...[["W<sub>Q</sub>", m.w.wq], ["W<sub>K</sub>", m.w.wk], ["W<sub>V</sub>", m.w.wv]].map(([name, w]) => matrixTable(shapeCaption(name, D_MODEL, m.dk), rowsOf(w), { rowLabels: dims(D_MODEL), colLabels: dims(m.dk) }))
@@ -3073,7 +3953,7 @@
       m.scores,
       { rowLabels: m.tokens, colLabels: m.tokens }
     ));
-    $("step-2-text").innerHTML = T.step2Text(m.dk, fixed(Math.sqrt(m.dk), 4)) + (m.causal ? " " + T.step2Causal : "");
+    $("step-2-text").innerHTML = T.step2Text(m.dk, fixed2(Math.sqrt(m.dk), 4)) + (m.causal ? " " + T.step2Causal : "");
     $("scaled-table").replaceChildren(matrixTable(
       shapeCaption(`QK<sup>T</sup> \xF7 \u221A${m.dk}`, m.n, m.n),
       m.scaled,
@@ -3104,11 +3984,12 @@
       if (m.causal && j > i) return;
       if (!first) parts.push(" + ");
       first = false;
-      parts.push(h("b", {}, fixed(w, 4)), " \xD7 V[", tok(m.tokens[j]), "]");
+      parts.push(h("b", {}, fixed2(w, 4)), " \xD7 V[", tok(m.tokens[j]), "]");
     });
     parts.push(h("span", { class: "muted" }, T.step4Follow));
     $("step-4-example").replaceChildren(...parts);
     for (const tr of document.querySelectorAll("table.follow tbody tr")) tr.classList.toggle("on", Number(tr.dataset.row) === i);
+    step4.render(i);
   }
   function renderXTable() {
     const m = model;
@@ -3119,7 +4000,7 @@
       for (const input of box.querySelectorAll("input")) {
         const i = Number(input.dataset.row), j = Number(input.dataset.col);
         if (input.getAttribute("aria-invalid") === "true" && document.activeElement === input) continue;
-        input.value = fixed(m.x[i][j], 4);
+        input.value = fixed2(m.x[i][j], 4);
         input.removeAttribute("aria-invalid");
       }
       return;
@@ -3133,7 +4014,7 @@
         inputmode: "decimal",
         autocomplete: "off",
         spellcheck: "false",
-        value: fixed(v, 4),
+        value: fixed2(v, 4),
         "data-row": i,
         "data-col": j,
         "aria-label": `${m.tokens[i]} \xB7 ${T.xCellLabel(i, j)}`
@@ -3151,7 +4032,7 @@
       matrixTable("Key", S5_K, { rowLabels: S5_TOKENS, colLabels: dims, decimals: 1 })
     );
     drawHeatmap("s5", $("s5-heatmap"), ctx, T.heatmapTitle5);
-    const row = ctx.weights[1].map((w) => fixed(w, 4));
+    const row = ctx.weights[1].map((w) => fixed2(w, 4));
     const table = h(
       "table",
       { class: "matrix compare" },
@@ -3169,13 +4050,13 @@
   }
   function bars(values, label) {
     const W = 200, H = 72, bw = 21, gap = 4, top = 4;
-    const svg = document.createElementNS(SVG_NS, "svg");
+    const svg = document.createElementNS(SVG_NS2, "svg");
     svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
     svg.setAttribute("width", String(W));
     svg.setAttribute("height", String(H));
     svg.setAttribute("class", "bars");
     svg.setAttribute("role", "img");
-    svg.setAttribute("aria-label", T.scaleBars(label, values.map((v) => fixed(v, 2)).join(", ")));
+    svg.setAttribute("aria-label", T.scaleBars(label, values.map((v) => fixed2(v, 2)).join(", ")));
     const best = values.indexOf(Math.max(...values));
     const base = H - 2;
     let inner = `<line class="base" x1="0" x2="${W}" y1="${base}" y2="${base}"/>`;
@@ -3201,13 +4082,12 @@
       h("span", {}, hw2)
     );
     const list = rows.map((r) => {
-      const meanMax = (w) => w.reduce((s, row) => s + Math.max(...row), 0) / w.length;
-      const cellW = (w, label) => h(
+      const cellW = (w, mean, label) => h(
         "div",
         { class: "scale-w" },
         h("span", { class: "scale-label" }, label),
         bars(w[0], label),
-        h("span", { class: "scale-max" }, T.scaleMax(fixed(Math.max(...w[0]), 2), fixed(meanMax(w), 2)))
+        h("span", { class: "scale-max", "data-mean-max": mean }, T.scaleMax(fixed2(Math.max(...w[0]), 2), fixed2(mean, 2)))
       );
       return h(
         "div",
@@ -3217,15 +4097,15 @@
           "span",
           { class: "scale-std" },
           h("span", { class: "scale-label" }, hs + " "),
-          h("b", {}, T.scaleStd(fixed(r.std, 2), fixed(Math.sqrt(r.d), 2))),
-          h("span", { class: "muted" }, T.scaleAfter(fixed(r.stdScaled, 2)))
+          h("b", {}, T.scaleStd(fixed2(r.std, 2), fixed2(Math.sqrt(r.d), 2))),
+          h("span", { class: "muted" }, T.scaleAfter(fixed2(r.stdScaled, 2)))
         ),
-        cellW(r.wScaled, hw1),
-        cellW(r.wUnscaled, hw2)
+        cellW(r.wScaled, r.meanMaxScaled, hw1),
+        cellW(r.wUnscaled, r.meanMaxUnscaled, hw2)
       );
     });
     grid.replaceChildren(head, ...list);
-    $("scale-snippet").textContent = scalingSnippet(state.seed, SCALE_DKS, SCALE_N, state.lang);
+    $("scale-snippet").textContent = scalingSnippet(state.seed, SCALE_DKS, SCALE_N, state.lang, SCALE_SAMPLES);
   }
   function syncControls() {
     const tokens = $("tokens");
@@ -3243,42 +4123,47 @@
     const hash2 = "#" + formatHash(state);
     if (location.hash !== hash2) history.replaceState(null, "", hash2);
   }
-  function render() {
+  function render(fromLink = false) {
     try {
       model = computeModel();
     } catch (e) {
       if (!(e instanceof AttentionError) || !state.x) throw e;
+      const refused = state.x;
       state.x = null;
       model = computeModel();
-      $("x-msg").textContent = `${T.xError} ${e.message} (${e.code})`;
+      xProblem = { source: fromLink ? "link" : "dropped", ...classifyX(refused, e), tokens: [...state.tokens], about: xKey() };
     }
+    showXMsg();
     renderHero();
     renderSteps();
     renderSnippet();
     renderScaling();
     renderMha();
+    words.render();
     writeHash();
     updateScrollables();
   }
   function renderMha() {
-    $("mha-msg").textContent = "";
+    $("mha-msg").replaceChildren();
     try {
       mha.render(model.x);
     } catch (e) {
       if (!(e instanceof AttentionError)) throw e;
       mha.clear();
-      $("mha-msg").textContent = `${T.mhaError} ${e.message} (${e.code})`;
+      $("mha-msg").replaceChildren(T.mhaError, " ", ...xProblemNodes(classifyX(model.x, e), model.tokens));
     }
   }
-  function renderAll() {
+  function renderAll(fromLink = false) {
     applyLang();
+    showLinkNote();
     for (const el of document.querySelectorAll("#dk option")) el.textContent = el.value;
     renderSection5();
-    render();
+    render(fromLink);
   }
-  function resizeX(x, n2) {
+  function resizeX(x, tokens) {
     if (!x) return null;
-    const random = rowsOf(episodeWeights(state.seed, n2, D_MODEL, state.dk, state.dk).x);
+    const n2 = tokens.length;
+    const random = rowsOf(inputWeights({ ...state, tokens }).x);
     return Array.from({ length: n2 }, (_, i) => x[i] ? [...x[i]] : random[i]);
   }
   function download(blob, name) {
@@ -3289,12 +4174,19 @@
     a.remove();
     setTimeout(() => URL.revokeObjectURL(url), 3e4);
   }
+  var exportTheme = () => $("export-dark").checked ? "dark" : "light";
   function exportName(ext) {
-    return `attention-weights-seed${model.seed}-dk${model.dk}${model.causal ? "-causal" : ""}.${ext}`;
+    return `attention-weights-seed${model.seed}-dk${model.dk}${model.causal ? "-causal" : ""}${exportTheme() === "dark" ? "-dark" : ""}.${ext}`;
   }
+  var EXPORT_THEMES = { light: ["#1f2328", "#ffffff"], dark: ["#e6edf3", "#0d1117"] };
   function standaloneSvg() {
     const { ctx, options } = heatmaps.main;
-    return renderHeatmap(ctx.weights, { ...options, standalone: true, idPrefix: "attnmap" });
+    const svg = renderHeatmap(ctx.weights, { ...options, standalone: true, idPrefix: "attnmap" });
+    const [, W, H] = /width="(\d+)" height="(\d+)"/.exec(svg);
+    const [color, bg] = EXPORT_THEMES[exportTheme()];
+    return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}"><style>svg.attnmap{color:${color}!important}.attnmap .attnmap-bg{fill:${bg}!important}</style>
+${svg}</svg>
+`;
   }
   async function exportPng() {
     const svg = standaloneSvg();
@@ -3312,13 +4204,20 @@
     const blob = await new Promise((resolve, reject) => canvas.toBlob((b) => b ? resolve(b) : reject(new Error("canvas.toBlob gave nothing")), "image/png"));
     download(blob, exportName("png"));
   }
+  var flashTimers = /* @__PURE__ */ new WeakMap();
   async function copyText(text, okMsg, msgEl) {
+    let said;
     try {
       await navigator.clipboard.writeText(text);
-      msgEl.textContent = okMsg;
+      said = okMsg;
     } catch {
-      msgEl.textContent = T.copyFailed;
+      said = T.copyFailed;
     }
+    msgEl.textContent = said;
+    clearTimeout(flashTimers.get(msgEl));
+    flashTimers.set(msgEl, setTimeout(() => {
+      msgEl.textContent = msgEl.dataset.i18n ? T[msgEl.dataset.i18n] : "";
+    }, COPY_RESET_MS));
   }
   function commitX(input) {
     const i = Number(input.dataset.row), j = Number(input.dataset.col);
@@ -3326,7 +4225,8 @@
     const current = model.x;
     if (Math.fround(v) === current[i][j]) {
       input.removeAttribute("aria-invalid");
-      $("x-msg").textContent = "";
+      xProblem = null;
+      showXMsg();
       return;
     }
     const x = current.map((r) => [...r]);
@@ -3336,11 +4236,12 @@
     } catch (e) {
       if (!(e instanceof AttentionError)) throw e;
       input.setAttribute("aria-invalid", "true");
-      $("x-msg").textContent = `${T.xError} ${e.message} (${e.code})`;
+      xProblem = { source: "typed", ...classifyX(x, e), tokens: [...state.tokens], about: xKey() };
+      showXMsg();
       return;
     }
     input.removeAttribute("aria-invalid");
-    $("x-msg").textContent = "";
+    xProblem = null;
     state.x = x.map((r) => r.map(Math.fround));
     render();
   }
@@ -3367,7 +4268,7 @@
       msg.textContent = "";
       msg.classList.remove("error");
       if (JSON.stringify(r.tokens) === JSON.stringify(state.tokens)) return;
-      if (r.tokens.length !== state.tokens.length) state.x = resizeX(state.x, r.tokens.length);
+      if (r.tokens.length !== state.tokens.length) state.x = resizeX(state.x, r.tokens);
       state.tokens = r.tokens;
       render();
     });
@@ -3408,7 +4309,7 @@
     });
     $("reset").addEventListener("click", () => {
       state = { ...defaultState(), lang: state.lang };
-      $("x-msg").textContent = "";
+      xProblem = null;
       syncControls();
       render();
     });
@@ -3433,11 +4334,15 @@
     });
     $("reset-x").addEventListener("click", () => {
       state.x = null;
-      $("x-msg").textContent = "";
+      xProblem = null;
       render();
     });
   }
   function bindActions() {
+    $("link-note-close").addEventListener("click", () => {
+      linkProblems = [];
+      showLinkNote();
+    });
     $("export-svg").addEventListener("click", () => {
       download(new Blob([standaloneSvg()], { type: "image/svg+xml" }), exportName("svg"));
     });
@@ -3469,13 +4374,32 @@
       copy: (text, button) => copyText(text, T.codeCopied, button)
     });
     mha.bind();
+    bindTeach();
+  }
+  function bindTeach() {
+    const env = { $, h, matrixTable, fixed: fixed2, getState: () => state, getT: () => T, getAttn: () => attn, getModel: () => model };
+    words = createWordsSection({ ...env, setInput: (change) => {
+      if (change.input && change.input !== state.input) state.x = null;
+      Object.assign(state, change);
+      render();
+    } });
+    step4 = createStep4(env);
+    view = createHeatmapView({ ...env, set: (change) => {
+      Object.assign(state, change);
+      render();
+    } });
+    words.bind();
+    step4.bind();
+    view.bind();
   }
   function bindWindow() {
     window.addEventListener("hashchange", () => {
       state = parseHash(location.hash);
+      linkProblems = hashProblems(location.hash, state);
+      xProblem = null;
       $("x-table").dataset.key = "";
       syncControls();
-      renderAll();
+      renderAll(true);
     });
     let timer = 0;
     window.addEventListener("resize", () => {
@@ -3503,9 +4427,10 @@
       return;
     }
     bindControls();
+    linkProblems = hashProblems(location.hash, state);
     s5 = computeSection5();
     syncControls();
-    renderAll();
+    renderAll(true);
     document.documentElement.dataset.ready = "true";
   }
   main();

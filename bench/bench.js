@@ -3,6 +3,8 @@
 //
 //   npm run bench                   the full run (2.5 to 4.5 minutes on 2 cores), writes the doc
 //   BENCH_QUICK=1 npm run bench     a smoke run (about 25 s), prints only
+//   node bench/bench.js --only model   the whole-model section alone (GPT-2 small against
+//                                   onnxruntime-web, bench/model.js; about 5 minutes), rewrites only its part of the doc
 //
 // Besides single-head attention at several n, it times one GPT-2-small multi-head attention
 // layer (n = 1024, d_model = 768, 12 heads, biases; n = 128 in quick mode): attnmap's
@@ -25,7 +27,7 @@
 // The parts, one concern each: plan.js (sizes, rounds, durations), machine.js, runner.js
 // (sampling, rounds, medians; the single-head sizes), impls.js (attnmap and the peers, loaded as
 // their users load them), native.js (gcc and the C child process), mha.js, pool.js, chromium.js,
-// node-relaxed.js, tiny.js, fresh.js (cold start, memory), shipped.js (gzip sizes), report.js
+// node-relaxed.js, tiny.js, model.js (GPT-2 small, the whole model), fresh.js (cold start, memory), shipped.js (gzip sizes), report.js
 // (tables, console), reading.js (targets, prose), markdown.js (docs/BENCHMARKS.md).
 import fs from 'node:fs';
 import os from 'node:os';
@@ -36,9 +38,10 @@ import { loadAll } from './impls.js';
 import { machine, sourcesMatchWasm } from './machine.js';
 import { markdown } from './markdown.js';
 import { benchMha } from './mha.js';
+import { benchModel, modelOnly } from './model.js';
 import { peak } from './native.js';
 import { benchNodeRelaxed } from './node-relaxed.js';
-import { IMPLS, QUICK, SIZES, TOLERANCE, progress, root } from './plan.js';
+import { IMPLS, ONLY, QUICK, SIZES, TOLERANCE, progress, root } from './plan.js';
 import { benchPool } from './pool.js';
 import { disagreements, printReport, report } from './report.js';
 import { benchSizes } from './runner.js';
@@ -48,7 +51,8 @@ import { tinyCalls } from './tiny.js';
 async function main() {
   // 1. the machine, and whether the committed wasm was built from c_src/ as it is now
   const r = { machine: machine(), sources: sourcesMatchWasm() };
-  progress(`${QUICK ? 'quick' : 'full'} run on ${r.machine.cpu}, ${r.machine.cores} cores, Node ${r.machine.node}`);
+  progress(`${QUICK ? 'quick' : 'full'} run${ONLY ? ` of ${ONLY} only` : ''} on ${r.machine.cpu}, ${r.machine.cores} cores, Node ${r.machine.node}`);
+  if (ONLY === 'model') return modelOnly(r, { quick: QUICK });
   if (!r.sources.same) progress(`note: web/wasm/attention.wasm was built from sources ${r.sources.built}, c_src/ is now ${r.sources.now}`);
   progress('peak: 4-wide SSE mul + add, one core');
   r.peak = peak();
@@ -66,8 +70,9 @@ async function main() {
   r.chromium = await benchChromium({ quick: QUICK, root, progress });
   r.nodeRelaxed = benchNodeRelaxed({ quick: QUICK, progress });
 
-  // 5. tiny calls, cold start and memory in fresh processes, shipped size
+  // 5. tiny calls, the whole model (GPT-2 small), cold start and memory in fresh processes, shipped size
   r.tiny = await tinyCalls(impls);
+  r.model = impls.ort ? await benchModel({ ort: impls.ort.ort }) : { skipped: 'onnxruntime-web did not load' };
   const peers = ['ours', 'ort', 'tf'].filter((x) => impls[x]);
   r.cold = coldStarts(peers);
   r.memory = memory(peers);

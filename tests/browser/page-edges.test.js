@@ -159,6 +159,8 @@ const layoutOf = (page) => page.evaluate(() => {
   const vw = document.documentElement.clientWidth;
   const maps = [...document.querySelectorAll('.map')].filter((m) => visible(m) && m.querySelector('svg'));
   return {
+    // the page itself never scrolls sideways (wide tables and maps scroll in their own boxes)
+    pageWidth: document.documentElement.scrollWidth,
     mapsOut: maps.filter((m) => m.getBoundingClientRect().right > vw + 0.5).map((m) => m.querySelector('.heatmap').id),
     maps: maps.map((m) => {
       const title = m.querySelector('.map-title'), box = m.querySelector('.heatmap');
@@ -192,6 +194,7 @@ for (const width of [320, 390, 1280]) {
             const L = await layoutOf(page);
             const where = `${width} px ${lang} ${n} tokens ${heads} heads`;
             assert.deepEqual(L.mapsOut, [], `${where}: maps reaching beyond the page`);
+            assert.ok(L.pageWidth <= width, `${where}: the page is ${L.pageWidth} px wide, wider than the window`);
             assert.equal(L.maps.length, 2 + heads, `${where}: main, section 5 and ${heads} heads`);
             for (const m of L.maps) {
               assert.ok(!m.titleClipped, `${where}: the title "${m.title}" of #${m.id} is clipped`);

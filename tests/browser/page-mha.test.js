@@ -14,6 +14,7 @@ import { startServer } from '../../scripts/serve.js';
 import { createAttention, toRows } from '../../web/core/attention.js';
 import { episodeWeights } from '../../web/rng/torch-rng.js';
 import { mhaWeights, computeMha, mhaSnippet } from '../../web/page/page-mha.js';
+import { inputWeights } from '../../web/page/page-pe.js';
 import { parseHash, formatHash, defaultState, HEAD_CHOICES } from '../../web/page/page-state.js';
 import { root, assertClose } from '../helpers.js';
 import { launch } from './browser.js';
@@ -64,8 +65,14 @@ test('the page shows exactly the PyTorch code that make_page_mha.py ran, in both
 
 test('W_Q, W_K, W_V, W_O are drawn bit for bit as PyTorch draws them; W_Q..W_V are the episode\'s (d_k = 8)', () => {
   for (const c of GOLDEN.cases) {
-    const w = mhaWeights(c.state.seed, c.n);
+    const embed = c.state.input === 'embed';   // X = E + PE: the W are the first draws after the seed
+    const w = mhaWeights(c.state.seed, c.n, 8, { drawX: !embed });
     for (const k of ['wq', 'wk', 'wv', 'wo']) assertClose(w[k].data, c[k], `${c.name} ${k}`, { atol: 0, rtol: 0 });
+    if (embed) {
+      assert.equal(w.x, null);
+      assertClose(inputWeights({ ...c.state, dk: 8 }).x.data, c.x, `${c.name} x = E + PE`, { atol: 0, rtol: 0 });
+      continue;
+    }
     if (!c.state.x) assertClose(w.x.data, c.x, `${c.name} x`, { atol: 0, rtol: 0 });
     const ep = episodeWeights(c.state.seed, c.n, 8, 8, 8);
     for (const k of ['x', 'wq', 'wk', 'wv']) assert.deepEqual(w[k].data, ep[k].data, `${c.name}: ${k} is the episode's`);
@@ -74,7 +81,7 @@ test('W_Q, W_K, W_V, W_O are drawn bit for bit as PyTorch draws them; W_Q..W_V a
 
 test('computeMha (the C core) matches PyTorch for every golden case; rows sum to 1; masked weights are 0', () => {
   for (const c of GOLDEN.cases) {
-    const m = computeMha(attn, { seed: c.state.seed, n: c.n, x: c.state.x, heads: c.heads, causal: c.state.causal });
+    const m = computeMha(attn, { seed: c.state.seed, n: c.n, x: c.state.input === 'embed' ? c.x : c.state.x, heads: c.heads, causal: c.state.causal, input: c.state.input });
     assert.equal(m.perHead.length, c.heads);
     assert.equal(m.dHead, c.d_head);
     const weights = m.res.weights.flatMap((w) => Array.from(w.data));

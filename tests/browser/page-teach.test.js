@@ -349,3 +349,21 @@ test('screenshots at 1280 and 390 px (zh): no horizontal scroll (/tmp/teach-*.pn
     }
   }
 });
+
+test('embed mode reaches the multi-head section and the notes: its snippet makes X = E + PE and prints the numbers shown (tests/golden/page-mha.json)', async () => {
+  const mha = JSON.parse(fs.readFileSync(path.join(root, 'tests/golden/page-mha.json'), 'utf8'));
+  const c = mha.cases.find((x) => x.name === 'seed42-embed-pe-heads2-causal');
+  const { page, context, errors } = await open(hashOf({ ...c.state, heads: c.heads, lang: 'en' }));
+  try {
+    assert.equal(await page.textContent('#mha-snippet'), c.snippet.en, 'the snippet PyTorch ran');
+    assert.match(c.snippet.en, /def embedding\(token\):/);
+    assert.doesNotMatch(c.snippet.en, /torch\.randn\(4, 8\)/);
+    const shown = await page.$$eval('#mha-grid svg', (svgs) => svgs.map((s) => [...s.querySelectorAll('rect.cell')].map((r) => Number(r.dataset.value))));
+    assertClose(shown.flat(), c.expected.weights.flat(Infinity), 'each head\'s weights vs PyTorch');
+    assert.match(await page.textContent('#source-note'), /X = E\[token\] \+ PE/);
+    assert.match(await page.textContent('#step-x'), /unless you pick “Embedding \+ positions” above/);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});

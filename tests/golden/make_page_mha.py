@@ -59,6 +59,9 @@ CASES = [
                                              [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8],
                                              [-1.0, 1.0, -1.0, 1.0, -1.0, 1.0, -1.0, 1.0],
                                              [3.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, -3.0]])),
+    # X = E[token] + PE (web/page/page-pe.js, the page's 'embed' mode): the W are drawn right after the seed
+    ('seed42-embed-pe-heads2-causal', dict(tokens=['猫', '吃', '鱼', '猫'], seed=42, heads=2, causal=True, x=None, input='embed', pe=True)),
+    ('seed0-embed-nope-heads4', dict(tokens=['鱼', '吃', '猫'], seed=0, heads=4, causal=False, x=None, input='embed', pe=False)),
 ]
 
 

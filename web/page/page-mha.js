@@ -20,14 +20,17 @@ import { manualSeed } from '../rng/torch-rng.js';
 import * as SNIPPET from '../strings/snippets.js';
 import { D_MODEL, HEAD_CHOICES } from './page-state.js';
 import { snippetHead, editedX } from './page-format.js';
+import { embedLines } from './page-pe.js';
 
 /**
  * X, W_Q, W_K, W_V, W_O after torch.manual_seed(seed), in the episode's layout (Q = X · W_Q):
- * each W is nn.Linear(d_model, d_model, bias=False).weight.T, (d_model, d_model).
+ * each W is nn.Linear(d_model, d_model, bias=False).weight.T, (d_model, d_model). With
+ * drawX false (X = E + PE, page-pe.js, which draws from generators of its own) the W are the
+ * first draws after the seed, as in episode 05's embed mode, and x is null.
  */
-export function mhaWeights(seed, n, dModel = D_MODEL) {
+export function mhaWeights(seed, n, dModel = D_MODEL, { drawX = true } = {}) {
   const g = manualSeed(seed);
-  const x = { data: g.randn(n, dModel), shape: [n, dModel] };
+  const x = drawX ? { data: g.randn(n, dModel), shape: [n, dModel] } : null;
   const [wq, wk, wv, wo] = [0, 1, 2, 3].map(() => ({ data: g.linear(dModel, dModel).T, shape: [dModel, dModel] }));
   return { x, wq, wk, wv, wo };
 }
@@ -37,9 +40,10 @@ export function mhaWeights(seed, n, dModel = D_MODEL) {
  * Returns { heads, dHead, n, x, w, res, perHead: [{ weights, q, k }], concat, output } with
  * res = attn.multiHeadAttention(...) as the core returns it and the rest as number[][].
  */
-export function computeMha(attn, { seed, n, x = null, heads, causal = false }) {
+export function computeMha(attn, { seed, n, x = null, heads, causal = false, input = 'randn' }) {
   if (!HEAD_CHOICES.includes(heads)) throw new RangeError(`heads must be one of ${HEAD_CHOICES.join(', ')}; received ${heads}`);
-  const w = mhaWeights(seed, n);
+  if (input === 'embed' && !x) throw new TypeError('computeMha: in embed mode x (E + PE) must be given');
+  const w = mhaWeights(seed, n, D_MODEL, { drawX: input !== 'embed' });
   const xs = x ?? toRows(w.x);
   const res = attn.multiHeadAttention({ x: xs, wq: w.wq, wk: w.wk, wv: w.wv, wo: w.wo }, { heads, causal });
   // Q = X·W_Q and K = X·W_K (n, d_model) for the arithmetic of one cell, projected by the core:
@@ -63,11 +67,12 @@ export function computeMha(attn, { seed, n, x = null, heads, causal = false }) {
  * heads are split with .view / .transpose. tests/golden/make_page_mha.py runs this very text
  * (and checks it against F.multi_head_attention_forward).
  */
-export function mhaSnippet({ tokens, seed, causal, heads, x }, lang = 'zh') {
+export function mhaSnippet({ tokens, seed, causal, heads, x, input, pe }, lang = 'zh') {
   const s = SNIPPET[lang] ?? SNIPPET.zh, t = s.ep06;
   const n = tokens.length;
   const L = snippetHead(s, seed, tokens);
-  L.push(`X = torch.randn(${n}, ${D_MODEL})   # ${t.randn}`, ...editedX(s, x));
+  if (input === 'embed') L.push(...embedLines(s, { tokens, seed, pe }), ...editedX(s.pe, x));
+  else L.push(`X = torch.randn(${n}, ${D_MODEL})   # ${t.randn}`, ...editedX(s, x));
   L.push('n, d_model = X.shape');
   L.push(`num_heads = ${heads}`);
   L.push(`d_head = d_model // num_heads   # ${t.dHead(D_MODEL / heads)}`, '');
@@ -118,8 +123,8 @@ export function createMhaSection(env) {
   return {
     bind: () => bindSection(env, figures),
     render(x) {
-      const { seed, tokens, heads, causal } = env.getState();
-      last = computeMha(env.getAttn(), { seed, n: tokens.length, x, heads, causal });
+      const { seed, tokens, heads, causal, input } = env.getState();
+      last = computeMha(env.getAttn(), { seed, n: tokens.length, x, heads, causal, input });
       showSection(env, figures, last);
     },
     /** After the core refused the page's X: no stale numbers (page.js shows the message). */

@@ -507,7 +507,7 @@ function renderHero() {
   drawHeatmap('main', $('main-heatmap'), ctx,
     state.temp === 1 ? T.heatmapTitle(m.seed, m.dk, m.causal) : T.teach.heroTitle(m.seed, m.dk, m.causal, state.temp));
   view.render(ctx);
-  $('source-note').innerHTML = T.sourceNote(m.seed, m.dk, Boolean(state.x));   // numbers only
+  $('source-note').innerHTML = T.sourceNote(m.seed, m.dk, Boolean(state.x), state.input === 'embed');   // numbers only
 }
 
 function renderSteps() {

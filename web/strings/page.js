@@ -36,8 +36,8 @@ export const zh = {
   seedError: '种子要是 0 到 4294967295 之间的整数。',
 
   heatmapTitle: (seed, dk, causal) => `注意力权重 softmax(QKᵀ/√${dk}) · 种子 ${seed}${causal ? ' · 因果遮蔽' : ''}`,
-  sourceNote: (seed, dk, edited) => `权重来自文章第六节的代码，前面加一行 <code>torch.manual_seed(${seed})</code>（d_model = 8，d_k = ${dk}）` +
-    (edited ? '，X 换成了你改过的值' : '') + '。<a href="#reproduce">下面有可以直接运行的 Python 代码</a>，得到的数和这里一样。',
+  sourceNote: (seed, dk, edited, embed) => `权重来自文章第六节的代码，前面加一行 <code>torch.manual_seed(${seed})</code>（d_model = 8，d_k = ${dk}）` +
+    (embed ? '，X = E[词] + PE（见「Embedding + 位置编码」）' : '') + (edited ? '，X 换成了你改过的值' : '') + '。<a href="#reproduce">下面有可以直接运行的 Python 代码</a>，得到的数和这里一样。',
   exportSvg: '导出 SVG',
   exportPng: '导出 PNG',
   copyLink: '复制链接',
@@ -72,7 +72,7 @@ export const zh = {
   codeCopied: '已复制',
 
   stepXTitle: '第 0 步 · 输入 X',
-  stepXText: '每个词一行：它经过 Embedding 和位置编码（EP03、EP04）之后的 8 维向量，d_model = 8。和文章的代码一样，这里用 <code>torch.randn</code> 代替。' +
+  stepXText: '每个词一行：它经过 Embedding 和位置编码（EP03、EP04）之后的 8 维向量，d_model = 8。和文章的代码一样，这里默认用 <code>torch.randn</code> 代替；在上面的「Embedding + 位置编码」里换成 E[词] + PE。' +
     '<b>表里的数都可以改</b>：改完按 Enter 或离开这一格，后面每一步立刻重算。',
   xRandom: (n, seed) => `X = torch.randn(${n}, 8)，种子 ${seed}。`,
   xEdited: 'X 已被你修改，链接里会带上它。',
@@ -221,8 +221,8 @@ export const en = {
   seedError: 'The seed must be a whole number from 0 to 4294967295.',
 
   heatmapTitle: (seed, dk, causal) => `Attention weights softmax(QKᵀ/√${dk}) · seed ${seed}${causal ? ' · causal' : ''}`,
-  sourceNote: (seed, dk, edited) => `The weights come from the episode's section-6 code with <code>torch.manual_seed(${seed})</code> in front (d_model = 8, d_k = ${dk})` +
-    (edited ? ', with X replaced by your edits' : '') + '. <a href="#reproduce">The Python code below</a> runs as is and prints the same numbers.',
+  sourceNote: (seed, dk, edited, embed) => `The weights come from the episode's section-6 code with <code>torch.manual_seed(${seed})</code> in front (d_model = 8, d_k = ${dk})` +
+    (embed ? ', with X = E[token] + PE (see “Embedding + positions”)' : '') + (edited ? ', with X replaced by your edits' : '') + '. <a href="#reproduce">The Python code below</a> runs as is and prints the same numbers.',
   exportSvg: 'Export SVG',
   exportPng: 'Export PNG',
   copyLink: 'Copy link',
@@ -257,7 +257,7 @@ export const en = {
   codeCopied: 'Copied',
 
   stepXTitle: 'Step 0 · The input X',
-  stepXText: 'One row per token: its 8-dimensional vector after Embedding and Positional Encoding (episodes 03 and 04), d_model = 8. As in the episode\'s code, <code>torch.randn</code> stands in for them. ' +
+  stepXText: 'One row per token: its 8-dimensional vector after Embedding and Positional Encoding (episodes 03 and 04), d_model = 8. As in the episode\'s code, <code>torch.randn</code> stands in for them, unless you pick “Embedding + positions” above: then X = E[token] + PE. ' +
     '<b>Every number in the table can be edited</b>: press Enter or leave the cell, and every step below is recomputed.',
   xRandom: (n, seed) => `X = torch.randn(${n}, 8), seed ${seed}.`,
   xEdited: 'You edited X; the link carries your values.',

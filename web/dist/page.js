@@ -2110,7 +2110,7 @@
     },
     seedError: "\u79CD\u5B50\u8981\u662F 0 \u5230 4294967295 \u4E4B\u95F4\u7684\u6574\u6570\u3002",
     heatmapTitle: (seed, dk, causal) => `\u6CE8\u610F\u529B\u6743\u91CD softmax(QK\u1D40/\u221A${dk}) \xB7 \u79CD\u5B50 ${seed}${causal ? " \xB7 \u56E0\u679C\u906E\u853D" : ""}`,
-    sourceNote: (seed, dk, edited) => `\u6743\u91CD\u6765\u81EA\u6587\u7AE0\u7B2C\u516D\u8282\u7684\u4EE3\u7801\uFF0C\u524D\u9762\u52A0\u4E00\u884C <code>torch.manual_seed(${seed})</code>\uFF08d_model = 8\uFF0Cd_k = ${dk}\uFF09` + (edited ? "\uFF0CX \u6362\u6210\u4E86\u4F60\u6539\u8FC7\u7684\u503C" : "") + '\u3002<a href="#reproduce">\u4E0B\u9762\u6709\u53EF\u4EE5\u76F4\u63A5\u8FD0\u884C\u7684 Python \u4EE3\u7801</a>\uFF0C\u5F97\u5230\u7684\u6570\u548C\u8FD9\u91CC\u4E00\u6837\u3002',
+    sourceNote: (seed, dk, edited, embed) => `\u6743\u91CD\u6765\u81EA\u6587\u7AE0\u7B2C\u516D\u8282\u7684\u4EE3\u7801\uFF0C\u524D\u9762\u52A0\u4E00\u884C <code>torch.manual_seed(${seed})</code>\uFF08d_model = 8\uFF0Cd_k = ${dk}\uFF09` + (embed ? "\uFF0CX = E[\u8BCD] + PE\uFF08\u89C1\u300CEmbedding + \u4F4D\u7F6E\u7F16\u7801\u300D\uFF09" : "") + (edited ? "\uFF0CX \u6362\u6210\u4E86\u4F60\u6539\u8FC7\u7684\u503C" : "") + '\u3002<a href="#reproduce">\u4E0B\u9762\u6709\u53EF\u4EE5\u76F4\u63A5\u8FD0\u884C\u7684 Python \u4EE3\u7801</a>\uFF0C\u5F97\u5230\u7684\u6570\u548C\u8FD9\u91CC\u4E00\u6837\u3002',
     exportSvg: "\u5BFC\u51FA SVG",
     exportPng: "\u5BFC\u51FA PNG",
     copyLink: "\u590D\u5236\u94FE\u63A5",
@@ -2140,7 +2140,7 @@
     copyCode: "\u590D\u5236\u4EE3\u7801",
     codeCopied: "\u5DF2\u590D\u5236",
     stepXTitle: "\u7B2C 0 \u6B65 \xB7 \u8F93\u5165 X",
-    stepXText: "\u6BCF\u4E2A\u8BCD\u4E00\u884C\uFF1A\u5B83\u7ECF\u8FC7 Embedding \u548C\u4F4D\u7F6E\u7F16\u7801\uFF08EP03\u3001EP04\uFF09\u4E4B\u540E\u7684 8 \u7EF4\u5411\u91CF\uFF0Cd_model = 8\u3002\u548C\u6587\u7AE0\u7684\u4EE3\u7801\u4E00\u6837\uFF0C\u8FD9\u91CC\u7528 <code>torch.randn</code> \u4EE3\u66FF\u3002<b>\u8868\u91CC\u7684\u6570\u90FD\u53EF\u4EE5\u6539</b>\uFF1A\u6539\u5B8C\u6309 Enter \u6216\u79BB\u5F00\u8FD9\u4E00\u683C\uFF0C\u540E\u9762\u6BCF\u4E00\u6B65\u7ACB\u523B\u91CD\u7B97\u3002",
+    stepXText: "\u6BCF\u4E2A\u8BCD\u4E00\u884C\uFF1A\u5B83\u7ECF\u8FC7 Embedding \u548C\u4F4D\u7F6E\u7F16\u7801\uFF08EP03\u3001EP04\uFF09\u4E4B\u540E\u7684 8 \u7EF4\u5411\u91CF\uFF0Cd_model = 8\u3002\u548C\u6587\u7AE0\u7684\u4EE3\u7801\u4E00\u6837\uFF0C\u8FD9\u91CC\u9ED8\u8BA4\u7528 <code>torch.randn</code> \u4EE3\u66FF\uFF1B\u5728\u4E0A\u9762\u7684\u300CEmbedding + \u4F4D\u7F6E\u7F16\u7801\u300D\u91CC\u6362\u6210 E[\u8BCD] + PE\u3002<b>\u8868\u91CC\u7684\u6570\u90FD\u53EF\u4EE5\u6539</b>\uFF1A\u6539\u5B8C\u6309 Enter \u6216\u79BB\u5F00\u8FD9\u4E00\u683C\uFF0C\u540E\u9762\u6BCF\u4E00\u6B65\u7ACB\u523B\u91CD\u7B97\u3002",
     xRandom: (n2, seed) => `X = torch.randn(${n2}, 8)\uFF0C\u79CD\u5B50 ${seed}\u3002`,
     xEdited: "X \u5DF2\u88AB\u4F60\u4FEE\u6539\uFF0C\u94FE\u63A5\u91CC\u4F1A\u5E26\u4E0A\u5B83\u3002",
     resetX: "\u6062\u590D\u968F\u673A X",
@@ -2267,7 +2267,7 @@
     },
     seedError: "The seed must be a whole number from 0 to 4294967295.",
     heatmapTitle: (seed, dk, causal) => `Attention weights softmax(QK\u1D40/\u221A${dk}) \xB7 seed ${seed}${causal ? " \xB7 causal" : ""}`,
-    sourceNote: (seed, dk, edited) => `The weights come from the episode's section-6 code with <code>torch.manual_seed(${seed})</code> in front (d_model = 8, d_k = ${dk})` + (edited ? ", with X replaced by your edits" : "") + '. <a href="#reproduce">The Python code below</a> runs as is and prints the same numbers.',
+    sourceNote: (seed, dk, edited, embed) => `The weights come from the episode's section-6 code with <code>torch.manual_seed(${seed})</code> in front (d_model = 8, d_k = ${dk})` + (embed ? ", with X = E[token] + PE (see \u201CEmbedding + positions\u201D)" : "") + (edited ? ", with X replaced by your edits" : "") + '. <a href="#reproduce">The Python code below</a> runs as is and prints the same numbers.',
     exportSvg: "Export SVG",
     exportPng: "Export PNG",
     copyLink: "Copy link",
@@ -2297,7 +2297,7 @@
     copyCode: "Copy code",
     codeCopied: "Copied",
     stepXTitle: "Step 0 \xB7 The input X",
-    stepXText: "One row per token: its 8-dimensional vector after Embedding and Positional Encoding (episodes 03 and 04), d_model = 8. As in the episode's code, <code>torch.randn</code> stands in for them. <b>Every number in the table can be edited</b>: press Enter or leave the cell, and every step below is recomputed.",
+    stepXText: "One row per token: its 8-dimensional vector after Embedding and Positional Encoding (episodes 03 and 04), d_model = 8. As in the episode's code, <code>torch.randn</code> stands in for them, unless you pick \u201CEmbedding + positions\u201D above: then X = E[token] + PE. <b>Every number in the table can be edited</b>: press Enter or leave the cell, and every step below is recomputed.",
     xRandom: (n2, seed) => `X = torch.randn(${n2}, 8), seed ${seed}.`,
     xEdited: "You edited X; the link carries your values.",
     resetX: "Back to random X",
@@ -3002,15 +3002,16 @@
   }
 
   // web/page/page-mha.js
-  function mhaWeights(seed, n2, dModel = D_MODEL) {
+  function mhaWeights(seed, n2, dModel = D_MODEL, { drawX = true } = {}) {
     const g = manualSeed(seed);
-    const x = { data: g.randn(n2, dModel), shape: [n2, dModel] };
+    const x = drawX ? { data: g.randn(n2, dModel), shape: [n2, dModel] } : null;
     const [wq, wk, wv, wo] = [0, 1, 2, 3].map(() => ({ data: g.linear(dModel, dModel).T, shape: [dModel, dModel] }));
     return { x, wq, wk, wv, wo };
   }
-  function computeMha(attn2, { seed, n: n2, x = null, heads, causal = false }) {
+  function computeMha(attn2, { seed, n: n2, x = null, heads, causal = false, input = "randn" }) {
     if (!HEAD_CHOICES.includes(heads)) throw new RangeError(`heads must be one of ${HEAD_CHOICES.join(", ")}; received ${heads}`);
-    const w = mhaWeights(seed, n2);
+    if (input === "embed" && !x) throw new TypeError("computeMha: in embed mode x (E + PE) must be given");
+    const w = mhaWeights(seed, n2, D_MODEL, { drawX: input !== "embed" });
     const xs = x ?? toRows(w.x);
     const res = attn2.multiHeadAttention({ x: xs, wq: w.wq, wk: w.wk, wv: w.wv, wo: w.wo }, { heads, causal });
     const zero = { data: new Float32Array(D_MODEL * D_MODEL), shape: [D_MODEL, D_MODEL] };
@@ -3031,11 +3032,12 @@
       output: toRows(res.output)
     };
   }
-  function mhaSnippet({ tokens, seed, causal, heads, x }, lang = "zh") {
+  function mhaSnippet({ tokens, seed, causal, heads, x, input, pe }, lang = "zh") {
     const s2 = snippets_exports[lang] ?? zh4, t = s2.ep06;
     const n2 = tokens.length;
     const L = snippetHead(s2, seed, tokens);
-    L.push(`X = torch.randn(${n2}, ${D_MODEL})   # ${t.randn}`, ...editedX(s2, x));
+    if (input === "embed") L.push(...embedLines(s2, { tokens, seed, pe }), ...editedX(s2.pe, x));
+    else L.push(`X = torch.randn(${n2}, ${D_MODEL})   # ${t.randn}`, ...editedX(s2, x));
     L.push("n, d_model = X.shape");
     L.push(`num_heads = ${heads}`);
     L.push(`d_head = d_model // num_heads   # ${t.dHead(D_MODEL / heads)}`, "");
@@ -3073,8 +3075,8 @@
     return {
       bind: () => bindSection(env, figures),
       render(x) {
-        const { seed, tokens, heads, causal } = env.getState();
-        last = computeMha(env.getAttn(), { seed, n: tokens.length, x, heads, causal });
+        const { seed, tokens, heads, causal, input } = env.getState();
+        last = computeMha(env.getAttn(), { seed, n: tokens.length, x, heads, causal, input });
         showSection(env, figures, last);
       },
       /** After the core refused the page's X: no stale numbers (page.js shows the message). */
@@ -3933,7 +3935,7 @@
       state.temp === 1 ? T.heatmapTitle(m.seed, m.dk, m.causal) : T.teach.heroTitle(m.seed, m.dk, m.causal, state.temp)
     );
     view.render(ctx);
-    $("source-note").innerHTML = T.sourceNote(m.seed, m.dk, Boolean(state.x));
+    $("source-note").innerHTML = T.sourceNote(m.seed, m.dk, Boolean(state.x), state.input === "embed");
   }
   function renderSteps() {
     const m = model;

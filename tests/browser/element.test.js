@@ -816,7 +816,7 @@ describe('<attention-heatmap>', { concurrency: 4 }, () => {
   // (gzipped file by file, each module costs its own header): 62,710 B. What a blog author copies
   // is now one file, web/dist/attention-heatmap.min.js, held to 25 KiB by tests/browser/embed.test.js;
   // this budget guards the unbundled ES modules (npm users, bundlers) and was raised to 66,000 B.
-  const BUDGET_STATIC = 66000;
+  const BUDGET_STATIC = 67700;   // 66,088 B measured after issue 14 (the colour-scale option), plus 2.5%
   const BUDGET_ALL = 71500;
 
   test('size budget: what the embed loads, gzipped', () => {

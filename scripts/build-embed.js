@@ -35,6 +35,10 @@
 //   { relaxed: false }, and the one import() of that build resolves to a module that throws, which
 //   the core already treats as "this host has no relaxed build" (it falls back to the default one).
 //   The finished bundle must import nothing (checked below).
+// - The model (<attention-heatmap model="…">, issue 16) is not inside: its dynamic imports
+//   (web/element/model-import.js) become <script src> loads of web/dist/attnmap-model.js and
+//   web/dist/toy-zh.js beside this file (scripts/build-model.js's classicImports plugin, which
+//   also fails the build if model code got in). Without a model attribute neither is requested.
 //
 // The output is deterministic (no timestamps, no absolute paths; ASCII only, so the encoding a
 // page declares cannot matter) for the esbuild version pinned in package.json.
@@ -43,6 +47,7 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
+import { classicImports, assertNoModel } from './build-model.js';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const OUT = path.join(root, 'web/dist/attention-heatmap.min.js');
@@ -51,9 +56,11 @@ export const ENTRY = 'web/element/attention-heatmap.js';
 // 2026-12-01; 28,931 B after the FULL_API labels, the hex at the end and the embed wasm with bulk
 // memory (the wasm is about 5.6 KB of it, the element's JavaScript about 23 KB). The target is
 // kept as TARGET and printed. The budget that fails the test is the last measurement plus about
-// 2.5%, so that growth fails while the sources are made smaller.
+// 2.5%, so that growth fails while the sources are made smaller. Issue 16 (model="…": the
+// attributes, the loading state, the messages, the <script src> loader; the model itself stays
+// out, see below) added 1,266 B: 29,058 -> 30,324 B; the budget grew by as much.
 export const TARGET = 25600;
-export const BUDGET = 29650;
+export const BUDGET = 30920;
 export const WASM = {                              // the base64 modules the core may import
   default: 'web/wasm/attention-wasm.js',
   embed: 'web/wasm/attention-embed-wasm.js',       // size-optimised: same exports, tiled kernel compiled out
@@ -157,8 +164,9 @@ export async function buildEmbed({ wasm = defaultWasm(), encoding = 'hex' } = {}
     metafile: true,
     logLevel: 'silent',
     banner: { js: banner() },
-    plugins: [wasmPlugin(wasm, encoding)],
+    plugins: [wasmPlugin(wasm, encoding), classicImports(path.basename(OUT))],
   });
+  assertNoModel(result.metafile, 'build-embed');
   const [output] = Object.values(result.metafile.outputs);
   if (output.imports.length) {
     throw new Error(`build-embed: the bundle still imports ${output.imports.map((i) => i.path).join(', ')}; it must be self-contained`);

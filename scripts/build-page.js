@@ -16,6 +16,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
+import { classicImports, assertNoModel } from './build-model.js';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const OUT = path.join(root, 'web/dist/page.js');
@@ -41,7 +42,13 @@ export async function buildPage() {
     banner: { js: BANNER },
     // the page never asks for the relaxed-SIMD build: leave its dynamic import out of the bundle
     external: ['../wasm/attention-relaxed-wasm.js'],
+    metafile: true,
+    // import('../model/model.js') and import('../models/toy-zh/toy-zh.js') in web/page/*.js (and
+    // web/element/*.js) load web/dist/attnmap-model.js and web/dist/toy-zh.js, beside page.js, as
+    // classic scripts: file:// pages cannot import modules (scripts/build-model.js; build it too)
+    plugins: [classicImports(path.basename(OUT))],
   });
+  assertNoModel(result.metafile, 'build-page');
   return result.outputFiles[0].contents;
 }
 

@@ -358,7 +358,8 @@ describe('<attention-heatmap>', { concurrency: 4 }, () => {
       return { read: [...read].sort(), observed: [...el.constructor.observedAttributes].sort() };
     });
     assert.deepEqual(r.read, r.observed);
-    assert.deepEqual(r.observed, ['causal', 'decimals', 'heads', 'k', 'lang', 'q', 'scale', 'seed', 'tokens', 'v', 'wk', 'wo', 'wq', 'wv', 'x']);
+    // model text ids layer head (issue 16, tests/browser/element-model.test.js): read to tell that there is no model
+    assert.deepEqual(r.observed, ['causal', 'decimals', 'head', 'heads', 'ids', 'k', 'lang', 'layer', 'model', 'q', 'scale', 'seed', 'text', 'tokens', 'v', 'wk', 'wo', 'wq', 'wv', 'x']);
     assertClean(log, 'observedAttributes');
     await page.close();
   });
@@ -769,7 +770,7 @@ describe('<attention-heatmap>', { concurrency: 4 }, () => {
     const mod = await import('../../web/element/attention-heatmap-element.js');
     assert.equal(typeof mod.AttentionHeatmapElement, 'function');
     assert.deepEqual(mod.AttentionHeatmapElement.observedAttributes,
-      ['tokens', 'q', 'k', 'v', 'x', 'wq', 'wk', 'wv', 'wo', 'seed', 'heads', 'causal', 'scale', 'decimals', 'lang']);
+      ['tokens', 'q', 'k', 'v', 'x', 'wq', 'wk', 'wv', 'wo', 'seed', 'heads', 'causal', 'scale', 'decimals', 'lang', 'model', 'text', 'ids', 'layer', 'head']);
     const { page, log } = await open('empty.html');
     const r = await page.evaluate(async () => {
       const m = await import('/web/element/attention-heatmap-element.js');
@@ -816,8 +817,13 @@ describe('<attention-heatmap>', { concurrency: 4 }, () => {
   // (gzipped file by file, each module costs its own header): 62,710 B. What a blog author copies
   // is now one file, web/dist/attention-heatmap.min.js, held to 25 KiB by tests/browser/embed.test.js;
   // this budget guards the unbundled ES modules (npm users, bundlers) and was raised to 66,000 B.
-  const BUDGET_STATIC = 67700;   // 66,088 B measured after issue 14 (the colour-scale option), plus 2.5%
-  const BUDGET_ALL = 71500;
+  // 2026-12-01 (issue 16): 66,088 B before model="…", 69,066 B with it (from-model.js and
+  // model-import.js, +2,978 B); with torch-rng.js 71,080 -> 74,058 B. Budgets raised to 69,500 and
+  // 74,500 B. What model="…" imports dynamically (web/model/, web/models/, the model wasm) loads
+  // only with a model attribute: listed, not counted in either sum (tests/browser/element-model.test.js
+  // prints its sizes).
+  const BUDGET_STATIC = 69500;
+  const BUDGET_ALL = 74500;
 
   test('size budget: what the embed loads, gzipped', () => {
     const files = new Map();        // file -> { raw, gz, dynamic }
@@ -844,6 +850,10 @@ describe('<attention-heatmap>', { concurrency: 4 }, () => {
     let staticGz = 0, allGz = 0, allRaw = 0;
     const lines = [];
     for (const [file, s] of files) {
+      if (s.dynamic && /^web\/models?\/|^web\/wasm\/attention-model-wasm\.js$/.test(rel(file))) {
+        lines.push(`  ${rel(file).padEnd(34)} ${String(s.raw).padStart(6)} B ${String(s.gz).padStart(6)} B gz  (dynamic: model="…" only, not counted)`);
+        continue;
+      }
       allGz += s.gz; allRaw += s.raw;
       if (!s.dynamic) staticGz += s.gz;
       lines.push(`  ${rel(file).padEnd(34)} ${String(s.raw).padStart(6)} B ${String(s.gz).padStart(6)} B gz${s.dynamic ? '  (dynamic: x + seed only)' : ''}`);

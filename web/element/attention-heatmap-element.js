@@ -4,7 +4,9 @@
 // Thin: an open shadow root; one observedAttributes list, equal to what #render() reads; re-render
 // batched in a microtask; data via properties (tokens q k v x wq wk wv wo, which win over the
 // attributes), small scalars via attributes (causal scale decimals lang seed heads). With `heads`
-// (episode 06) it draws one heatmap per head (multiHeadAttention). The work is in pure modules:
+// (episode 06) it draws one heatmap per head (multiHeadAttention). With `model` (issue 16) it
+// draws one layer's and head's attention of a checkpoint instead (from-model.js: model text ids
+// layer head), loading the model code and data only then. The work is in pure modules:
 // parse.js reads the input, compute.js runs the core, render.js makes each panel's SVG with
 // renderHeatmap (which escapes every label); view.js shows it (all other text via textContent).
 //
@@ -15,7 +17,8 @@ import * as TEXT from '../strings/element.js';
 import { ATTRIBUTES, MATRICES, SCALARS, parseTokens, parseMatrix, parseLang, readInput } from './parse.js';
 import { loadCore, compute } from './compute.js';
 import { checkBudget, renderPanels } from './render.js';
-import { createView, showLoading, showPanels, showProblem } from './view.js';
+import { createView, showLoading, showModelLoading, showPanels, showProblem } from './view.js';
+import { readModelInput, sharedModel, modelAttention, renderModelPanel } from './from-model.js';
 
 // In Node (no DOM) the module still imports: the class then extends a stub.
 const Base = globalThis.HTMLElement ?? class {};
@@ -78,26 +81,47 @@ export class AttentionHeatmapElement extends Base {
   async #render() {
     this.#dirty = false;
     const generation = ++this.#generation;
+    const stale = () => generation !== this.#generation;
     const a = (name) => this.getAttribute(name);        // every attribute read is in ATTRIBUTES
     let t = TEXT.zh;
     try {
       const lang = parseLang(a('lang'));
       showLoading(this.#view, t = TEXT[lang]);          // shown until the first result
-      const input = readInput(a, this.#data, this.hasAttribute('causal'));
-      checkBudget(input);
-      const { attn, rng } = await loadCore(input);
-      if (generation !== this.#generation) return;
-      const detail = compute(attn, rng, input);
-      showPanels(this.#view, renderPanels(detail, input, lang, t, this.#view.id, this.#view.active), t);
+      const m = readModelInput(a, this.#data);
+      const detail = await (m ? this.#fromModel(m, a, lang, t, stale) : this.#fromInput(a, lang, t, stale));
+      if (!detail) return;
       this.#result = detail;
       this.#error = null;
       this.dispatchEvent(new CustomEvent('attention-computed', { bubbles: true, composed: true, detail }));
     } catch (e) {
-      if (generation !== this.#generation) return;
+      if (stale()) return;
       this.#result = null;
       this.#error = e;
       showProblem(this.#view, e, t);
     }
+  }
+
+  // q k (v), x with seed or weights, heads: the core
+  async #fromInput(a, lang, t, stale) {
+    const input = readInput(a, this.#data, this.hasAttribute('causal'));
+    checkBudget(input);
+    const { attn, rng } = await loadCore(input);
+    if (stale()) return null;
+    const detail = compute(attn, rng, input);
+    showPanels(this.#view, renderPanels(detail, input, lang, t, this.#view.id, this.#view.active), t);
+    return detail;
+  }
+
+  // model="…": one layer and head of a checkpoint (from-model.js), loaded once per page
+  async #fromModel(m, a, lang, t, stale) {
+    const decimals = SCALARS.decimals(a('decimals')) ?? 2;
+    const shared = sharedModel(m);
+    if (!shared.ready) showModelLoading(this.#view, t);
+    const loaded = await shared.promise;
+    if (stale()) return null;
+    const detail = modelAttention(loaded, m);
+    showPanels(this.#view, renderModelPanel(detail, decimals, lang, t, this.#view.id), t);
+    return detail;
   }
 }
 

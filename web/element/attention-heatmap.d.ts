@@ -30,6 +30,22 @@
  * <attention-heatmap heads="2" seed="0" tokens="猫 吃 鱼" x="[[-1.1258,…],…]"></attention-heatmap>
  * ```
  *
+ * @example
+ * ```html
+ * <!-- issue 16: one layer's and head's attention of a GPT-2-family checkpoint (attnmap/model) -->
+ * <attention-heatmap model="toy-zh" text="猫吃鱼" layer="0" head="1"></attention-heatmap>
+ * <attention-heatmap model="/models/my-gpt2/" ids="[464, 3797, 257]" layer="3" head="7"></attention-heatmap>
+ * ```
+ * Attributes of that mode (attributes only, no properties): `model` (the shipped `toy-zh`, or a
+ * checkpoint folder's URL resolved against the document: config.json, model.safetensors, and
+ * vocab.json + merges.txt or vocab.txt, fetched from there), `text` (through the checkpoint's
+ * tokenizer) or `ids` (a JSON array of token ids), `layer` and `head` (from 0, default 0), and
+ * `lang`, `decimals` as usual; the attributes of the other modes must be absent. The model code
+ * and data load on first use, once per page for each model; the element shows a loading line
+ * (with `aria-busy` on its root part) meanwhile. Its `<svg>` carries `data-model`, `data-layer`,
+ * `data-head` and `data-ids` (JSON). The one-file embed loads `attnmap-model.js` and `toy-zh.js`
+ * from its own folder as classic scripts.
+ *
  * Bad input never throws: the element shows a readable message (with the core's
  * `AttentionError` message) and `error` holds the error.
  *
@@ -44,7 +60,21 @@ import type { Matrix, MatrixInput, MultiHeadAttentionResult, SelfAttentionResult
 export type { Matrix, MatrixInput } from '../core/attention.js';
 
 /** The detail of `attention-computed`: the core's matrices plus the tokens. */
-export type AttentionComputedDetail = QKDetail | XSeedDetail | HeadsDetail;
+export type AttentionComputedDetail = QKDetail | XSeedDetail | HeadsDetail | ModelDetail;
+
+/** With `model`: one layer's and head's weights of the checkpoint. */
+export interface ModelDetail {
+  /** The model attribute, trimmed. */
+  model: string;
+  /** The token ids shown (from text through the tokenizer, or ids as given). */
+  ids: number[];
+  /** The labels: the tokenizer's tokens, or the ids as strings for a checkpoint without one. */
+  tokens: string[];
+  layer: number;
+  head: number;
+  /** (n, n), causal: 0 above the diagonal. */
+  weights: Matrix;
+}
 
 /** From `q`, `k` (and `v`). */
 export interface QKDetail {
@@ -83,7 +113,7 @@ export interface HeadsDetail extends Required<MultiHeadAttentionResult> {
 export type AttentionComputedEvent = CustomEvent<AttentionComputedDetail>;
 
 export class AttentionHeatmapElement extends HTMLElement {
-  /** `tokens q k v x wq wk wv wo seed heads causal scale decimals lang`: every attribute the element reads. */
+  /** `tokens q k v x wq wk wv wo seed heads causal scale decimals lang model text ids layer head`: every attribute the element reads. */
   static readonly observedAttributes: string[];
 
   /**

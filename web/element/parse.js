@@ -2,11 +2,12 @@
 // a Problem (shown inside the element), never an uncaught error.
 
 export const MATRICES = ['q', 'k', 'v', 'x', 'wq', 'wk', 'wv', 'wo'];
-export const ATTRIBUTES = ['tokens', ...MATRICES, 'seed', 'heads', 'causal', 'scale', 'decimals', 'lang'];
+// model text ids layer head: from-model.js
+export const ATTRIBUTES = ['tokens', ...MATRICES, 'seed', 'heads', 'causal', 'scale', 'decimals', 'lang', 'model', 'text', 'ids', 'layer', 'head'];
 const MAX_SEED = Number.MAX_SAFE_INTEGER;
 const MAX_HEADS = 256;
 
-/** A problem shown inside the element. kind: 'input' | 'wasm' | 'rng'. */
+/** A problem shown inside the element. kind: 'input' | 'wasm' | 'rng', or 'model' (model="…": missing or broken files). */
 export class Problem extends Error {
   constructor(kind, message) { super(message); this.name = 'AttentionHeatmapProblem'; this.kind = kind; }
 }

@@ -10,7 +10,7 @@ const MAX_LABEL_CHARS = 16384;  // all tokens together (256 tokens of 64 charact
 const CELL_TEXT = 1048576;      // as in heatmap/draw.js: tokens are shown cut to CELL_TEXT / cells
 
 /** renderHeatmap, its TypeError/RangeError (a matrix it cannot draw) shown as an input problem. */
-function draw(matrix, options) {
+export function draw(matrix, options) {
   try { return renderHeatmap(matrix, options); } catch (e) { throw new Problem('input', e.message); }
 }
 

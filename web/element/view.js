@@ -111,8 +111,15 @@ export function showLoading(view, t) {
   view.loading.textContent = t.loading;
 }
 
-/** The panels of renderPanels (render.js); the focused cell keeps the focus. */
-export function showPanels(view, { svgs, active, sharing }, t) {
+/** While a model loads (model="…"): the loading line, and aria-busy until the panels or a message show. */
+export function showModelLoading(view, t) {
+  view.loading.textContent = t.modelLoading;
+  view.loading.hidden = false;
+  view.wrap.setAttribute('aria-busy', 'true');
+}
+
+/** The panels of renderPanels (render.js); attrs: panel -> attributes of its <svg>; the focused cell keeps the focus. */
+export function showPanels(view, { svgs, active, sharing, attrs = {} }, t) {
   const focused = cellOf(view.root.activeElement);
   const { loading, message, panels, heads, shared } = view;
   for (const key of Object.keys(svgs)) if (key !== 'output') panels[key] ??= view.panel(key, 'heatmap', heads);
@@ -120,6 +127,7 @@ export function showPanels(view, { svgs, active, sharing }, t) {
   heads.classList.toggle('multi', sharing);
   shared.hidden = !sharing;
   loading.hidden = message.hidden = true;
+  view.wrap.removeAttribute('aria-busy');
   message.replaceChildren();
   for (const [name, p] of Object.entries(panels)) {
     const { panel, figure } = p;
@@ -127,6 +135,7 @@ export function showPanels(view, { svgs, active, sharing }, t) {
     panel.hidden = !svgs[name];
     if (!svgs[name]) { figure.replaceChildren(); continue; }
     figure.innerHTML = html(svgs[name]);             // escaped by renderHeatmap
+    for (const [k, v] of Object.entries(attrs[name] ?? {})) figure.firstElementChild.setAttribute(k, v);
     p.caption.dataset.hint = t.hint;
     reset(view, name);
   }
@@ -144,6 +153,7 @@ export function showProblem(view, e, t) {
   message.replaceChildren(p('message', headline), p('detail', (e instanceof AttentionError ? `${e.code}: ` : '') + (e?.message ?? String(e))));
   if (hint) message.append(p('hint', hint));
   loading.hidden = shared.hidden = true;
+  view.wrap.removeAttribute('aria-busy');
   for (const { panel, figure } of Object.values(panels)) { panel.hidden = true; figure.replaceChildren(); }
   view.active = {};
   message.hidden = false;

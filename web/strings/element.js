@@ -18,6 +18,11 @@ export const zh = {
   rng: '注意力热力图无法显示：缺少随机投影模块 torch-rng.js。',
   rngHint: '用 x 和 seed 时，要把 web/rng/torch-rng.js 和其余文件放在同一个目录；或者直接给出 q、k（和 v），或 wq、wk、wv（和 wo）。',
   other: '注意力热力图无法显示：出现了意外错误。',
+  // model="…" (issue 16)
+  modelLoading: '正在加载模型…',
+  modelTitle: (layer, head) => `第 ${layer} 层 · 头 ${head}`,
+  model: '注意力热力图无法显示：模型文件缺失或损坏。',
+  modelHint: '从磁盘打开的页面只能用 toy-zh；文件夹要和页面在同一个网站上。',
 };
 
 export const en = {
@@ -37,4 +42,9 @@ export const en = {
   rng: 'The attention heatmap cannot be shown: the random-projection module torch-rng.js is missing.',
   rngHint: 'With x and seed, put web/rng/torch-rng.js in the same folder as the other files, or give q and k (and v), or wq, wk, wv (and wo), directly.',
   other: 'The attention heatmap cannot be shown: something unexpected went wrong.',
+  // model="…" (issue 16)
+  modelLoading: 'Loading the model…',
+  modelTitle: (layer, head) => `layer ${layer} · head ${head}`,
+  model: 'The attention heatmap cannot be shown: the model\'s files are missing or broken.',
+  modelHint: 'A page opened from disk can only use toy-zh; a folder must be on the page\'s own site.',
 };

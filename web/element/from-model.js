@@ -1,0 +1,70 @@
+// from-model.js - <attention-heatmap model="toy-zh" text="猫吃鱼" layer="0" head="1">: the attention
+// of one layer and head of a GPT-2-family checkpoint, run by attnmap/model.
+//
+// model is a name the package ships (model-import.js: toy-zh) or else a checkpoint folder's URL,
+// resolved against the document (model="gpt2" fetches ./gpt2/config.json). The model code and data load only here, on first use, once per
+// page for each model (all elements share it); changing text, ids, layer or head computes again
+// with the loaded model. text goes through the checkpoint's tokenizer; ids (a JSON array of
+// token ids) is for a checkpoint without one. The work is in web/model/element-support.js, which
+// loads with the model, so that the one-file embed stays small.
+import { importModel, SHIPPED } from './model-import.js';
+import { MATRICES, Problem, bad } from './parse.js';
+import { draw } from './render.js';
+
+const NAMES = ['model', 'text', 'ids', 'layer', 'head'];
+const NOT_WITH_MODEL = ['tokens', ...MATRICES, 'seed', 'heads', 'scale', 'causal'];
+
+/**
+ * The model attributes, null without a model attribute. a(name) reads one, d: the data properties.
+ * A name the package ships, or else a folder URL; text, ids, layer and head are checked by
+ * element-support.js, against the model.
+ */
+export function readModelInput(a, d) {
+  const [model, text, ids, layer, head] = NAMES.map(a);
+  const stray = (names) => names.filter((n) => a(n) !== null || d[n] != null).join(', ');
+  if (model === null) return stray(NAMES) ? bad(`${stray(NAMES)}: only with the model attribute`) : null;
+  if (stray(NOT_WITH_MODEL)) bad(`with model, remove ${stray(NOT_WITH_MODEL)}`);
+  const name = model.trim();
+  return { name, key: SHIPPED[name] ? name : new URL(name, document.baseURI).href, text, ids, layer, head };
+}
+
+const models = new Map();        // key -> { promise, ready }: one per model on the page
+
+/** The shared entry of a model: { promise, ready } (both resolve to, or hold, { code, model } once loaded). */
+export function sharedModel({ name, key }) {
+  let entry = models.get(key);
+  if (!entry) {
+    entry = { ready: null };
+    entry.promise = load(name, key).then((loaded) => (entry.ready = loaded), (e) => {
+      models.delete(key);        // the next render tries again
+      throw e;
+    });
+    models.set(key, entry);
+  }
+  return entry;
+}
+
+async function load(name, key) {
+  const code = await importModel().catch(problem);
+  const model = await code.openModel(SHIPPED[name] ? { ...await SHIPPED[name]().catch(problem) } : key).catch(problem);
+  return { code, model };
+}
+
+// an error of the model code (web/model/element-support.js: e.kind), or a script that did not load
+function problem(e) { throw new Problem(e.kind ?? 'model', e.message); }
+
+/** The event detail: { model, ids, tokens, layer, head, weights }. */
+export function modelAttention({ code, model }, m) {
+  try { return { model: m.name, ...code.attentionOf(model, m) }; } catch (e) { return problem(e); }
+}
+
+/** The one panel: the causal weights of the layer and head; its <svg> carries data-model, -layer, -head, -ids. */
+export function renderModelPanel(detail, decimals, lang, t, id) {
+  const { tokens, layer, head } = detail;
+  const svg = draw(detail.weights, {
+    rowLabels: tokens, colLabels: tokens, lang, decimals, standalone: false, role: 'group', masked: 'causal',
+    idPrefix: `${id}-w`, title: t.modelTitle(layer, head), activeCell: [0, 0],
+  });
+  const attrs = { 'data-model': detail.model, 'data-layer': layer, 'data-head': head, 'data-ids': JSON.stringify(detail.ids) };
+  return { svgs: { heatmap: svg }, active: {}, sharing: false, attrs: { heatmap: attrs } };
+}

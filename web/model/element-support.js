@@ -1,0 +1,72 @@
+// element-support.js - what <attention-heatmap model="…"> (web/element/from-model.js) does with a
+// model, kept out of the element's own code: it loads with the model, only when an element has a
+// model attribute (web/element/model-import.js; in the classic bundles web/dist/attnmap-model.js).
+//
+//   const model = await openModel(files);              // or openModel(folderUrl): fetched first
+//   const { ids, tokens, layer, head, weights } = attentionOf(model, { text, ids, layer, head });
+//
+// Failures are Errors with a kind, which picks the element's headline: 'model' (a file could not
+// be fetched: the URL and HTTP status; or a broken or unsupported checkpoint: INVALID_MODEL and
+// loadModel's message), 'input' (text, ids, layer, head; characters outside the vocabulary).
+import { loadModel } from './model.js';
+import { fetchCheckpoint } from './fetch-checkpoint.js';
+
+const problem = (kind, e) => Object.assign(new Error(e.code ? `${e.code}: ${e.message}` : e.message ?? String(e)), { kind });
+
+/** A model from its files ({ config, weights, … }) or from a checkpoint folder's absolute URL. */
+export async function openModel(source) {
+  let files = source;
+  if (typeof source === 'string') {
+    try { files = await fetchCheckpoint(source); } catch (e) { throw problem('model', e); }
+  }
+  try { return await loadModel(files); } catch (e) { throw problem('model', e); }
+}
+
+const passes = new WeakMap();    // model -> { key, attention }: the last forward pass, reused for another layer or head
+
+/**
+ * The weights of one layer and head, with the tokens as labels. The element's attributes as they
+ * are (strings or null): text (through the tokenizer) or ids (a JSON array of token ids), layer
+ * and head (default 0).
+ */
+export function attentionOf(model, { text, ids, layer, head }) {
+  const { n_layer: L, n_head: H } = model.config;
+  const l = index(layer, 'layer', L, 'layers'), h = index(head, 'head', H, 'heads in each layer');
+  if ((text === null) === (ids === null)) throw problem('input', { message: 'model needs text, or ids (a JSON array of token ids), and not both' });
+  const list = ids === null ? encode(model, text) : parseIds(ids);
+  let pass = passes.get(model);
+  if (pass?.key !== list.join()) {
+    pass = { key: list.join(), attention: call(() => model.forward(list, { attention: true }).attention) };
+    passes.set(model, pass);
+  }
+  return { ids: list, tokens: model.tokenizer ? model.tokens(list) : list.map(String), layer: l, head: h, weights: pass.attention[l][h] };
+}
+
+function index(text, name, count, what) {
+  const i = text === null ? 0 : text.trim() === '' ? NaN : Number(text);
+  if (Number.isInteger(i) && i >= 0 && i < count) return i;
+  throw problem('input', { message: `the ${name} attribute must be an integer from 0 to ${count - 1} (this model has ${count} ${what}); received ${JSON.stringify(text)}` });
+}
+
+function parseIds(text) {
+  let ids;
+  try { ids = JSON.parse(text); } catch { /* below */ }
+  if (Array.isArray(ids) && ids.length && ids.every((i) => Number.isInteger(i) && i >= 0)) return ids;
+  throw problem('input', { message: `the ids attribute must be a non-empty JSON array of token ids such as [3, 7, 5]; received ${JSON.stringify(text.slice(0, 40))}` });
+}
+
+function call(f) {
+  try { return f(); } catch (e) { throw problem('input', e); }
+}
+
+/** text -> ids; a character WordPiece does not know is a problem (named), not an [UNK]. */
+function encode(model, text) {
+  const ids = call(() => model.encode(text));
+  if (!ids.length) throw problem('input', { message: 'the text attribute gives no tokens' });
+  const unknown = (s) => model.tokenizer === 'wordpiece' && model.tokens(model.encode(s)).includes('[UNK]');
+  if (unknown(text)) {
+    const chars = [...new Set(Array.from(text).filter((c) => c.trim() && unknown(c)))];
+    throw problem('input', { message: `not in the model's vocabulary (${model.config.vocab_size} tokens): ${chars.join(' ')}` });
+  }
+  return ids;
+}

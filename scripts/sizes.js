@@ -23,6 +23,9 @@ export const FILES = {
   wasm: 'web/wasm/attention.wasm',
   relaxed: 'web/wasm/attention-relaxed.wasm',
   embed: 'web/dist/attention-heatmap.min.js',
+  model: 'web/dist/attnmap-model.js',          // the embed's model="…" runtime, loaded only then
+  'model-wasm': 'web/wasm/attention-model.wasm',
+  toy: 'web/models/toy-zh/model.safetensors',
 };
 // records of one run each, written by npm run bench and bench/builds.js with that run's figures
 const SKIP_DOCS = new Set(['BENCHMARKS.md', 'BENCH-BUILDS.md']);

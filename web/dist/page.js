@@ -385,18 +385,18 @@
     total += Math.ceil(extraBytes / 16) * 16;
     if (total > MAX_BYTES) tooLarge(total, whatFor());
     if (!mem.busy && total <= mem.scratchBytes) return claim(mem, offsets, mem.scratch, extraAt, false);
-    let base, own = true;
+    let base, own2 = true;
     if (mem.busy) {
       base = mem.malloc(total);
     } else if (total <= KEEP_BYTES) {
       base = renewScratch(mem, total);
-      own = false;
+      own2 = false;
     } else {
       base = mem.malloc(total);
     }
     if (base === 0) fail(ErrorCode.OUT_OF_MEMORY, `${whatFor()} needs ${formatBytes(total)} of WebAssembly memory and the allocation failed`);
     views(mem);
-    return claim(mem, offsets, base, extraAt, own);
+    return claim(mem, offsets, base, extraAt, own2);
   }
   function tooLarge(total, what) {
     fail(ErrorCode.TOO_LARGE, `${what} needs ${formatBytes(total)} of WebAssembly memory; wasm32 can address at most 4 GiB` + (what.includes("weights") ? " (pass { weights: false } to skip the n\xD7m weights)" : ""));
@@ -413,9 +413,9 @@
     }
     return base;
   }
-  function claim(mem, offsets, base, extraAt, own) {
+  function claim(mem, offsets, base, extraAt, own2) {
     for (let i = 0; i < offsets.length; i++) offsets[i] += base;
-    const block = { offsets, extra: base + extraAt, base, own, outer: mem.busy };
+    const block = { offsets, extra: base + extraAt, base, own: own2, outer: mem.busy };
     mem.busy = true;
     return block;
   }
@@ -1708,9 +1708,9 @@
     const valueText = fixed(value, Math.max(4, o.decimals));
     const label = `${rowCell[i]} \u2192 ${colCell[j]}: ${valueText}${masked ? o.t.maskedCell : ""}`;
     if (!o.cellLabel) return label;
-    const own = o.cellLabel({ row: i, col: j, value, masked, rowLabel: rowCell[i], colLabel: colCell[j], valueText, label });
-    if (typeof own !== "string") throw new TypeError(`renderHeatmap: cellLabel must return a string; for cell [${i}, ${j}] it returned ${typeof own}`);
-    return clean(own);
+    const own2 = o.cellLabel({ row: i, col: j, value, masked, rowLabel: rowCell[i], colLabel: colCell[j], valueText, label });
+    if (typeof own2 !== "string") throw new TypeError(`renderHeatmap: cellLabel must return a string; for cell [${i}, ${j}] it returned ${typeof own2}`);
+    return clean(own2);
   }
   function cellAttributes(i, j, o) {
     let a = o.role === "grid" ? ` role="gridcell" aria-colindex="${j + 1}"` : o.role === "group" ? ' role="img"' : "";
@@ -2465,6 +2465,164 @@
     },
     heroTitle: (seed, dk, causal, t) => `Attention weights softmax(QK\u1D40/(${t}\xB7\u221A${dk})) \xB7 seed ${seed}${causal ? " \xB7 causal" : ""}`,
     explainTemp: (t) => `\u2461 divide by ${t}\xB7\u221Ad_k (temperature T = ${t})`
+  };
+  var WHERE_ZH = { self: "\uFF08\u5B83\u81EA\u5DF1\uFF09", first: "\uFF08\u53E5\u5B50\u7684\u7B2C\u4E00\u4E2A\u5B57\uFF09", previous: "\uFF08\u5B83\u524D\u9762\u90A3\u4E2A\u5B57\uFF09", other: "" };
+  var WHERE_EN = { self: " (itself)", first: " (the first character)", previous: " (the character before it)", other: "" };
+  zh3.models = {
+    trained: {
+      title: "\u968F\u673A\u6743\u91CD\uFF0C\u8FD8\u662F\u8BAD\u7EC3\u8FC7\u7684\u6A21\u578B\uFF1F",
+      text: "\u4E0A\u9762\u6240\u6709\u7684\u70ED\u529B\u56FE\u90FD\u7528\u6587\u7AE0\u7684\u968F\u673A\u6743\u91CD\uFF08<code>torch.randn</code>\uFF09\uFF1A\u5B83\u4EEC\u7684\u56FE\u6848\u662F\u968F\u673A\u6570\u7684\u56FE\u6848\uFF0C\u4E0D\u662F\u6A21\u578B\u5B66\u5230\u7684\u4E1C\u897F\u3002\u5207\u6362\u5230\u300C\u8BAD\u7EC3\u8FC7\u7684\u73A9\u5177\u6A21\u578B\u300D\uFF0C\u540C\u4E00\u53E5\u8BDD\uFF08\u6309\u5B57\u8BFB\uFF1A\u732B \u5403 \u9C7C \u2192 \u732B\u5403\u9C7C\uFF09\u4EA4\u7ED9\u4E00\u4E2A\u771F\u7684\u8BAD\u7EC3\u8FC7\u7684\u5C0F\u6A21\u578B\uFF0C\u770B\u5B83\u6BCF\u4E00\u5C42\u3001\u6BCF\u4E00\u4E2A\u5934\u7684\u6CE8\u610F\u529B\u3002",
+      modeLabel: "\u6743\u91CD",
+      modes: { random: "\u6587\u7AE0\u7684\u968F\u673A\u6743\u91CD", trained: "\u8BAD\u7EC3\u8FC7\u7684\u73A9\u5177\u6A21\u578B" },
+      rowLabel: "\u8BF4\u660E\u54EA\u4E00\u884C\uFF1A",
+      loading: "\u6B63\u5728\u52A0\u8F7D\u73A9\u5177\u6A21\u578B\uFF08\u7EA6 200 KB\uFF0C\u53EA\u5728\u7B2C\u4E00\u6B21\u5207\u6362\u65F6\u52A0\u8F7D\uFF09\u2026\u2026",
+      loadFailed: (m) => `\u73A9\u5177\u6A21\u578B\u52A0\u8F7D\u5931\u8D25\uFF1A${m}`,
+      randomStatus: (seed) => `\u6587\u7AE0\u7684\u968F\u673A\u6743\u91CD\uFF0C\u79CD\u5B50 ${seed}\uFF1A\u548C\u9875\u9762\u6700\u4E0A\u9762\u7684\u70ED\u529B\u56FE\u76F8\u540C\u3002`,
+      trainedStatus: (L, H) => `\u73A9\u5177\u6A21\u578B\uFF1A${L} \u5C42 \xD7 \u6BCF\u5C42 ${H} \u4E2A\u5934\uFF0C\u5171 ${L * H} \u5F20\u70ED\u529B\u56FE\uFF1B\u6BCF\u884C\u662F\u4E00\u4E2A\u5B57\u5728\u770B\u8C01\uFF0C\u56E0\u679C\u906E\u853D\uFF08\u53EA\u770B\u81EA\u5DF1\u548C\u524D\u9762\u7684\u5B57\uFF09\u3002`,
+      headTitle: (l, h2) => `\u5C42 ${l} \xB7 \u5934 ${h2}`,
+      strongestTag: "\u2191 \u8BF4\u660E\u91CC\u7684\u90A3\u4E2A\u5934",
+      unknown: (chars, known) => `\u73A9\u5177\u6A21\u578B\u4E0D\u8BA4\u8BC6\u8FD9\u4E9B\u5B57\uFF1A${chars}\u3002\u5B83\u53EA\u5728\u4E00\u4E2A\u5F88\u5C0F\u7684\u8BED\u6CD5\u4E0A\u8BAD\u7EC3\u8FC7\uFF0C\u53EA\u8BA4\u8BC6\u8FD9\u4E9B\u5B57\uFF1A${known}\u3002\u6362\u4E00\u53E5\u8BD5\u8BD5\uFF0C\u6BD4\u5982\u300C\u732B \u5403 \u9C7C\u300D\uFF1B\u4E0A\u9762\u7684\u968F\u673A\u6743\u91CD\u90E8\u5206\u4E0D\u53D7\u5F71\u54CD\u3002`,
+      empty: "\u8FD9\u53E5\u8BDD\u91CC\u6CA1\u6709\u5B57\u3002",
+      tooLong: (n2, max) => `\u8FD9\u53E5\u8BDD\u6709 ${n2} \u4E2A\u5B57\uFF0C\u73A9\u5177\u6A21\u578B\u6700\u591A\u8BFB ${max} \u4E2A\u3002`,
+      caption: (pos, l, h2, w, where, agree, total) => [
+        "\u300C",
+        "ROW",
+        `\u300D\u8FD9\u4E00\u884C\uFF08\u7B2C ${pos} \u4E2A\u5B57\uFF09\uFF1A${total} \u4E2A\u5934\u91CC\uFF0C\u6743\u91CD\u6700\u96C6\u4E2D\u7684\u662F\u5C42 ${l} \u7684\u5934 ${h2}\uFF0C\u5B83\u628A ${w} \u7684\u6CE8\u610F\u529B\u7ED9\u4E86\u300C`,
+        "KEY",
+        `\u300D${WHERE_ZH[where]}\u3002` + (agree > 1 ? `\u5171\u6709 ${agree} \u4E2A\u5934\u628A\u6700\u591A\u7684\u6743\u91CD\u7ED9\u4E86\u300C` : "\u5176\u4ED6\u5934\u6700\u591A\u7684\u6743\u91CD\u90FD\u7ED9\u4E86\u522B\u7684\u5B57\uFF0C\u4E0D\u662F\u300C"),
+        "KEY",
+        "\u300D\u3002\u8FD9\u662F\u8FD9\u4E00\u53E5\u3001\u8FD9\u4E00\u884C\u7684\u6D4B\u91CF\uFF1A\u5B83\u8BF4\u660E\u8FD9\u4E9B\u5934\u5728\u8FD9\u91CC\u770B\u5411\u54EA\u513F\uFF0C\u4E0D\u8BF4\u660E\u6A21\u578B\u4E3A\u4EC0\u4E48\u8FD9\u6837\u770B\uFF1B\u6362\u4E00\u53E5\u8BDD\uFF0C\u7ED3\u679C\u53EF\u80FD\u4E0D\u540C\u3002"
+      ],
+      nearlyEven: (u) => `\u4E0D\u8FC7\u5DEE\u522B\u5F88\u5C0F\uFF1A\u8FD9\u4E00\u884C\u5E73\u5747\u5206\u7684\u8BDD\uFF0C\u6BCF\u4E2A\u5B57\u662F ${u}\u3002`,
+      captionFirst: ["\u7B2C\u4E00\u4E2A\u5B57\u53EA\u80FD\u770B\u5B83\u81EA\u5DF1\uFF08\u56E0\u679C\u906E\u853D\uFF09\uFF0C\u6BCF\u4E2A\u5934\u7ED9\u5B83\u7684\u6743\u91CD\u90FD\u662F 1\uFF1A\u8FD9\u4E00\u884C\u4EC0\u4E48\u4E5F\u8BF4\u660E\u4E0D\u4E86\u3002\u6362\u4E00\u884C\u770B\u770B\u3002"],
+      note: '\u73A9\u5177\u6A21\u578B\u5728\u300C\u732B\u5403\u9C7C\u300D\u8FD9\u7C7B\u53E5\u5B50\u4E0A\u8BAD\u7EC3\uFF08<a href="web/models/toy-zh/README.md">\u6A21\u578B\u8BF4\u660E</a>\uFF09\uFF1A\u5728\u5B83\u7684\u8BED\u6CD5\u91CC\uFF0C\u52A8\u8BCD\u540E\u9762\u7684\u5BBE\u8BED\u7531\u4E3B\u8BED\u51B3\u5B9A\uFF08\u732B\u5403\u9C7C\u3001\u72D7\u5403\u8089\u3001\u732B\u559D\u5976\uFF09\uFF0C\u6240\u4EE5\u5728\u52A8\u8BCD\u8FD9\u4E2A\u4F4D\u7F6E\u731C\u4E0B\u4E00\u4E2A\u5B57\uFF0C\u9700\u8981\u770B\u56DE\u4E3B\u8BED\u3002\u4E00\u4E2A\u5934\u4ECE\u300C\u5403\u300D\u770B\u5411\u300C\u732B\u300D\u548C\u8FD9\u4E00\u70B9\u76F8\u7B26\uFF0C\u4F46\u70ED\u529B\u56FE\u672C\u8EAB\u8BC1\u660E\u4E0D\u4E86\u6A21\u578B\u7528\u4E86\u5B83\u3002'
+    },
+    ckpt: {
+      kicker: "\u8FDB\u9636 \xB7 \u771F\u5B9E\u6A21\u578B",
+      title: "\u52A0\u8F7D\u4E00\u4E2A\u771F\u5B9E\u7684\u6A21\u578B\uFF1AGPT-2 \u7684\u6BCF\u4E00\u5C42\u3001\u6BCF\u4E00\u4E2A\u5934",
+      text: '\u9009\u62E9\u4E00\u4E2A GPT-2 \u7CFB\u5217\u6A21\u578B\u6587\u4EF6\u5939\u91CC\u7684\u6587\u4EF6\uFF1A<code>config.json</code>\u3001<code>model.safetensors</code>\uFF0C\u4EE5\u53CA <code>vocab.json</code> + <code>merges.txt</code>\uFF08GPT-2\uFF09\u6216 <code>vocab.txt</code>\uFF08\u4E2D\u6587 GPT-2\uFF09\u3002\u6587\u4EF6\u53EA\u5728\u4F60\u7684\u6D4F\u89C8\u5668\u91CC\u8BFB\u53D6\u548C\u8BA1\u7B97\uFF0C\u4E0D\u4F1A\u4E0A\u4F20\u5230\u4EFB\u4F55\u5730\u65B9\u3002\u600E\u6837\u4E0B\u8F7D gpt2\u3001distilgpt2 \u548C uer/gpt2-chinese-cluecorpussmall \u7684\u6587\u4EF6\uFF0C\u89C1 <a href="docs/MODELS.md">docs/MODELS.md</a>\u3002',
+      filesLabel: "\u6A21\u578B\u6587\u4EF6",
+      dropHint: "\u4E5F\u53EF\u4EE5\u628A\u6587\u4EF6\uFF08\u6216\u6574\u4E2A\u6587\u4EF6\u5939\uFF09\u62D6\u5230\u8FD9\u91CC\u3002",
+      reading: (name, read, total) => `\u6B63\u5728\u8BFB\u53D6 ${name}\uFF1A${read} / ${total}`,
+      starting: (size) => `\u5DF2\u8BFB\u53D6 ${size}\uFF0C\u6B63\u5728\u628A\u6743\u91CD\u653E\u8FDB WebAssembly \u5185\u5B58\u2026\u2026`,
+      loaded: (name, c, tok2, ignored) => `\u5DF2\u52A0\u8F7D ${name}\uFF1A${c.n_layer} \u5C42 \xD7 ${c.n_head} \u4E2A\u5934\uFF0Cd_model = ${c.n_embd}\uFF0C\u8BCD\u8868 ${c.vocab_size}\uFF0C` + (tok2 === "bpe" ? "GPT-2 \u7684 BPE \u5206\u8BCD\u5668" : tok2 === "wordpiece" ? "BERT \u7684 vocab.txt \u5206\u8BCD\u5668" : "\u6CA1\u6709\u5206\u8BCD\u5668\u6587\u4EF6\uFF1A\u4E0B\u9762\u8F93\u5165 token id") + (ignored.length ? `\u3002\u6CA1\u6709\u7528\u5230\uFF1A${ignored.join("\u3001")}` : "") + "\u3002",
+      textLabel: "\u6587\u672C\uFF08\u7ECF\u8FC7\u6A21\u578B\u7684\u5206\u8BCD\u5668\uFF09",
+      idsLabel: "token id\uFF08\u8FD9\u4E2A\u6A21\u578B\u6CA1\u6709\u5206\u8BCD\u5668\u6587\u4EF6\uFF09\uFF0C\u7528\u7A7A\u683C\u6216\u9017\u53F7\u9694\u5F00\uFF0C\u4F8B\u5982 3 7 5",
+      idsOnly: (v) => `\u8FD9\u4E2A\u6A21\u578B\u6CA1\u6709\u5206\u8BCD\u5668\u6587\u4EF6\uFF0C\u8BF7\u8F93\u5165 token id\uFF1A0 \u5230 ${v - 1} \u7684\u6574\u6570\uFF0C\u7528\u7A7A\u683C\u6216\u9017\u53F7\u9694\u5F00\u3002`,
+      noTokens: "\u6CA1\u6709\u5F97\u5230\u4EFB\u4F55 token\u3002",
+      idOutside: (id2, v) => `token id ${id2} \u8D85\u51FA\u4E86\u8BCD\u8868\uFF080 \u5230 ${v - 1}\uFF09\u3002`,
+      cut: (n2, max) => `\u5171\u6709 ${n2} \u4E2A token\uFF0C\u7F51\u683C\u53EA\u753B\u524D ${max} \u4E2A\u3002`,
+      logLabel: "\u5BF9\u6570\u8272\u6807",
+      hideLabel: "\u9690\u85CF\u7B2C\u4E00\u4E2A token",
+      optionsNote: (log, floor, hide, n2) => [
+        log ? `\u5BF9\u6570\u8272\u6807\uFF1A\u5C0F\u56FE\u4ECE ${floor} \u5230 1 \u6309 log10 \u7740\u8272\uFF08\u66F4\u5C0F\u7684\u6570\u7528\u6700\u6DF1\u7684\u989C\u8272\uFF09\uFF0C\u5927\u56FE\u4ECE\u6700\u5C0F\u7684\u6B63\u6570\u5230\u6700\u5927\u7684\u6570\u3002` : "",
+        hide ? n2 > 1 ? "\u9690\u85CF\u7B2C\u4E00\u4E2A token\uFF1A\u8BAD\u7EC3\u8FC7\u7684\u6A21\u578B\u5E38\u628A\u5927\u90E8\u5206\u6CE8\u610F\u529B\u653E\u5728\u7B2C\u4E00\u4E2A token \u4E0A\u3002\u8FD9\u91CC\u53BB\u6389\u5B83\u7684\u884C\u548C\u5217\uFF0C\u6BCF\u4E00\u884C\u5269\u4E0B\u7684\u6743\u91CD\u518D\u9664\u4EE5\u5B83\u4EEC\u7684\u548C\uFF08\u91CD\u65B0\u5F52\u4E00\u5316\uFF09\uFF0C\u663E\u793A\u5269\u4E0B\u7684\u6CE8\u610F\u529B\u600E\u6837\u5206\u914D\u3002" : "\u53EA\u6709\u4E00\u4E2A token\uFF0C\u6CA1\u6709\u4EC0\u4E48\u53EF\u9690\u85CF\u7684\u3002" : ""
+      ].filter(Boolean).join(" "),
+      maxLabel: "\u6700\u591A\u751F\u6210",
+      generate: "\u9010\u4E2A\u751F\u6210",
+      stop: "\u505C\u6B62",
+      genLead: "\u751F\u6210\uFF08\u8D2A\u5FC3\uFF0CKV \u7F13\u5B58\uFF09\uFF1A",
+      genStopped: (k) => `\u5DF2\u505C\u6B62\uFF0C\u751F\u6210\u4E86 ${k} \u4E2A token\u3002`,
+      genDone: (k) => `\u5B8C\u6210\uFF0C\u751F\u6210\u4E86 ${k} \u4E2A token\u3002\u6700\u540E\u4E00\u4E2A token \u8FD8\u6CA1\u6709\u88AB\u6A21\u578B\u8BFB\u8FC7\uFF0C\u6240\u4EE5\u5B83\u8FD8\u6CA1\u6709\u81EA\u5DF1\u7684\u4E00\u884C\u3002`,
+      genFull: (max) => `\u7F51\u683C\u6700\u591A ${max} \u4E2A token\uFF08\u6216\u6A21\u578B\u7684 n_positions\uFF09\uFF0C\u5DF2\u7ECF\u6CA1\u6709\u7A7A\u95F4\u518D\u751F\u6210\u3002`,
+      gridHint: "\u6BCF\u4E00\u884C\u662F\u4E00\u5C42\uFF0C\u6BCF\u4E00\u5217\u662F\u4E00\u4E2A\u5934\u3002\u70B9\u51FB\u4E00\u5F20\u5C0F\u56FE\uFF08\u6216\u7528 Tab \u9009\u4E2D\u540E\u6309 Enter\uFF09\u653E\u5927\uFF0C\u770B\u5B83\u7684 token \u548C\u6570\u503C\u3002",
+      layerShort: (l) => `L${l}`,
+      headShort: (h2) => `H${h2}`,
+      thumbLabel: (l, h2) => `\u5C42 ${l} \u5934 ${h2}\uFF1A\u653E\u5927`,
+      bigTitle: (l, h2, hide) => `\u5C42 ${l} \xB7 \u5934 ${h2}${hide ? " \xB7 \u53BB\u6389\u7B2C\u4E00\u4E2A token\uFF0C\u91CD\u65B0\u5F52\u4E00\u5316" : ""}`,
+      bigNote: (l, h2, n2) => `\u5C42 ${l} \u7684\u5934 ${h2}\uFF0C${n2} \u4E2A token\u3002\u6BCF\u884C\u662F\u4E00\u4E2A token \u5728\u770B\u8C01\uFF0C\u52A0\u8D77\u6765\u7B49\u4E8E 1\uFF1B\u53F3\u4E0A\u65B9\u662F\u56E0\u679C\u906E\u853D\u3002`,
+      errors: {
+        noConfig: () => "\u7F3A\u5C11 config.json\uFF1A\u8BF7\u628A\u6A21\u578B\u6587\u4EF6\u5939\u91CC\u7684 config.json \u4E00\u8D77\u9009\u4E0A\u3002",
+        noWeights: () => "\u7F3A\u5C11 model.safetensors\uFF1A\u8BF7\u628A\u6743\u91CD\u6587\u4EF6\u4E00\u8D77\u9009\u4E0A\u3002",
+        binOnly: (names) => `\u8FD9\u91CC\u53EA\u6709 PyTorch \u7684\u6743\u91CD\uFF08${names}\uFF09\uFF0C\u6CA1\u6709 model.safetensors\u3002docs/MODELS.md \u91CC\u6709\u51E0\u884C\u628A\u5B83\u8F6C\u6362\u6210 safetensors \u7684 Python\u3002`,
+        noMerges: () => "\u6709 vocab.json \u4F46\u7F3A\u5C11 merges.txt\uFF1AGPT-2 \u7684\u5206\u8BCD\u5668\u9700\u8981\u4E24\u4E2A\u6587\u4EF6\u3002",
+        noVocab: () => "\u6709 merges.txt \u4F46\u7F3A\u5C11 vocab.json\uFF1AGPT-2 \u7684\u5206\u8BCD\u5668\u9700\u8981\u4E24\u4E2A\u6587\u4EF6\u3002",
+        memory: (m) => `\u5185\u5B58\u4E0D\u591F\uFF1A\u6D4F\u89C8\u5668\u6CA1\u80FD\u5206\u914D\u653E\u4E0B\u8FD9\u4E2A\u6A21\u578B\u6240\u9700\u7684\u5185\u5B58\uFF08${m}\uFF09\u3002\u5173\u6389\u4E00\u4E9B\u6807\u7B7E\u9875\u518D\u8BD5\uFF0C\u6216\u8005\u6362\u4E00\u4E2A\u5C0F\u4E00\u4E9B\u7684\u6A21\u578B\uFF08distilgpt2\uFF09\u3002`,
+        tooLarge: (m) => `\u8FD9\u4E2A\u6A21\u578B\u592A\u5927\uFF0C\u653E\u4E0D\u8FDB WebAssembly \u7684 4 GB \u5185\u5B58\uFF08${m}\uFF09\u3002`,
+        invalid: (m) => `\u8FD9\u4E0D\u662F\u4E00\u4E2A\u80FD\u7528\u7684 GPT-2 \u68C0\u67E5\u70B9\uFF1A${m}`,
+        refused: (m) => `\u6A21\u578B\u62D2\u7EDD\u4E86\u8FD9\u4E2A\u8F93\u5165\uFF1A${m}`,
+        readFailed: (m) => `\u6587\u4EF6\u8BFB\u53D6\u5931\u8D25\uFF1A${m}`,
+        other: (m) => `\u51FA\u9519\u4E86\uFF1A${m}`
+      }
+    }
+  };
+  en3.models = {
+    trained: {
+      title: "Random weights, or a trained model?",
+      text: "Every heatmap above uses the article's random weights (<code>torch.randn</code>): their patterns are the patterns of random numbers, not something a model learned. Switch to \u201Ctrained toy model\u201D and the same sentence, read character by character (\u732B \u5403 \u9C7C \u2192 \u732B\u5403\u9C7C), goes through a small model that was really trained: every layer and every head of it.",
+      modeLabel: "Weights",
+      modes: { random: "Article: random", trained: "Trained toy model" },
+      rowLabel: "Caption for row:",
+      loading: "Loading the toy model (about 200 KB, only on the first switch)\u2026",
+      loadFailed: (m) => `The toy model did not load: ${m}`,
+      randomStatus: (seed) => `The article's random weights, seed ${seed}: the same as the heatmap at the top of the page.`,
+      trainedStatus: (L, H) => `The toy model: ${L} layers \xD7 ${H} heads each, ${L * H} heatmaps; each row is a character looking at the others, with the causal mask (itself and what comes before).`,
+      headTitle: (l, h2) => `layer ${l} \xB7 head ${h2}`,
+      strongestTag: "\u2191 the head in the caption",
+      unknown: (chars, known) => `The toy model does not know these characters: ${chars}. It was trained on a tiny grammar and knows only these: ${known}. Try another sentence, such as \u201C\u732B \u5403 \u9C7C\u201D; the random-weights parts above are not affected.`,
+      empty: "The sentence has no characters.",
+      tooLong: (n2, max) => `The sentence has ${n2} characters; the toy model reads at most ${max}.`,
+      caption: (pos, l, h2, w, where, agree, total) => [
+        "The row of ",
+        "ROW",
+        ` (character ${pos}): of the ${total} heads, the most concentrated is layer ${l}, head ${h2}, which gives ${w} of its attention to `,
+        "KEY",
+        `${WHERE_EN[where]}. ` + (agree > 1 ? `${agree} heads give their largest weight to ` : "The other heads give their largest weight to something other than "),
+        "KEY",
+        ". This is a measurement of this row of this sentence: it says where these heads look here, not why the model looks there; another sentence may differ."
+      ],
+      nearlyEven: (u) => ` The difference is small, though: an even spread over this row gives ${u} to each.`,
+      captionFirst: ["The first character can only look at itself (the causal mask): every head gives it weight 1, so this row tells nothing. Pick another row."],
+      note: 'The toy model was trained on sentences like \u732B\u5403\u9C7C (<a href="web/models/toy-zh/README.md">model card</a>): in its grammar the object after the verb depends on the subject (\u732B\u5403\u9C7C \u201Ccat eats fish\u201D, \u72D7\u5403\u8089 \u201Cdog eats meat\u201D, \u732B\u559D\u5976 \u201Ccat drinks milk\u201D), so guessing the next character at the verb needs a look back at the subject. A head looking from \u5403 to \u732B fits that, but the heatmap alone does not prove that the model uses it.'
+    },
+    ckpt: {
+      kicker: "Going further \xB7 a real model",
+      title: "Load a real model: every layer and head of GPT-2",
+      text: 'Pick the files of a GPT-2-family model folder: <code>config.json</code>, <code>model.safetensors</code>, and <code>vocab.json</code> + <code>merges.txt</code> (GPT-2) or <code>vocab.txt</code> (Chinese GPT-2). They are read and run in your browser only and are not uploaded anywhere. How to download the files of gpt2, distilgpt2 and uer/gpt2-chinese-cluecorpussmall: <a href="docs/MODELS.md">docs/MODELS.md</a>.',
+      filesLabel: "Model files",
+      dropHint: "Or drop the files (or the whole folder) here.",
+      reading: (name, read, total) => `Reading ${name}: ${read} of ${total}`,
+      starting: (size) => `Read ${size}; putting the weights into WebAssembly memory\u2026`,
+      loaded: (name, c, tok2, ignored) => `Loaded ${name}: ${c.n_layer} layers \xD7 ${c.n_head} heads, d_model = ${c.n_embd}, vocabulary ${c.vocab_size}, ` + (tok2 === "bpe" ? "GPT-2's BPE tokenizer" : tok2 === "wordpiece" ? "a BERT vocab.txt tokenizer" : "no tokenizer files: type token ids below") + (ignored.length ? `. Not used: ${ignored.join(", ")}` : "") + ".",
+      textLabel: "Text (through the model's tokenizer)",
+      idsLabel: "Token ids (this model has no tokenizer files), separated by spaces or commas, e.g. 3 7 5",
+      idsOnly: (v) => `This model has no tokenizer files: type token ids, integers from 0 to ${v - 1}, separated by spaces or commas.`,
+      noTokens: "That gives no tokens.",
+      idOutside: (id2, v) => `Token id ${id2} is outside the vocabulary (0 to ${v - 1}).`,
+      cut: (n2, max) => `${n2} tokens; the grid draws the first ${max}.`,
+      logLabel: "Log colour scale",
+      hideLabel: "Hide the first token",
+      optionsNote: (log, floor, hide, n2) => [
+        log ? `Log colour scale: the small maps are coloured by log10 from ${floor} to 1 (smaller values take the darkest colour), the big one from its smallest positive value to its largest.` : "",
+        hide ? n2 > 1 ? "Hide the first token: trained models often park most of their attention on the first token. Its row and column are left out and each row's remaining weights are divided by their sum (renormalised), to show how the rest is shared out." : "There is only one token: nothing to hide." : ""
+      ].filter(Boolean).join(" "),
+      maxLabel: "Generate at most",
+      generate: "Generate token by token",
+      stop: "Stop",
+      genLead: "Generated (greedy, KV cache): ",
+      genStopped: (k) => `Stopped after ${k} tokens.`,
+      genDone: (k) => `Done: ${k} tokens. The last one has not been read by the model yet, so it has no row of its own.`,
+      genFull: (max) => `The grid holds at most ${max} tokens (or the model's n_positions): no room left to generate.`,
+      gridHint: "Each row is a layer, each column a head. Click a small map (or Tab to it and press Enter) to enlarge it with its tokens and numbers.",
+      layerShort: (l) => `L${l}`,
+      headShort: (h2) => `H${h2}`,
+      thumbLabel: (l, h2) => `Layer ${l} head ${h2}: enlarge`,
+      bigTitle: (l, h2, hide) => `layer ${l} \xB7 head ${h2}${hide ? " \xB7 first token left out, renormalised" : ""}`,
+      bigNote: (l, h2, n2) => `Layer ${l}, head ${h2}, ${n2} tokens. Each row is a token looking at the others and adds up to 1; the causal mask covers the upper right.`,
+      errors: {
+        noConfig: () => "config.json is missing: pick the model folder's config.json too.",
+        noWeights: () => "model.safetensors is missing: pick the weights file too.",
+        binOnly: (names) => `There are only PyTorch weights here (${names}), no model.safetensors. docs/MODELS.md has a few lines of Python that convert them.`,
+        noMerges: () => "vocab.json without merges.txt: GPT-2's tokenizer needs both.",
+        noVocab: () => "merges.txt without vocab.json: GPT-2's tokenizer needs both.",
+        memory: (m) => `Out of memory: the browser could not set aside the memory this model needs (${m}). Close some tabs and try again, or take a smaller model (distilgpt2).`,
+        tooLarge: (m) => `This model is too large for WebAssembly's 4 GB of memory (${m}).`,
+        invalid: (m) => `This is not a usable GPT-2 checkpoint: ${m}`,
+        refused: (m) => `The model refused this input: ${m}`,
+        readFailed: (m) => `A file could not be read: ${m}`,
+        other: (m) => `Something went wrong: ${m}`
+      }
+    }
   };
 
   // web/page/page-state.js
@@ -3484,6 +3642,738 @@
     );
   }
 
+  // web/element/classic-import.js
+  var own = globalThis.document?.currentScript?.src;
+  var pending = {};
+  function classicImport(file, global, key, self) {
+    const base = own || [...document.scripts].find((s2) => s2.src.split(/[?#]/)[0].endsWith(`/${self}`))?.src;
+    const src = new URL(file, base || document.baseURI).href;
+    return pending[src] ??= new Promise((resolve, reject) => {
+      const script = document.createElement("script");
+      script.onload = () => resolve(key ? globalThis[global]?.[key] : globalThis[global]);
+      script.onerror = () => {
+        delete pending[src];
+        reject(new Error(`${src} did not load (it belongs beside ${self})`));
+      };
+      script.src = src;
+      document.head.append(script);
+    });
+  }
+
+  // web/page/page-trained.js
+  var TOY_VERBS = ["\u5403", "\u559D", "\u8FFD", "\u770B"];
+  var NEARLY_EVEN = 0.1;
+  var toyText = (tokens) => tokens.every((t) => /^[\p{Script=Han}\p{P}]+$/u.test(t)) ? tokens.join("") : tokens.join(" ");
+  function strongestHead(attention, i) {
+    const list = [];
+    attention.forEach((layer, l) => layer.forEach(({ data, shape: [, n2] }, h2) => {
+      let best = 0;
+      for (let j = 1; j <= i; j++) if (data[i * n2 + j] > data[i * n2 + best]) best = j;
+      list.push({ layer: l, head: h2, col: best, weight: data[i * n2 + best] });
+    }));
+    const top = list.reduce((a, b) => b.weight > a.weight ? b : a);
+    return { top, agree: list.filter((x) => x.col === top.col).length, total: list.length, list };
+  }
+  function defaultRow(labels) {
+    for (let i = labels.length - 1; i > 0; i--) if (TOY_VERBS.includes(labels[i])) return i;
+    return labels.length - 1;
+  }
+  function createTrainedSection(env) {
+    const s2 = { mode: "random", toy: null, model: null, row: null, rowKey: "", failed: null };
+    return { bind: () => bind(env, s2), render: () => render(env, s2) };
+  }
+  function bind(env, s2) {
+    const { $: $2, h: h2 } = env;
+    $2("trained").setAttribute("aria-labelledby", "trained-title");
+    $2("trained").replaceChildren(
+      h2("h2", { id: "trained-title" }),
+      h2("p", { id: "trained-text" }),
+      h2(
+        "div",
+        { class: "trained-controls" },
+        h2("span", { id: "trained-mode-label", class: "seg-label" }),
+        h2(
+          "div",
+          { id: "trained-mode", class: "seg", role: "radiogroup", "aria-labelledby": "trained-mode-label" },
+          ...["random", "trained"].map((v) => h2(
+            "label",
+            { class: "seg-item" },
+            h2("input", { type: "radio", name: "trained-mode", value: v, checked: v === "random" }),
+            h2("span", { "data-mode": v })
+          ))
+        ),
+        h2("label", { class: "trained-row", hidden: true }, h2("span", { id: "trained-row-label" }), h2("select", { id: "trained-row" }))
+      ),
+      h2("p", { id: "trained-status", class: "note", "aria-live": "polite" }),
+      h2("p", { id: "trained-msg", class: "msg error", role: "alert" }),
+      h2("p", { id: "trained-caption", class: "worked", "aria-live": "polite", hidden: true }),
+      h2("div", { id: "trained-grid", class: "trained-grid" }),
+      h2("p", { id: "trained-note", class: "note" })
+    );
+    $2("trained-mode").addEventListener("change", (e) => {
+      s2.mode = e.target.value;
+      render(env, s2);
+    });
+    $2("trained-row").addEventListener("change", (e) => {
+      s2.row = Number(e.target.value);
+      render(env, s2);
+    });
+  }
+  function toy(s2) {
+    return s2.toy ??= Promise.all([classicImport("attnmap-model.js", "__attnmapModel", void 0, "page.js"), classicImport("toy-zh.js", "__attnmapModels", "toy-zh", "page.js")]).then(([{ loadModel }, t]) => loadModel({ config: t.config, weights: t.weights, vocabTxt: t.vocabTxt })).then((m) => s2.model = m, (e) => {
+      s2.toy = null;
+      throw e;
+    });
+  }
+  function render(env, s2) {
+    const { $: $2 } = env;
+    const R = env.getT().models.trained;
+    $2("trained-title").textContent = R.title;
+    $2("trained-text").innerHTML = R.text;
+    $2("trained-mode-label").textContent = R.modeLabel;
+    for (const el of $2("trained-mode").querySelectorAll("span[data-mode]")) el.textContent = R.modes[el.dataset.mode];
+    for (const el of $2("trained-mode").querySelectorAll("input")) el.checked = el.value === s2.mode;
+    $2("trained-row-label").textContent = R.rowLabel;
+    $2("trained-note").innerHTML = s2.mode === "trained" ? R.note : "";
+    $2("trained-msg").textContent = "";
+    if (s2.mode === "random") return renderRandom(env, s2);
+    if (!s2.model) {
+      $2("trained-status").textContent = R.loading;
+      toy(s2).then(() => render(env, s2), (e) => {
+        if (s2.mode !== "trained") return;
+        $2("trained-status").textContent = "";
+        $2("trained-msg").textContent = R.loadFailed(e.message ?? String(e));
+      });
+      return;
+    }
+    renderTrained(env, s2);
+  }
+  function renderRandom(env, s2) {
+    const { $: $2, h: h2 } = env;
+    const T2 = env.getT(), R = T2.models.trained, m = env.getModel(), state2 = env.getState();
+    $2("trained-status").textContent = R.randomStatus(m.seed);
+    $2("trained-caption").hidden = true;
+    $2("trained-row").parentElement.hidden = true;
+    const fig = h2("figure", { class: "card figure trained-map" });
+    fig.innerHTML = renderHeatmap(m.weights, {
+      rowLabels: m.tokens,
+      colLabels: m.tokens,
+      lang: state2.lang,
+      idPrefix: "trained-random",
+      role: "group",
+      decimals: 2,
+      cellSize: Math.max(20, Math.min(48, Math.floor(320 / m.n))),
+      legend: false,
+      title: T2.heatmapTitle(m.seed, m.dk, m.causal),
+      ...m.causal ? { masked: "causal" } : {}
+    });
+    fig.firstElementChild.setAttribute("data-model", "random");
+    $2("trained-grid").replaceChildren(fig);
+    $2("trained-grid").dataset.mode = "random";
+  }
+  function toyIds(model2, text, R) {
+    const ids = model2.encode(text);
+    const labels = model2.tokens(ids);
+    if (labels.includes("[UNK]")) {
+      const unknown = [...new Set(Array.from(text).filter((c) => c.trim() && model2.tokens(model2.encode(c)).includes("[UNK]")))];
+      return { problem: R.unknown(unknown.length ? unknown.join(" ") : text, knownChars(model2)) };
+    }
+    if (!ids.length) return { problem: R.empty };
+    if (ids.length > model2.config.n_positions) return { problem: R.tooLong(ids.length, model2.config.n_positions) };
+    return { ids, labels };
+  }
+  function knownChars(model2) {
+    return model2.tokens(Array.from({ length: model2.config.vocab_size }, (_, i) => i)).filter((t) => !/^\[.*\]$/.test(t)).join(" ");
+  }
+  function renderTrained(env, s2) {
+    const { $: $2, h: h2 } = env;
+    const T2 = env.getT(), R = T2.models.trained, state2 = env.getState(), model2 = s2.model;
+    const { n_layer: L, n_head: H } = model2.config;
+    $2("trained-status").textContent = R.trainedStatus(L, H);
+    const grid = $2("trained-grid");
+    grid.dataset.mode = "trained";
+    const r = toyIds(model2, toyText(state2.tokens), R);
+    if (r.problem) {
+      $2("trained-msg").textContent = r.problem;
+      $2("trained-caption").hidden = true;
+      $2("trained-row").parentElement.hidden = true;
+      grid.replaceChildren();
+      return;
+    }
+    const { ids, labels } = r;
+    const { attention } = model2.forward(ids, { attention: true });
+    const key = ids.join();
+    if (s2.rowKey !== key || s2.row === null || s2.row >= ids.length) {
+      s2.row = defaultRow(labels);
+      s2.rowKey = key;
+    }
+    const sel = $2("trained-row");
+    sel.replaceChildren(...labels.map((t, i) => h2("option", { value: i, selected: i === s2.row }, `${i + 1} \xB7 ${t}`)));
+    sel.parentElement.hidden = false;
+    const found = strongestHead(attention, s2.row);
+    const n2 = ids.length;
+    const cellSize = Math.max(18, Math.min(40, Math.floor(240 / n2)));
+    const figures = [];
+    attention.forEach((layer, l) => layer.forEach((w, k) => {
+      const strongest = l === found.top.layer && k === found.top.head;
+      const fig = h2("figure", { class: `card figure trained-map${strongest ? " strongest" : ""}` });
+      fig.innerHTML = renderHeatmap(w, {
+        rowLabels: labels,
+        colLabels: labels,
+        lang: state2.lang,
+        idPrefix: `trained-l${l}h${k}`,
+        role: "group",
+        decimals: 2,
+        cellSize,
+        legend: false,
+        masked: "causal",
+        title: R.headTitle(l, k)
+      });
+      const svg = fig.firstElementChild;
+      for (const [a, v] of Object.entries({ "data-model": "toy-zh", "data-layer": l, "data-head": k, "data-ids": JSON.stringify(ids) })) svg.setAttribute(a, String(v));
+      if (strongest) fig.append(h2("figcaption", { class: "note" }, R.strongestTag));
+      figures.push(fig);
+    }));
+    grid.style.setProperty("--heads", String(H));
+    grid.replaceChildren(...figures);
+    caption(env, labels, s2.row, found);
+  }
+  function caption(env, labels, i, found) {
+    const { $: $2, h: h2 } = env;
+    const R = env.getT().models.trained;
+    const tok2 = (t) => h2("span", { class: "tok" }, t);
+    const { top, agree, total } = found;
+    const where = top.col === i ? "self" : top.col === 0 ? "first" : top.col === i - 1 ? "previous" : "other";
+    const parts = i === 0 ? R.captionFirst : R.caption(i + 1, top.layer, top.head, fixed(top.weight, 2), where, agree, total);
+    if (i > 0 && top.weight - 1 / (i + 1) < NEARLY_EVEN) parts.push(R.nearlyEven(fixed(1 / (i + 1), 2)));
+    const el = $2("trained-caption");
+    el.hidden = false;
+    el.dataset.row = String(i);
+    el.dataset.layer = String(top.layer);
+    el.dataset.head = String(top.head);
+    el.dataset.col = String(top.col);
+    el.dataset.weight = String(top.weight);
+    el.replaceChildren(...parts.map((p) => p === "ROW" ? tok2(labels[i]) : p === "KEY" ? tok2(labels[top.col]) : p));
+  }
+
+  // web/page/page-files.js
+  function sortCheckpointFiles(list) {
+    const out = { config: null, weights: null, vocab: null, merges: null, vocabTxt: null, ignored: [], problem: null };
+    const weights = [];
+    for (const file of Array.from(list ?? [])) {
+      const name = file.name.toLowerCase();
+      if (name === "config.json") out.config = file;
+      else if (name.endsWith(".safetensors")) weights.push(file);
+      else if (name === "vocab.json") out.vocab = file;
+      else if (name === "merges.txt") out.merges = file;
+      else if (name === "vocab.txt") out.vocabTxt = file;
+      else out.ignored.push(file.name);
+    }
+    out.weights = weights.find((f) => f.name.toLowerCase() === "model.safetensors") ?? weights[0] ?? null;
+    out.ignored.push(...weights.filter((f) => f !== out.weights).map((f) => f.name));
+    if (!out.config) out.problem = "noConfig";
+    else if (!out.weights) out.problem = out.ignored.some((n2) => /\.(bin|pt|pth|ckpt)$/i.test(n2)) ? "binOnly" : "noWeights";
+    else if (Boolean(out.vocab) !== Boolean(out.merges)) out.problem = out.vocab ? "noMerges" : "noVocab";
+    return out;
+  }
+  async function readBytes(file, onProgress = () => {
+  }) {
+    let bytes;
+    try {
+      bytes = new Uint8Array(file.size);
+    } catch (e) {
+      throw Object.assign(new Error(`could not allocate ${file.size} bytes for ${file.name} (${e.message})`), { code: "OUT_OF_MEMORY" });
+    }
+    const reader = file.stream().getReader();
+    let at = 0;
+    onProgress(0, file.size);
+    for (; ; ) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (at + value.length > bytes.length) throw new Error(`${file.name} grew while it was read (more than ${file.size} bytes)`);
+      bytes.set(value, at);
+      at += value.length;
+      onProgress(at, file.size);
+    }
+    if (at !== file.size) throw new Error(`${file.name}: read ${at} of ${file.size} bytes`);
+    return bytes;
+  }
+  async function dropFiles(dataTransfer) {
+    const entries = Array.from(dataTransfer.items ?? []).map((item) => item.webkitGetAsEntry?.()).filter(Boolean);
+    if (!entries.some((e) => e.isDirectory)) return Array.from(dataTransfer.files ?? []);
+    const files = [];
+    const walk = async (entry, depth) => {
+      if (entry.isFile) files.push(await new Promise((resolve, reject) => entry.file(resolve, reject)));
+      else if (entry.isDirectory && depth < 3) {
+        const reader = entry.createReader();
+        for (; ; ) {
+          const batch = await new Promise((resolve, reject) => reader.readEntries(resolve, reject));
+          if (!batch.length) break;
+          for (const child of batch) await walk(child, depth + 1);
+        }
+      }
+    };
+    for (const entry of entries) await walk(entry, 0);
+    return files;
+  }
+  function parseIds(text) {
+    const m = /^\s*\[?([\d\s,]*)\]?\s*$/.exec(text);
+    if (!m) return null;
+    const ids = m[1].split(/[\s,]+/).filter(Boolean).map(Number);
+    return ids.length && ids.every(Number.isSafeInteger) ? ids : null;
+  }
+  function formatBytes2(n2) {
+    if (n2 < 1e3) return `${n2} B`;
+    const units = ["kB", "MB", "GB"];
+    let v = n2, u = -1;
+    while (v >= 1e3 && u < units.length - 1) {
+      v /= 1e3;
+      u++;
+    }
+    return `${v < 10 ? v.toFixed(1) : Math.round(v)} ${units[u]}`;
+  }
+
+  // web/page/page-thumbs.js
+  var LOG_FLOOR = 1e-3;
+  var LEVELS = 256;
+  var fills = { unit: [], log: [] };
+  function thumbFill(v, scale) {
+    let t = scale === "log" ? v > 0 ? (Math.log10(v) - Math.log10(LOG_FLOOR)) / -Math.log10(LOG_FLOOR) : 0 : v;
+    t = Math.min(1, Math.max(0, t || 0));
+    const k = Math.round(t * (LEVELS - 1));
+    return fills[scale][k] ??= toHex(colour(k / (LEVELS - 1), { scale: "sequential", colourScale: "unit", dmin: 0, dmax: 1 }));
+  }
+  function thumbRow(row, i, scale) {
+    let s2 = "";
+    for (let j = 0; j <= i && j < row.length; j++) {
+      const v = row[j];
+      s2 += `<rect class="cell" x="${j}" y="${i}" width="1" height="1" fill="${thumbFill(v, scale)}" data-row="${i}" data-col="${j}" data-value="${shortestFloat32(v)}"/>`;
+    }
+    return s2;
+  }
+  function thumbSvg(rows, scale, attrs) {
+    const n2 = rows.length;
+    const a = Object.entries(attrs).map(([k, v]) => ` ${k}="${String(v).replace(/"/g, "&quot;")}"`).join("");
+    let s2 = `<svg class="thumb-map" viewBox="0 0 ${n2} ${n2}" shape-rendering="crispEdges" aria-hidden="true" focusable="false"${a}><rect class="thumb-bg" width="${n2}" height="${n2}"/>`;
+    rows.forEach((row, i) => {
+      s2 += thumbRow(row, i, scale);
+    });
+    return s2 + "</svg>";
+  }
+  function appendThumbRow(svg, row, scale) {
+    const n2 = Number(svg.getAttribute("viewBox").split(" ")[2]) + 1;
+    svg.setAttribute("viewBox", `0 0 ${n2} ${n2}`);
+    const bg = svg.querySelector(".thumb-bg");
+    bg.setAttribute("width", String(n2));
+    bg.setAttribute("height", String(n2));
+    svg.insertAdjacentHTML("beforeend", thumbRow(row, n2 - 1, scale));
+  }
+
+  // web/page/page-checkpoint.js
+  var MAX_GRID_TOKENS = 64;
+  var DEFAULT_TEXT = { bpe: "The cat ate the fish because it was hungry", wordpiece: "\u732B\u5403\u9C7C", none: "0 1 2 3 4 5" };
+  var nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
+  function createCheckpointSection(env) {
+    const s2 = {
+      model: null,
+      name: "",
+      kind: null,
+      run: null,
+      big: { layer: 0, head: 0 },
+      gen: null,
+      drawId: 0,
+      textTimer: 0,
+      loading: false
+    };
+    return { bind: () => bind2(env, s2), render: () => renderTexts(env, s2) };
+  }
+  function bind2(env, s2) {
+    const { $: $2, h: h2 } = env;
+    const check = (id2) => h2("label", { class: "switch" }, h2("input", { id: id2, name: id2, type: "checkbox", role: "switch" }), h2("span", { id: `${id2}-label` }));
+    $2("checkpoint").setAttribute("aria-labelledby", "checkpoint-title");
+    $2("checkpoint").replaceChildren(
+      h2("p", { id: "checkpoint-kicker", class: "preview" }),
+      h2("h2", { id: "checkpoint-title" }),
+      h2("p", { id: "checkpoint-text" }),
+      h2(
+        "div",
+        { id: "checkpoint-drop", class: "card drop" },
+        h2("label", { for: "checkpoint-files", id: "checkpoint-files-label", class: "seg-label" }),
+        h2("input", { id: "checkpoint-files", type: "file", name: "checkpoint", multiple: true }),
+        h2("p", { id: "checkpoint-drop-hint", class: "note" }),
+        h2("progress", { id: "checkpoint-progress", hidden: true }),
+        h2("p", { id: "checkpoint-status", class: "note", "aria-live": "polite" }),
+        h2("p", { id: "checkpoint-msg", class: "msg error", role: "alert" })
+      ),
+      h2(
+        "div",
+        { id: "checkpoint-model", hidden: true },
+        h2(
+          "div",
+          { class: "field" },
+          h2("label", { for: "model-text", id: "model-text-label" }),
+          h2("input", { id: "model-text", name: "model-text", type: "text", autocomplete: "off", spellcheck: "false", "aria-describedby": "model-text-msg" }),
+          h2("p", { id: "model-text-msg", class: "msg", "aria-live": "polite" })
+        ),
+        h2("div", { class: "ckpt-options" }, check("model-log"), check("model-hide-first")),
+        h2("p", { id: "model-options-note", class: "note" }),
+        h2(
+          "div",
+          { class: "ckpt-gen" },
+          h2("label", { for: "model-max", id: "model-max-label" }),
+          h2("input", { id: "model-max", name: "model-max", type: "number", min: 1, max: MAX_GRID_TOKENS, value: 16, inputmode: "numeric" }),
+          h2("button", { id: "model-generate", type: "button" }),
+          h2("button", { id: "model-stop", type: "button", disabled: true })
+        ),
+        h2("p", { id: "model-output", class: "worked", "aria-live": "polite", hidden: true }),
+        h2("p", { id: "checkpoint-grid-hint", class: "hint" }),
+        h2(
+          "div",
+          { class: "ckpt-layout" },
+          h2("div", { id: "checkpoint-grid", class: "ckpt-grid" }),
+          h2("figure", { class: "card figure ckpt-big-card" }, h2("div", { id: "checkpoint-big", class: "ckpt-big" }), h2("figcaption", { id: "checkpoint-big-note", class: "note" }))
+        )
+      )
+    );
+    bindFiles(env, s2);
+    bindModelControls(env, s2);
+  }
+  function bindFiles(env, s2) {
+    const { $: $2 } = env;
+    $2("checkpoint-files").addEventListener("change", (e) => {
+      if (e.target.files.length) load(env, s2, Array.from(e.target.files));
+    });
+    const drop = $2("checkpoint-drop");
+    drop.addEventListener("dragover", (e) => {
+      e.preventDefault();
+      drop.classList.add("over");
+    });
+    drop.addEventListener("dragleave", () => drop.classList.remove("over"));
+    drop.addEventListener("drop", async (e) => {
+      e.preventDefault();
+      drop.classList.remove("over");
+      let files;
+      try {
+        files = await dropFiles(e.dataTransfer);
+      } catch (err) {
+        return say(env, "readFailed", err.message);
+      }
+      if (files.length) load(env, s2, files);
+    });
+  }
+  function bindModelControls(env, s2) {
+    const { $: $2 } = env;
+    $2("model-text").addEventListener("input", (e) => {
+      e.target.dataset.typed = "true";
+      clearTimeout(s2.textTimer);
+      s2.textTimer = setTimeout(() => {
+        stopGeneration(s2);
+        compute(env, s2);
+      }, 250);
+    });
+    for (const id2 of ["model-log", "model-hide-first"]) $2(id2).addEventListener("change", () => {
+      drawGrid(env, s2);
+      drawBig(env, s2);
+      renderOptionsNote(env, s2);
+    });
+    $2("model-generate").addEventListener("click", () => generate(env, s2));
+    $2("model-stop").addEventListener("click", () => stopGeneration(s2));
+    $2("checkpoint-grid").addEventListener("click", (e) => {
+      const b = e.target.closest("button.thumb");
+      if (!b) return;
+      s2.big = { layer: Number(b.dataset.layer), head: Number(b.dataset.head) };
+      drawBig(env, s2);
+    });
+  }
+  function say(env, key, detail = "") {
+    const E = env.getT().models.ckpt.errors;
+    env.$("checkpoint-msg").textContent = key ? E[key](detail) : "";
+  }
+  async function load(env, s2, files) {
+    const { $: $2 } = env;
+    const C2 = env.getT().models.ckpt;
+    if (s2.loading) return;
+    stopGeneration(s2);
+    say(env, null);
+    const picked = sortCheckpointFiles(files);
+    if (picked.problem) return say(env, picked.problem, picked.ignored.join(", "));
+    s2.loading = true;
+    const progress = $2("checkpoint-progress");
+    const status = $2("checkpoint-status");
+    try {
+      progress.hidden = false;
+      progress.max = picked.weights.size;
+      progress.value = 0;
+      const config = await picked.config.text();
+      let last = 0;
+      const weights = await readBytes(picked.weights, (read, total) => {
+        const now = performance.now();
+        if (read !== total && now - last < 50) return;
+        last = now;
+        progress.value = read;
+        status.textContent = C2.reading(picked.weights.name, formatBytes2(read), formatBytes2(total));
+      });
+      const text = (f) => f ? f.text() : void 0;
+      const [vocab, merges, vocabTxt] = await Promise.all([text(picked.vocab), text(picked.merges), text(picked.vocabTxt)]);
+      status.textContent = C2.starting(formatBytes2(weights.length));
+      await nextTask();
+      const { loadModel } = await classicImport("attnmap-model.js", "__attnmapModel", void 0, "page.js");
+      const files2 = { config, weights, ...vocab !== void 0 ? { vocab, merges } : {}, ...vocabTxt !== void 0 && vocab === void 0 ? { vocabTxt } : {} };
+      const model2 = await loadModel(files2);
+      s2.model?.dispose();
+      s2.model = model2;
+      s2.name = modelName(config, picked.weights);
+      s2.big = { layer: 0, head: 0 };
+      s2.run = null;
+      status.textContent = C2.loaded(s2.name, model2.config, model2.tokenizer, picked.ignored);
+      progress.hidden = true;
+      $2("checkpoint-model").hidden = false;
+      const t = $2("model-text");
+      const kind = model2.tokenizer ?? "none";
+      if (!t.value || !t.dataset.typed || kind !== s2.kind) t.value = DEFAULT_TEXT[kind];
+      s2.kind = kind;
+      renderTexts(env, s2);
+      compute(env, s2);
+    } catch (e) {
+      progress.hidden = true;
+      status.textContent = "";
+      say(env, errorKey(e), e.message ?? String(e));
+    } finally {
+      s2.loading = false;
+    }
+  }
+  function modelName(configText, weightsFile) {
+    try {
+      const c = JSON.parse(configText);
+      if (typeof c._name_or_path === "string" && c._name_or_path.trim()) return c._name_or_path.trim().split("/").slice(-2).join("/");
+    } catch {
+    }
+    return weightsFile.webkitRelativePath?.split("/")[0] || "checkpoint";
+  }
+  function errorKey(e) {
+    if (e?.code === "OUT_OF_MEMORY" || e instanceof RangeError) return "memory";
+    if (e?.code === "TOO_LARGE") return "tooLarge";
+    if (e?.code === "INVALID_MODEL") return "invalid";
+    if (e?.name === "AttentionError") return "refused";
+    if (e?.name === "NotReadableError" || e?.name === "NotFoundError") return "readFailed";
+    return "other";
+  }
+  function readIds(env, s2) {
+    const C2 = env.getT().models.ckpt;
+    const text = env.$("model-text").value;
+    const m = s2.model;
+    let ids;
+    if (m.tokenizer) ids = m.encode(text);
+    else {
+      ids = parseIds(text);
+      if (!ids) return { problem: C2.idsOnly(m.config.vocab_size) };
+    }
+    if (!ids.length) return { problem: C2.noTokens };
+    const bad = ids.find((i) => i >= m.config.vocab_size);
+    if (bad !== void 0) return { problem: C2.idOutside(bad, m.config.vocab_size) };
+    const cap = Math.min(MAX_GRID_TOKENS, m.config.n_positions);
+    return ids.length > cap ? { ids: ids.slice(0, cap), note: C2.cut(ids.length, cap) } : { ids, note: "" };
+  }
+  var labelsOf = (m, ids) => m.tokenizer ? m.tokens(ids) : ids.map(String);
+  function compute(env, s2) {
+    const { $: $2 } = env;
+    if (!s2.model) return;
+    const msg = $2("model-text-msg");
+    const r = readIds(env, s2);
+    $2("model-text").toggleAttribute("aria-invalid", Boolean(r.problem));
+    msg.textContent = r.problem ?? r.note;
+    msg.classList.toggle("error", Boolean(r.problem));
+    if (r.problem) return;
+    let attention;
+    try {
+      ({ attention } = s2.model.forward(r.ids, { attention: true }));
+    } catch (e) {
+      msg.textContent = env.getT().models.ckpt.errors[errorKey(e)](e.message);
+      msg.classList.add("error");
+      return;
+    }
+    const heads = attention.map((layer) => layer.map(({ data, shape: [n2] }) => Array.from({ length: n2 }, (_, i) => data.subarray(i * n2, i * n2 + n2))));
+    s2.run = { ids: r.ids, labels: labelsOf(s2.model, r.ids), heads };
+    $2("model-output").hidden = true;
+    drawGrid(env, s2);
+    drawBig(env, s2);
+    renderOptionsNote(env, s2);
+  }
+  var hideFirst = (env, s2) => env.$("model-hide-first").checked && s2.run.ids.length > 1;
+  var scaleOf = (env) => env.$("model-log").checked ? "log" : "unit";
+  function shownRows(rows, hide) {
+    if (!hide) return rows;
+    return rows.slice(1).map((row, k) => {
+      const i = k + 1;
+      let sum = 0;
+      for (let j = 1; j <= i; j++) sum += row[j];
+      return Float64Array.from({ length: i }, (_, j) => sum > 0 ? row[j + 1] / sum : 0);
+    });
+  }
+  function mapAttrs(env, s2, layer, head) {
+    const hide = hideFirst(env, s2);
+    return {
+      "data-model": s2.name,
+      "data-layer": layer,
+      "data-head": head,
+      "data-ids": JSON.stringify(hide ? s2.run.ids.slice(1) : s2.run.ids),
+      "data-first": hide ? "hidden" : "shown",
+      "data-scale": scaleOf(env)
+    };
+  }
+  async function drawGrid(env, s2) {
+    const { $: $2, h: h2 } = env;
+    const C2 = env.getT().models.ckpt;
+    const grid = $2("checkpoint-grid");
+    const id2 = ++s2.drawId;
+    const { n_layer: L, n_head: H } = s2.model.config;
+    const hide = hideFirst(env, s2), scale = scaleOf(env);
+    grid.dataset.state = "drawing";
+    grid.style.setProperty("--heads", String(H));
+    grid.style.setProperty("--thumb", `${H <= 4 ? 96 : H <= 8 ? 80 : 60}px`);
+    grid.replaceChildren(
+      h2("span", { class: "ckpt-corner", "aria-hidden": "true" }),
+      ...Array.from({ length: H }, (_, k) => h2("span", { class: "ckpt-head", "aria-hidden": "true" }, C2.headShort(k)))
+    );
+    let since = performance.now();
+    for (let l = 0; l < L; l++) {
+      grid.append(h2("span", { class: "ckpt-layer", "aria-hidden": "true" }, C2.layerShort(l)));
+      for (let k = 0; k < H; k++) {
+        const b = h2("button", { type: "button", class: "thumb", "data-layer": l, "data-head": k, "aria-label": C2.thumbLabel(l, k) });
+        b.innerHTML = thumbSvg(shownRows(s2.run.heads[l][k], hide), scale, mapAttrs(env, s2, l, k));
+        grid.append(b);
+        if (performance.now() - since > 16) {
+          markBig(env, s2);
+          await nextTask();
+          if (id2 !== s2.drawId) return;
+          since = performance.now();
+        }
+      }
+    }
+    markBig(env, s2);
+    grid.dataset.state = "ready";
+  }
+  function markBig(env, s2) {
+    for (const b of env.$("checkpoint-grid").querySelectorAll("button.thumb")) {
+      const on = Number(b.dataset.layer) === s2.big.layer && Number(b.dataset.head) === s2.big.head;
+      b.classList.toggle("on", on);
+      b.setAttribute("aria-pressed", String(on));
+    }
+  }
+  function drawBig(env, s2) {
+    const { $: $2 } = env;
+    const T2 = env.getT(), C2 = T2.models.ckpt;
+    const box = $2("checkpoint-big");
+    const { layer, head } = s2.big;
+    const hide = hideFirst(env, s2);
+    const rows = shownRows(s2.run.heads[layer][head], hide);
+    const labels = hide ? s2.run.labels.slice(1) : s2.run.labels;
+    const n2 = rows.length;
+    const matrix = rows.map((row, i) => Array.from({ length: n2 }, (_, j) => j <= i ? row[j] : 0));
+    const width = box.clientWidth || 320;
+    const cellSize = Math.max(14, Math.min(48, Math.floor((width - 110) / n2)));
+    box.innerHTML = renderHeatmap(matrix, {
+      rowLabels: labels,
+      colLabels: labels,
+      masked: "causal",
+      lang: T2.htmlLang === "en" ? "en" : "zh",
+      title: C2.bigTitle(layer, head, hide),
+      decimals: 2,
+      idPrefix: "ckpt-big",
+      role: "group",
+      cellSize,
+      ...scaleOf(env) === "log" ? { colourScale: "log" } : {}
+    });
+    const svg = box.querySelector("svg");
+    for (const [k, v] of Object.entries(mapAttrs(env, s2, layer, head))) svg.setAttribute(k, String(v));
+    $2("checkpoint-big-note").textContent = C2.bigNote(layer, head, n2);
+    markBig(env, s2);
+  }
+  function renderOptionsNote(env, s2) {
+    const C2 = env.getT().models.ckpt;
+    env.$("model-options-note").textContent = C2.optionsNote(scaleOf(env) === "log", LOG_FLOOR, env.$("model-hide-first").checked, s2.run?.ids.length ?? 0);
+  }
+  function stopGeneration(s2) {
+    if (s2.gen) s2.gen.stop = true;
+  }
+  async function generate(env, s2) {
+    const { $: $2, h: h2 } = env;
+    const C2 = env.getT().models.ckpt;
+    if (!s2.model || !s2.run || s2.gen) return;
+    const run = s2.run;
+    const room = Math.min(MAX_GRID_TOKENS, s2.model.config.n_positions) - run.ids.length;
+    const max = Math.min(room, Math.max(1, Math.floor(Number($2("model-max").value) || 1)));
+    const out = $2("model-output");
+    out.hidden = false;
+    if (max < 1) {
+      out.textContent = C2.genFull(MAX_GRID_TOKENS);
+      return;
+    }
+    const gen = s2.gen = { stop: false, count: 0 };
+    $2("model-generate").disabled = true;
+    $2("model-stop").disabled = false;
+    out.dataset.state = "running";
+    const produced = h2("span", { class: "tok gen" });
+    out.replaceChildren(C2.genLead, h2("span", { class: "tok" }, run.labels.join(s2.model.tokenizer === "bpe" ? "" : " ")), " \u2192 ", produced);
+    const hide = () => hideFirst(env, s2);
+    let pending2 = null;
+    try {
+      for await (const step of s2.model.generate(run.ids, { maxTokens: max, attention: true })) {
+        if (s2.run !== run) break;
+        if (pending2 !== null) addRow(env, s2, run, pending2, step.attention, hide());
+        pending2 = step.id;
+        gen.count++;
+        produced.textContent += s2.model.tokenizer ? step.text : ` ${step.id}`;
+        out.dataset.count = String(gen.count);
+        await nextTask();
+        if (gen.stop) break;
+      }
+      out.dataset.state = gen.stop ? "stopped" : "done";
+      out.append(h2("span", { class: "muted" }, " ", gen.stop ? C2.genStopped(gen.count) : C2.genDone(gen.count)));
+    } catch (e) {
+      out.dataset.state = "failed";
+      out.append(h2("span", { class: "error" }, " ", C2.errors[errorKey(e)](e.message)));
+    } finally {
+      s2.gen = null;
+      $2("model-generate").disabled = false;
+      $2("model-stop").disabled = true;
+    }
+  }
+  function addRow(env, s2, run, id2, attention, hide) {
+    run.ids.push(id2);
+    run.labels.push(...labelsOf(s2.model, [id2]));
+    const scale = scaleOf(env);
+    const grid = env.$("checkpoint-grid");
+    attention.forEach((layer, l) => layer.forEach((row, k) => {
+      run.heads[l][k].push(row);
+      const svg = grid.querySelector(`button.thumb[data-layer="${l}"][data-head="${k}"] svg`);
+      if (!svg) return;
+      appendThumbRow(svg, shownRows(run.heads[l][k], hide).at(-1), scale);
+      svg.setAttribute("data-ids", JSON.stringify(hide ? run.ids.slice(1) : run.ids));
+    }));
+    drawBig(env, s2);
+  }
+  function renderTexts(env, s2) {
+    const { $: $2 } = env;
+    const C2 = env.getT().models.ckpt;
+    $2("checkpoint-kicker").textContent = C2.kicker;
+    $2("checkpoint-title").textContent = C2.title;
+    $2("checkpoint-text").innerHTML = C2.text;
+    $2("checkpoint-files-label").textContent = C2.filesLabel;
+    $2("checkpoint-drop-hint").textContent = C2.dropHint;
+    $2("model-text-label").textContent = s2.model && !s2.model.tokenizer ? C2.idsLabel : C2.textLabel;
+    $2("model-log-label").textContent = C2.logLabel;
+    $2("model-hide-first-label").textContent = C2.hideLabel;
+    $2("model-max-label").textContent = C2.maxLabel;
+    $2("model-generate").textContent = C2.generate;
+    $2("model-stop").textContent = C2.stop;
+    $2("checkpoint-grid-hint").textContent = C2.gridHint;
+    if (s2.run) {
+      drawBig(env, s2);
+      renderOptionsNote(env, s2);
+    }
+  }
+
   // web/page/page.js
   var SVG_NS2 = "http://www.w3.org/2000/svg";
   var SCALE_DKS = [4, 16, 64, 256, 1024];
@@ -3508,6 +4398,8 @@
   var words;
   var step4;
   var view;
+  var trained;
+  var checkpoint;
   function h(tag, attrs = {}, ...children) {
     const el = document.createElement(tag);
     for (const [k, v] of Object.entries(attrs)) {
@@ -3609,7 +4501,7 @@
     for (const v of data) ss += (v - mean) ** 2;
     return Math.sqrt(ss / (n2 - 1));
   }
-  function matrixTable(caption, rows, opts = {}) {
+  function matrixTable(caption2, rows, opts = {}) {
     const { rowLabels, colLabels, decimals = 4, masked, maskText = "\u2212\u221E", extraCol, cell: cell2, follow } = opts;
     const nc = rows[0].length;
     const head = h(
@@ -3633,7 +4525,7 @@
     const table = h(
       "table",
       { class: "matrix" + (follow ? " follow" : "") },
-      h("caption", { html: caption }),
+      h("caption", { html: caption2 }),
       h("thead", {}, head),
       h("tbody", {}, body)
     );
@@ -4125,7 +5017,7 @@
     const hash2 = "#" + formatHash(state);
     if (location.hash !== hash2) history.replaceState(null, "", hash2);
   }
-  function render(fromLink = false) {
+  function render2(fromLink = false) {
     try {
       model = computeModel();
     } catch (e) {
@@ -4142,6 +5034,7 @@
     renderScaling();
     renderMha();
     words.render();
+    trained.render();
     writeHash();
     updateScrollables();
   }
@@ -4160,7 +5053,8 @@
     showLinkNote();
     for (const el of document.querySelectorAll("#dk option")) el.textContent = el.value;
     renderSection5();
-    render(fromLink);
+    checkpoint.render();
+    render2(fromLink);
   }
   function resizeX(x, tokens) {
     if (!x) return null;
@@ -4245,7 +5139,7 @@ ${svg}</svg>
     input.removeAttribute("aria-invalid");
     xProblem = null;
     state.x = x.map((r) => r.map(Math.fround));
-    render();
+    render2();
   }
   function bindControls() {
     $("controls").addEventListener("submit", (e) => e.preventDefault());
@@ -4272,7 +5166,7 @@ ${svg}</svg>
       if (JSON.stringify(r.tokens) === JSON.stringify(state.tokens)) return;
       if (r.tokens.length !== state.tokens.length) state.x = resizeX(state.x, r.tokens);
       state.tokens = r.tokens;
-      render();
+      render2();
     });
     $("seed").addEventListener("input", () => {
       const v = parseSeed($("seed").value);
@@ -4287,7 +5181,7 @@ ${svg}</svg>
       msg.textContent = "";
       if (v === state.seed) return;
       state.seed = v;
-      render();
+      render2();
     });
     $("seed-new").addEventListener("click", () => {
       let v;
@@ -4296,24 +5190,24 @@ ${svg}</svg>
       } while (v === state.seed);
       state.seed = v;
       syncControls();
-      render();
+      render2();
     });
   }
   function bindSettings() {
     $("dk").replaceChildren(...DK_CHOICES.map((d) => h("option", { value: d }, String(d))));
     $("dk").addEventListener("change", () => {
       state.dk = Number($("dk").value);
-      render();
+      render2();
     });
     $("causal").addEventListener("change", () => {
       state.causal = $("causal").checked;
-      render();
+      render2();
     });
     $("reset").addEventListener("click", () => {
       state = { ...defaultState(), lang: state.lang };
       xProblem = null;
       syncControls();
-      render();
+      render2();
     });
     $("lang").addEventListener("click", () => {
       state.lang = state.lang === "zh" ? "en" : "zh";
@@ -4337,7 +5231,7 @@ ${svg}</svg>
     $("reset-x").addEventListener("click", () => {
       state.x = null;
       xProblem = null;
-      render();
+      render2();
     });
   }
   function bindActions() {
@@ -4371,7 +5265,7 @@ ${svg}</svg>
       getAttn: () => attn,
       setHeads: (heads) => {
         state.heads = heads;
-        render();
+        render2();
       },
       copy: (text, button) => copyText(text, T.codeCopied, button)
     });
@@ -4383,16 +5277,20 @@ ${svg}</svg>
     words = createWordsSection({ ...env, setInput: (change) => {
       if (change.input && change.input !== state.input) state.x = null;
       Object.assign(state, change);
-      render();
+      render2();
     } });
     step4 = createStep4(env);
     view = createHeatmapView({ ...env, set: (change) => {
       Object.assign(state, change);
-      render();
+      render2();
     } });
     words.bind();
     step4.bind();
     view.bind();
+    trained = createTrainedSection(env);
+    checkpoint = createCheckpointSection(env);
+    trained.bind();
+    checkpoint.bind();
   }
   function bindWindow() {
     window.addEventListener("hashchange", () => {

@@ -25,6 +25,8 @@ import { createMhaSection } from './page-mha.js';
 import { createWordsSection, inputWeights } from './page-pe.js';            // issue 14
 import { createStep4 } from './page-step4.js';
 import { createHeatmapView, heroContext } from './page-scale.js';
+import { createTrainedSection } from './page-trained.js';              // issue 16
+import { createCheckpointSection } from './page-checkpoint.js';
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
 const SCALE_DKS = [4, 16, 64, 256, 1024];
@@ -50,6 +52,7 @@ const heatmaps = {}; // key -> { ctx, container, cellSize, options }
 let scalingCache = null;
 let mha;             // the episode-06 section (page-mha.js)
 let words, step4, view;  // issue 14: page-pe.js, page-step4.js, page-scale.js
+let trained, checkpoint; // issue 16: page-trained.js, page-checkpoint.js
 
 // ------------------------------------------------------------------------------------------------
 // small DOM helpers
@@ -689,6 +692,7 @@ function render(fromLink = false) {
   renderScaling();
   renderMha();
   words.render();
+  trained.render();
   writeHash();
   updateScrollables();
 }
@@ -710,6 +714,7 @@ function renderAll(fromLink = false) {
   showLinkNote();
   for (const el of document.querySelectorAll('#dk option')) el.textContent = el.value;
   renderSection5();
+  checkpoint.render();
   render(fromLink);
 }
 
@@ -943,6 +948,9 @@ function bindTeach() {
   step4 = createStep4(env);
   view = createHeatmapView({ ...env, set: (change) => { Object.assign(state, change); render(); } });
   words.bind(); step4.bind(); view.bind();
+  trained = createTrainedSection(env);
+  checkpoint = createCheckpointSection(env);
+  trained.bind(); checkpoint.bind();
 }
 
 /** A link's new hash, and a window that changes size. */

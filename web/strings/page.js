@@ -466,3 +466,166 @@ en.teach = {
   heroTitle: (seed, dk, causal, t) => `Attention weights softmax(QKᵀ/(${t}·√${dk})) · seed ${seed}${causal ? ' · causal' : ''}`,
   explainTemp: (t) => `② divide by ${t}·√d_k (temperature T = ${t})`,
 };
+
+// ------------------------------------------------------------------------------------------------
+// issue 16: a trained model (web/page/page-trained.js) and a checkpoint the reader loads
+// (web/page/page-checkpoint.js). Captions are arrays: 'ROW' and 'KEY' are where the row's token
+// and the token it looks at go, as text.
+const WHERE_ZH = { self: '（它自己）', first: '（句子的第一个字）', previous: '（它前面那个字）', other: '' };
+const WHERE_EN = { self: ' (itself)', first: ' (the first character)', previous: ' (the character before it)', other: '' };
+
+zh.models = {
+  trained: {
+    title: '随机权重，还是训练过的模型？',
+    text: '上面所有的热力图都用文章的随机权重（<code>torch.randn</code>）：它们的图案是随机数的图案，不是模型学到的东西。' +
+      '切换到「训练过的玩具模型」，同一句话（按字读：猫 吃 鱼 → 猫吃鱼）交给一个真的训练过的小模型，看它每一层、每一个头的注意力。',
+    modeLabel: '权重',
+    modes: { random: '文章的随机权重', trained: '训练过的玩具模型' },
+    rowLabel: '说明哪一行：',
+    loading: '正在加载玩具模型（约 200 KB，只在第一次切换时加载）……',
+    loadFailed: (m) => `玩具模型加载失败：${m}`,
+    randomStatus: (seed) => `文章的随机权重，种子 ${seed}：和页面最上面的热力图相同。`,
+    trainedStatus: (L, H) => `玩具模型：${L} 层 × 每层 ${H} 个头，共 ${L * H} 张热力图；每行是一个字在看谁，因果遮蔽（只看自己和前面的字）。`,
+    headTitle: (l, h) => `层 ${l} · 头 ${h}`,
+    strongestTag: '↑ 说明里的那个头',
+    unknown: (chars, known) => `玩具模型不认识这些字：${chars}。它只在一个很小的语法上训练过，只认识这些字：${known}。换一句试试，比如「猫 吃 鱼」；上面的随机权重部分不受影响。`,
+    empty: '这句话里没有字。',
+    tooLong: (n, max) => `这句话有 ${n} 个字，玩具模型最多读 ${max} 个。`,
+    caption: (pos, l, h, w, where, agree, total) => ['「', 'ROW', `」这一行（第 ${pos} 个字）：${total} 个头里，权重最集中的是层 ${l} 的头 ${h}，它把 ${w} 的注意力给了「`, 'KEY',
+      `」${WHERE_ZH[where]}。` + (agree > 1 ? `共有 ${agree} 个头把最多的权重给了「` : '其他头最多的权重都给了别的字，不是「'), 'KEY',
+      '」。这是这一句、这一行的测量：它说明这些头在这里看向哪儿，不说明模型为什么这样看；换一句话，结果可能不同。'],
+    nearlyEven: (u) => `不过差别很小：这一行平均分的话，每个字是 ${u}。`,
+    captionFirst: ['第一个字只能看它自己（因果遮蔽），每个头给它的权重都是 1：这一行什么也说明不了。换一行看看。'],
+    note: '玩具模型在「猫吃鱼」这类句子上训练（<a href="web/models/toy-zh/README.md">模型说明</a>）：在它的语法里，动词后面的宾语由主语决定（猫吃鱼、狗吃肉、猫喝奶），' +
+      '所以在动词这个位置猜下一个字，需要看回主语。一个头从「吃」看向「猫」和这一点相符，但热力图本身证明不了模型用了它。',
+  },
+  ckpt: {
+    kicker: '进阶 · 真实模型',
+    title: '加载一个真实的模型：GPT-2 的每一层、每一个头',
+    text: '选择一个 GPT-2 系列模型文件夹里的文件：<code>config.json</code>、<code>model.safetensors</code>，以及 <code>vocab.json</code> + <code>merges.txt</code>（GPT-2）或 <code>vocab.txt</code>（中文 GPT-2）。' +
+      '文件只在你的浏览器里读取和计算，不会上传到任何地方。怎样下载 gpt2、distilgpt2 和 uer/gpt2-chinese-cluecorpussmall 的文件，见 <a href="docs/MODELS.md">docs/MODELS.md</a>。',
+    filesLabel: '模型文件',
+    dropHint: '也可以把文件（或整个文件夹）拖到这里。',
+    reading: (name, read, total) => `正在读取 ${name}：${read} / ${total}`,
+    starting: (size) => `已读取 ${size}，正在把权重放进 WebAssembly 内存……`,
+    loaded: (name, c, tok, ignored) => `已加载 ${name}：${c.n_layer} 层 × ${c.n_head} 个头，d_model = ${c.n_embd}，词表 ${c.vocab_size}，` +
+      (tok === 'bpe' ? 'GPT-2 的 BPE 分词器' : tok === 'wordpiece' ? 'BERT 的 vocab.txt 分词器' : '没有分词器文件：下面输入 token id') +
+      (ignored.length ? `。没有用到：${ignored.join('、')}` : '') + '。',
+    textLabel: '文本（经过模型的分词器）',
+    idsLabel: 'token id（这个模型没有分词器文件），用空格或逗号隔开，例如 3 7 5',
+    idsOnly: (v) => `这个模型没有分词器文件，请输入 token id：0 到 ${v - 1} 的整数，用空格或逗号隔开。`,
+    noTokens: '没有得到任何 token。',
+    idOutside: (id, v) => `token id ${id} 超出了词表（0 到 ${v - 1}）。`,
+    cut: (n, max) => `共有 ${n} 个 token，网格只画前 ${max} 个。`,
+    logLabel: '对数色标',
+    hideLabel: '隐藏第一个 token',
+    optionsNote: (log, floor, hide, n) => [
+      log ? `对数色标：小图从 ${floor} 到 1 按 log10 着色（更小的数用最深的颜色），大图从最小的正数到最大的数。` : '',
+      hide ? (n > 1 ? '隐藏第一个 token：训练过的模型常把大部分注意力放在第一个 token 上。这里去掉它的行和列，每一行剩下的权重再除以它们的和（重新归一化），显示剩下的注意力怎样分配。' : '只有一个 token，没有什么可隐藏的。') : '',
+    ].filter(Boolean).join(' '),
+    maxLabel: '最多生成',
+    generate: '逐个生成',
+    stop: '停止',
+    genLead: '生成（贪心，KV 缓存）：',
+    genStopped: (k) => `已停止，生成了 ${k} 个 token。`,
+    genDone: (k) => `完成，生成了 ${k} 个 token。最后一个 token 还没有被模型读过，所以它还没有自己的一行。`,
+    genFull: (max) => `网格最多 ${max} 个 token（或模型的 n_positions），已经没有空间再生成。`,
+    gridHint: '每一行是一层，每一列是一个头。点击一张小图（或用 Tab 选中后按 Enter）放大，看它的 token 和数值。',
+    layerShort: (l) => `L${l}`,
+    headShort: (h) => `H${h}`,
+    thumbLabel: (l, h) => `层 ${l} 头 ${h}：放大`,
+    bigTitle: (l, h, hide) => `层 ${l} · 头 ${h}${hide ? ' · 去掉第一个 token，重新归一化' : ''}`,
+    bigNote: (l, h, n) => `层 ${l} 的头 ${h}，${n} 个 token。每行是一个 token 在看谁，加起来等于 1；右上方是因果遮蔽。`,
+    errors: {
+      noConfig: () => '缺少 config.json：请把模型文件夹里的 config.json 一起选上。',
+      noWeights: () => '缺少 model.safetensors：请把权重文件一起选上。',
+      binOnly: (names) => `这里只有 PyTorch 的权重（${names}），没有 model.safetensors。docs/MODELS.md 里有几行把它转换成 safetensors 的 Python。`,
+      noMerges: () => '有 vocab.json 但缺少 merges.txt：GPT-2 的分词器需要两个文件。',
+      noVocab: () => '有 merges.txt 但缺少 vocab.json：GPT-2 的分词器需要两个文件。',
+      memory: (m) => `内存不够：浏览器没能分配放下这个模型所需的内存（${m}）。关掉一些标签页再试，或者换一个小一些的模型（distilgpt2）。`,
+      tooLarge: (m) => `这个模型太大，放不进 WebAssembly 的 4 GB 内存（${m}）。`,
+      invalid: (m) => `这不是一个能用的 GPT-2 检查点：${m}`,
+      refused: (m) => `模型拒绝了这个输入：${m}`,
+      readFailed: (m) => `文件读取失败：${m}`,
+      other: (m) => `出错了：${m}`,
+    },
+  },
+};
+
+en.models = {
+  trained: {
+    title: 'Random weights, or a trained model?',
+    text: 'Every heatmap above uses the article\'s random weights (<code>torch.randn</code>): their patterns are the patterns of random numbers, not something a model learned. ' +
+      'Switch to “trained toy model” and the same sentence, read character by character (猫 吃 鱼 → 猫吃鱼), goes through a small model that was really trained: every layer and every head of it.',
+    modeLabel: 'Weights',
+    modes: { random: 'Article: random', trained: 'Trained toy model' },
+    rowLabel: 'Caption for row:',
+    loading: 'Loading the toy model (about 200 KB, only on the first switch)…',
+    loadFailed: (m) => `The toy model did not load: ${m}`,
+    randomStatus: (seed) => `The article's random weights, seed ${seed}: the same as the heatmap at the top of the page.`,
+    trainedStatus: (L, H) => `The toy model: ${L} layers × ${H} heads each, ${L * H} heatmaps; each row is a character looking at the others, with the causal mask (itself and what comes before).`,
+    headTitle: (l, h) => `layer ${l} · head ${h}`,
+    strongestTag: '↑ the head in the caption',
+    unknown: (chars, known) => `The toy model does not know these characters: ${chars}. It was trained on a tiny grammar and knows only these: ${known}. Try another sentence, such as “猫 吃 鱼”; the random-weights parts above are not affected.`,
+    empty: 'The sentence has no characters.',
+    tooLong: (n, max) => `The sentence has ${n} characters; the toy model reads at most ${max}.`,
+    caption: (pos, l, h, w, where, agree, total) => ['The row of ', 'ROW', ` (character ${pos}): of the ${total} heads, the most concentrated is layer ${l}, head ${h}, which gives ${w} of its attention to `, 'KEY',
+      `${WHERE_EN[where]}. ` + (agree > 1 ? `${agree} heads give their largest weight to ` : 'The other heads give their largest weight to something other than '), 'KEY',
+      '. This is a measurement of this row of this sentence: it says where these heads look here, not why the model looks there; another sentence may differ.'],
+    nearlyEven: (u) => ` The difference is small, though: an even spread over this row gives ${u} to each.`,
+    captionFirst: ['The first character can only look at itself (the causal mask): every head gives it weight 1, so this row tells nothing. Pick another row.'],
+    note: 'The toy model was trained on sentences like 猫吃鱼 (<a href="web/models/toy-zh/README.md">model card</a>): in its grammar the object after the verb depends on the subject (猫吃鱼 “cat eats fish”, 狗吃肉 “dog eats meat”, 猫喝奶 “cat drinks milk”), ' +
+      'so guessing the next character at the verb needs a look back at the subject. A head looking from 吃 to 猫 fits that, but the heatmap alone does not prove that the model uses it.',
+  },
+  ckpt: {
+    kicker: 'Going further · a real model',
+    title: 'Load a real model: every layer and head of GPT-2',
+    text: 'Pick the files of a GPT-2-family model folder: <code>config.json</code>, <code>model.safetensors</code>, and <code>vocab.json</code> + <code>merges.txt</code> (GPT-2) or <code>vocab.txt</code> (Chinese GPT-2). ' +
+      'They are read and run in your browser only and are not uploaded anywhere. How to download the files of gpt2, distilgpt2 and uer/gpt2-chinese-cluecorpussmall: <a href="docs/MODELS.md">docs/MODELS.md</a>.',
+    filesLabel: 'Model files',
+    dropHint: 'Or drop the files (or the whole folder) here.',
+    reading: (name, read, total) => `Reading ${name}: ${read} of ${total}`,
+    starting: (size) => `Read ${size}; putting the weights into WebAssembly memory…`,
+    loaded: (name, c, tok, ignored) => `Loaded ${name}: ${c.n_layer} layers × ${c.n_head} heads, d_model = ${c.n_embd}, vocabulary ${c.vocab_size}, ` +
+      (tok === 'bpe' ? 'GPT-2\'s BPE tokenizer' : tok === 'wordpiece' ? 'a BERT vocab.txt tokenizer' : 'no tokenizer files: type token ids below') +
+      (ignored.length ? `. Not used: ${ignored.join(', ')}` : '') + '.',
+    textLabel: 'Text (through the model\'s tokenizer)',
+    idsLabel: 'Token ids (this model has no tokenizer files), separated by spaces or commas, e.g. 3 7 5',
+    idsOnly: (v) => `This model has no tokenizer files: type token ids, integers from 0 to ${v - 1}, separated by spaces or commas.`,
+    noTokens: 'That gives no tokens.',
+    idOutside: (id, v) => `Token id ${id} is outside the vocabulary (0 to ${v - 1}).`,
+    cut: (n, max) => `${n} tokens; the grid draws the first ${max}.`,
+    logLabel: 'Log colour scale',
+    hideLabel: 'Hide the first token',
+    optionsNote: (log, floor, hide, n) => [
+      log ? `Log colour scale: the small maps are coloured by log10 from ${floor} to 1 (smaller values take the darkest colour), the big one from its smallest positive value to its largest.` : '',
+      hide ? (n > 1 ? 'Hide the first token: trained models often park most of their attention on the first token. Its row and column are left out and each row\'s remaining weights are divided by their sum (renormalised), to show how the rest is shared out.' : 'There is only one token: nothing to hide.') : '',
+    ].filter(Boolean).join(' '),
+    maxLabel: 'Generate at most',
+    generate: 'Generate token by token',
+    stop: 'Stop',
+    genLead: 'Generated (greedy, KV cache): ',
+    genStopped: (k) => `Stopped after ${k} tokens.`,
+    genDone: (k) => `Done: ${k} tokens. The last one has not been read by the model yet, so it has no row of its own.`,
+    genFull: (max) => `The grid holds at most ${max} tokens (or the model's n_positions): no room left to generate.`,
+    gridHint: 'Each row is a layer, each column a head. Click a small map (or Tab to it and press Enter) to enlarge it with its tokens and numbers.',
+    layerShort: (l) => `L${l}`,
+    headShort: (h) => `H${h}`,
+    thumbLabel: (l, h) => `Layer ${l} head ${h}: enlarge`,
+    bigTitle: (l, h, hide) => `layer ${l} · head ${h}${hide ? ' · first token left out, renormalised' : ''}`,
+    bigNote: (l, h, n) => `Layer ${l}, head ${h}, ${n} tokens. Each row is a token looking at the others and adds up to 1; the causal mask covers the upper right.`,
+    errors: {
+      noConfig: () => 'config.json is missing: pick the model folder\'s config.json too.',
+      noWeights: () => 'model.safetensors is missing: pick the weights file too.',
+      binOnly: (names) => `There are only PyTorch weights here (${names}), no model.safetensors. docs/MODELS.md has a few lines of Python that convert them.`,
+      noMerges: () => 'vocab.json without merges.txt: GPT-2\'s tokenizer needs both.',
+      noVocab: () => 'merges.txt without vocab.json: GPT-2\'s tokenizer needs both.',
+      memory: (m) => `Out of memory: the browser could not set aside the memory this model needs (${m}). Close some tabs and try again, or take a smaller model (distilgpt2).`,
+      tooLarge: (m) => `This model is too large for WebAssembly's 4 GB of memory (${m}).`,
+      invalid: (m) => `This is not a usable GPT-2 checkpoint: ${m}`,
+      refused: (m) => `The model refused this input: ${m}`,
+      readFailed: (m) => `A file could not be read: ${m}`,
+      other: (m) => `Something went wrong: ${m}`,
+    },
+  },
+};

@@ -1,0 +1,417 @@
+// page-checkpoint.js - "load a real model" (issue 16): the reader picks or drops a GPT-2-family
+// checkpoint folder's files (config.json, model.safetensors, and vocab.json + merges.txt or
+// vocab.txt), types a text, and sees every layer × head as a small heatmap; one of them enlarged
+// with its tokens and numbers; generation token by token with the KV cache, each new row of each
+// head appearing as it is produced.
+//
+// Nothing leaves the browser: the files are read with File.stream() (page-files.js) and run by
+// attnmap/model (web/model/model.js), which loads only when the first checkpoint does: in the
+// page's bundle, scripts/build-model.js turns the import() below into a <script src> for
+// web/dist/attnmap-model.js beside page.js, so it also works from file://.
+//
+// "Hide the first token": trained models park most of their attention on the first token. With
+// the option on, the first token's row and column are left out and each remaining row is divided
+// by what is left of it (w[i][j] / Σ_{k≥1} w[i][k]): the maps show how the rest is shared out.
+//
+// DOM part only; the section builds its own markup inside <section id="checkpoint">.
+import { renderHeatmap } from '../heatmap/heatmap.js';
+import { sortCheckpointFiles, readBytes, dropFiles, parseIds, formatBytes } from './page-files.js';
+import { thumbSvg, appendThumbRow, LOG_FLOOR } from './page-thumbs.js';
+
+export const MAX_GRID_TOKENS = 64;     // the grid of GPT-2 small (144 heads) stays light below this
+const DEFAULT_TEXT = { bpe: 'The cat ate the fish because it was hungry', wordpiece: '猫吃鱼', none: '0 1 2 3 4 5' };
+
+const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+/** env: { $, h, getT(), getState() }. Returns { bind(), render() } (render: the texts, in the page's language). */
+export function createCheckpointSection(env) {
+  const s = {
+    model: null, name: '', kind: null, run: null, big: { layer: 0, head: 0 },
+    gen: null, drawId: 0, textTimer: 0, loading: false,
+  };
+  return { bind: () => bind(env, s), render: () => renderTexts(env, s) };
+}
+
+// ------------------------------------------------------------------------------------------------
+// markup and events
+
+function bind(env, s) {
+  const { $, h } = env;
+  const check = (id) => h('label', { class: 'switch' }, h('input', { id, name: id, type: 'checkbox', role: 'switch' }), h('span', { id: `${id}-label` }));
+  $('checkpoint').setAttribute('aria-labelledby', 'checkpoint-title');
+  $('checkpoint').replaceChildren(
+    h('p', { id: 'checkpoint-kicker', class: 'preview' }), h('h2', { id: 'checkpoint-title' }), h('p', { id: 'checkpoint-text' }),
+    h('div', { id: 'checkpoint-drop', class: 'card drop' },
+      h('label', { for: 'checkpoint-files', id: 'checkpoint-files-label', class: 'seg-label' }),
+      h('input', { id: 'checkpoint-files', type: 'file', name: 'checkpoint', multiple: true }),
+      h('p', { id: 'checkpoint-drop-hint', class: 'note' }),
+      h('progress', { id: 'checkpoint-progress', hidden: true }),
+      h('p', { id: 'checkpoint-status', class: 'note', 'aria-live': 'polite' }),
+      h('p', { id: 'checkpoint-msg', class: 'msg error', role: 'alert' })),
+    h('div', { id: 'checkpoint-model', hidden: true },
+      h('div', { class: 'field' },
+        h('label', { for: 'model-text', id: 'model-text-label' }),
+        h('input', { id: 'model-text', name: 'model-text', type: 'text', autocomplete: 'off', spellcheck: 'false', 'aria-describedby': 'model-text-msg' }),
+        h('p', { id: 'model-text-msg', class: 'msg', 'aria-live': 'polite' })),
+      h('div', { class: 'ckpt-options' }, check('model-log'), check('model-hide-first')),
+      h('p', { id: 'model-options-note', class: 'note' }),
+      h('div', { class: 'ckpt-gen' },
+        h('label', { for: 'model-max', id: 'model-max-label' }),
+        h('input', { id: 'model-max', name: 'model-max', type: 'number', min: 1, max: MAX_GRID_TOKENS, value: 16, inputmode: 'numeric' }),
+        h('button', { id: 'model-generate', type: 'button' }), h('button', { id: 'model-stop', type: 'button', disabled: true })),
+      h('p', { id: 'model-output', class: 'worked', 'aria-live': 'polite', hidden: true }),
+      h('p', { id: 'checkpoint-grid-hint', class: 'hint' }),
+      h('div', { class: 'ckpt-layout' },
+        h('div', { id: 'checkpoint-grid', class: 'ckpt-grid' }),
+        h('figure', { class: 'card figure ckpt-big-card' }, h('div', { id: 'checkpoint-big', class: 'ckpt-big' }), h('figcaption', { id: 'checkpoint-big-note', class: 'note' })))));
+  bindFiles(env, s);
+  bindModelControls(env, s);
+}
+
+function bindFiles(env, s) {
+  const { $ } = env;
+  $('checkpoint-files').addEventListener('change', (e) => { if (e.target.files.length) load(env, s, Array.from(e.target.files)); });
+  const drop = $('checkpoint-drop');
+  drop.addEventListener('dragover', (e) => { e.preventDefault(); drop.classList.add('over'); });
+  drop.addEventListener('dragleave', () => drop.classList.remove('over'));
+  drop.addEventListener('drop', async (e) => {
+    e.preventDefault();
+    drop.classList.remove('over');
+    let files;
+    try { files = await dropFiles(e.dataTransfer); } catch (err) { return say(env, 'readFailed', err.message); }
+    if (files.length) load(env, s, files);
+  });
+}
+
+function bindModelControls(env, s) {
+  const { $ } = env;
+  $('model-text').addEventListener('input', (e) => {
+    e.target.dataset.typed = 'true';
+    clearTimeout(s.textTimer);
+    s.textTimer = setTimeout(() => { stopGeneration(s); compute(env, s); }, 250);
+  });
+  for (const id of ['model-log', 'model-hide-first']) $(id).addEventListener('change', () => { drawGrid(env, s); drawBig(env, s); renderOptionsNote(env, s); });
+  $('model-generate').addEventListener('click', () => generate(env, s));
+  $('model-stop').addEventListener('click', () => stopGeneration(s));
+  // a thumbnail is a <button>: click, Enter or Space enlarges it
+  $('checkpoint-grid').addEventListener('click', (e) => {
+    const b = e.target.closest('button.thumb');
+    if (!b) return;
+    s.big = { layer: Number(b.dataset.layer), head: Number(b.dataset.head) };
+    drawBig(env, s);
+  });
+}
+
+// ------------------------------------------------------------------------------------------------
+// loading
+
+/** Messages: T.models.ckpt.errors[key](detail) in #checkpoint-msg; the rest of the page is untouched. */
+function say(env, key, detail = '') {
+  const E = env.getT().models.ckpt.errors;
+  env.$('checkpoint-msg').textContent = key ? E[key](detail) : '';
+}
+
+async function load(env, s, files) {
+  const { $ } = env;
+  const C = env.getT().models.ckpt;
+  if (s.loading) return;
+  stopGeneration(s);
+  say(env, null);
+  const picked = sortCheckpointFiles(files);
+  if (picked.problem) return say(env, picked.problem, picked.ignored.join(', '));
+  s.loading = true;
+  const progress = $('checkpoint-progress');
+  const status = $('checkpoint-status');
+  try {
+    progress.hidden = false;
+    progress.max = picked.weights.size;
+    progress.value = 0;
+    const config = await picked.config.text();
+    let last = 0;
+    const weights = await readBytes(picked.weights, (read, total) => {
+      const now = performance.now();
+      if (read !== total && now - last < 50) return;         // the text changes at most 20 times a second
+      last = now;
+      progress.value = read;
+      status.textContent = C.reading(picked.weights.name, formatBytes(read), formatBytes(total));
+    });
+    const text = (f) => (f ? f.text() : undefined);
+    const [vocab, merges, vocabTxt] = await Promise.all([text(picked.vocab), text(picked.merges), text(picked.vocabTxt)]);
+    status.textContent = C.starting(formatBytes(weights.length));
+    await nextTask();
+    const { loadModel } = await import('../model/model.js');
+    const files = { config, weights, ...(vocab !== undefined ? { vocab, merges } : {}), ...(vocabTxt !== undefined && vocab === undefined ? { vocabTxt } : {}) };
+    const model = await loadModel(files);
+    s.model?.dispose();
+    s.model = model;
+    s.name = modelName(config, picked.weights);
+    s.big = { layer: 0, head: 0 };
+    s.run = null;
+    status.textContent = C.loaded(s.name, model.config, model.tokenizer, picked.ignored);
+    progress.hidden = true;
+    $('checkpoint-model').hidden = false;
+    const t = $('model-text');
+    const kind = model.tokenizer ?? 'none';
+    if (!t.value || !t.dataset.typed || kind !== s.kind) t.value = DEFAULT_TEXT[kind];     // another kind of tokenizer: its own example
+    s.kind = kind;
+    renderTexts(env, s);
+    compute(env, s);
+  } catch (e) {
+    progress.hidden = true;
+    status.textContent = '';
+    say(env, errorKey(e), e.message ?? String(e));
+  } finally {
+    s.loading = false;
+  }
+}
+
+/** The model's name for data-model: config.json's _name_or_path, else the weights file's folder-less name. */
+function modelName(configText, weightsFile) {
+  try {
+    const c = JSON.parse(configText);
+    if (typeof c._name_or_path === 'string' && c._name_or_path.trim()) return c._name_or_path.trim().split('/').slice(-2).join('/');
+  } catch { /* loadModel accepted it: cannot happen */ }
+  return weightsFile.webkitRelativePath?.split('/')[0] || 'checkpoint';   // (a dropped folder's name)
+}
+
+/** Which message: the model's AttentionError codes, a failed allocation, the model script missing. */
+function errorKey(e) {
+  if (e?.code === 'OUT_OF_MEMORY' || e instanceof RangeError) return 'memory';
+  if (e?.code === 'TOO_LARGE') return 'tooLarge';
+  if (e?.code === 'INVALID_MODEL') return 'invalid';
+  if (e?.name === 'AttentionError') return 'refused';
+  if (e?.name === 'NotReadableError' || e?.name === 'NotFoundError') return 'readFailed';
+  return 'other';
+}
+
+// ------------------------------------------------------------------------------------------------
+// the forward pass and what it shows
+
+/** The text field -> ids: through the tokenizer, or ids typed as numbers for a model without one. */
+function readIds(env, s) {
+  const C = env.getT().models.ckpt;
+  const text = env.$('model-text').value;
+  const m = s.model;
+  let ids;
+  if (m.tokenizer) ids = m.encode(text);
+  else {
+    ids = parseIds(text);
+    if (!ids) return { problem: C.idsOnly(m.config.vocab_size) };
+  }
+  if (!ids.length) return { problem: C.noTokens };
+  const bad = ids.find((i) => i >= m.config.vocab_size);
+  if (bad !== undefined) return { problem: C.idOutside(bad, m.config.vocab_size) };
+  const cap = Math.min(MAX_GRID_TOKENS, m.config.n_positions);
+  return ids.length > cap ? { ids: ids.slice(0, cap), note: C.cut(ids.length, cap) } : { ids, note: '' };
+}
+
+const labelsOf = (m, ids) => (m.tokenizer ? m.tokens(ids) : ids.map(String));
+
+function compute(env, s) {
+  const { $ } = env;
+  if (!s.model) return;
+  const msg = $('model-text-msg');
+  const r = readIds(env, s);
+  $('model-text').toggleAttribute('aria-invalid', Boolean(r.problem));
+  msg.textContent = r.problem ?? r.note;
+  msg.classList.toggle('error', Boolean(r.problem));
+  if (r.problem) return;
+  let attention;
+  try {
+    ({ attention } = s.model.forward(r.ids, { attention: true }));
+  } catch (e) {
+    msg.textContent = env.getT().models.ckpt.errors[errorKey(e)](e.message);
+    msg.classList.add('error');
+    return;
+  }
+  // heads[l][h][i]: the row of query i (keys 0..i used), a view of the model's copy
+  const heads = attention.map((layer) => layer.map(({ data, shape: [n] }) => Array.from({ length: n }, (_, i) => data.subarray(i * n, i * n + n))));
+  s.run = { ids: r.ids, labels: labelsOf(s.model, r.ids), heads };
+  $('model-output').hidden = true;
+  drawGrid(env, s);
+  drawBig(env, s);
+  renderOptionsNote(env, s);
+}
+
+const hideFirst = (env, s) => env.$('model-hide-first').checked && s.run.ids.length > 1;
+const scaleOf = (env) => (env.$('model-log').checked ? 'log' : 'unit');
+
+/** Rows of one head as shown: all, or without the first token, renormalised (see the header). */
+function shownRows(rows, hide) {
+  if (!hide) return rows;
+  return rows.slice(1).map((row, k) => {
+    const i = k + 1;
+    let sum = 0;
+    for (let j = 1; j <= i; j++) sum += row[j];
+    return Float64Array.from({ length: i }, (_, j) => (sum > 0 ? row[j + 1] / sum : 0));
+  });
+}
+
+/** The attributes of a map's <svg>: which model, layer and head, and which token ids it shows. */
+function mapAttrs(env, s, layer, head) {
+  const hide = hideFirst(env, s);
+  return {
+    'data-model': s.name, 'data-layer': layer, 'data-head': head,
+    'data-ids': JSON.stringify(hide ? s.run.ids.slice(1) : s.run.ids),
+    'data-first': hide ? 'hidden' : 'shown', 'data-scale': scaleOf(env),
+  };
+}
+
+/** Every layer × head, a layer at a time, yielding to the browser between layers. */
+async function drawGrid(env, s) {
+  const { $, h } = env;
+  const C = env.getT().models.ckpt;
+  const grid = $('checkpoint-grid');
+  const id = ++s.drawId;
+  const { n_layer: L, n_head: H } = s.model.config;
+  const hide = hideFirst(env, s), scale = scaleOf(env);
+  grid.dataset.state = 'drawing';
+  grid.style.setProperty('--heads', String(H));
+  grid.style.setProperty('--thumb', `${H <= 4 ? 96 : H <= 8 ? 80 : 60}px`);     // GPT-2 small: 12 × 60 px
+  grid.replaceChildren(h('span', { class: 'ckpt-corner', 'aria-hidden': 'true' }),
+    ...Array.from({ length: H }, (_, k) => h('span', { class: 'ckpt-head', 'aria-hidden': 'true' }, C.headShort(k))));
+  // GPT-2 small at 64 tokens is 144 maps of 2,080 cells: about 35 ms each in Chromium, so the
+  // page gets the main thread back every ~16 ms of drawing
+  let since = performance.now();
+  for (let l = 0; l < L; l++) {
+    grid.append(h('span', { class: 'ckpt-layer', 'aria-hidden': 'true' }, C.layerShort(l)));
+    for (let k = 0; k < H; k++) {
+      const b = h('button', { type: 'button', class: 'thumb', 'data-layer': l, 'data-head': k, 'aria-label': C.thumbLabel(l, k) });
+      b.innerHTML = thumbSvg(shownRows(s.run.heads[l][k], hide), scale, mapAttrs(env, s, l, k));   // numbers only
+      grid.append(b);
+      if (performance.now() - since > 16) {
+        markBig(env, s);
+        await nextTask();
+        if (id !== s.drawId) return;             // a newer drawing took over
+        since = performance.now();
+      }
+    }
+  }
+  markBig(env, s);
+  grid.dataset.state = 'ready';
+}
+
+function markBig(env, s) {
+  for (const b of env.$('checkpoint-grid').querySelectorAll('button.thumb')) {
+    const on = Number(b.dataset.layer) === s.big.layer && Number(b.dataset.head) === s.big.head;
+    b.classList.toggle('on', on);
+    b.setAttribute('aria-pressed', String(on));
+  }
+}
+
+/** The enlarged head: renderHeatmap with the tokens, the numbers and a legend. */
+function drawBig(env, s) {
+  const { $ } = env;
+  const T = env.getT(), C = T.models.ckpt;
+  const box = $('checkpoint-big');
+  const { layer, head } = s.big;
+  const hide = hideFirst(env, s);
+  const rows = shownRows(s.run.heads[layer][head], hide);
+  const labels = hide ? s.run.labels.slice(1) : s.run.labels;
+  const n = rows.length;
+  const matrix = rows.map((row, i) => Array.from({ length: n }, (_, j) => (j <= i ? row[j] : 0)));
+  const width = box.clientWidth || 320;
+  const cellSize = Math.max(14, Math.min(48, Math.floor((width - 110) / n)));
+  box.innerHTML = renderHeatmap(matrix, {
+    rowLabels: labels, colLabels: labels, masked: 'causal', lang: T.htmlLang === 'en' ? 'en' : 'zh',
+    title: C.bigTitle(layer, head, hide), decimals: 2, idPrefix: 'ckpt-big', role: 'group', cellSize,
+    ...(scaleOf(env) === 'log' ? { colourScale: 'log' } : {}),
+  });
+  const svg = box.querySelector('svg');
+  for (const [k, v] of Object.entries(mapAttrs(env, s, layer, head))) svg.setAttribute(k, String(v));
+  $('checkpoint-big-note').textContent = C.bigNote(layer, head, n);
+  markBig(env, s);
+}
+
+function renderOptionsNote(env, s) {
+  const C = env.getT().models.ckpt;
+  env.$('model-options-note').textContent = C.optionsNote(scaleOf(env) === 'log', LOG_FLOOR, env.$('model-hide-first').checked, s.run?.ids.length ?? 0);
+}
+
+// ------------------------------------------------------------------------------------------------
+// generation: the KV cache, one token at a time
+
+function stopGeneration(s) {
+  if (s.gen) s.gen.stop = true;
+}
+
+async function generate(env, s) {
+  const { $, h } = env;
+  const C = env.getT().models.ckpt;
+  if (!s.model || !s.run || s.gen) return;
+  const run = s.run;
+  const room = Math.min(MAX_GRID_TOKENS, s.model.config.n_positions) - run.ids.length;
+  const max = Math.min(room, Math.max(1, Math.floor(Number($('model-max').value) || 1)));
+  const out = $('model-output');
+  out.hidden = false;
+  if (max < 1) { out.textContent = C.genFull(MAX_GRID_TOKENS); return; }
+  const gen = (s.gen = { stop: false, count: 0 });
+  $('model-generate').disabled = true;
+  $('model-stop').disabled = false;
+  out.dataset.state = 'running';
+  const produced = h('span', { class: 'tok gen' });
+  out.replaceChildren(C.genLead, h('span', { class: 'tok' }, run.labels.join(s.model.tokenizer === 'bpe' ? '' : ' ')), ' → ', produced);
+  const hide = () => hideFirst(env, s);
+  let pending = null;                     // the id chosen last: its row comes with the next step
+  try {
+    for await (const step of s.model.generate(run.ids, { maxTokens: max, attention: true })) {
+      if (s.run !== run) break;            // a new text or model took over
+      if (pending !== null) addRow(env, s, run, pending, step.attention, hide());
+      pending = step.id;
+      gen.count++;
+      produced.textContent += s.model.tokenizer ? step.text : ` ${step.id}`;
+      out.dataset.count = String(gen.count);
+      await nextTask();                    // let the page paint and the stop button be pressed
+      if (gen.stop) break;
+    }
+    out.dataset.state = gen.stop ? 'stopped' : 'done';
+    out.append(h('span', { class: 'muted' }, ' ', gen.stop ? C.genStopped(gen.count) : C.genDone(gen.count)));
+  } catch (e) {
+    out.dataset.state = 'failed';
+    out.append(h('span', { class: 'error' }, ' ', C.errors[errorKey(e)](e.message)));
+  } finally {
+    s.gen = null;
+    $('model-generate').disabled = false;
+    $('model-stop').disabled = true;
+  }
+}
+
+/**
+ * The row of the token id just fed to the model (attention[l][h]: its weights over every position
+ * so far) joins every head: the run, the thumbnails in place, and the enlarged map.
+ */
+function addRow(env, s, run, id, attention, hide) {
+  run.ids.push(id);
+  run.labels.push(...labelsOf(s.model, [id]));
+  const scale = scaleOf(env);
+  const grid = env.$('checkpoint-grid');
+  attention.forEach((layer, l) => layer.forEach((row, k) => {
+    run.heads[l][k].push(row);
+    const svg = grid.querySelector(`button.thumb[data-layer="${l}"][data-head="${k}"] svg`);
+    if (!svg) return;
+    appendThumbRow(svg, shownRows(run.heads[l][k], hide).at(-1), scale);
+    svg.setAttribute('data-ids', JSON.stringify(hide ? run.ids.slice(1) : run.ids));
+  }));
+  drawBig(env, s);
+}
+
+// ------------------------------------------------------------------------------------------------
+// texts
+
+function renderTexts(env, s) {
+  const { $ } = env;
+  const C = env.getT().models.ckpt;
+  $('checkpoint-kicker').textContent = C.kicker;
+  $('checkpoint-title').textContent = C.title;
+  $('checkpoint-text').innerHTML = C.text;                                        // trusted string
+  $('checkpoint-files-label').textContent = C.filesLabel;
+  $('checkpoint-drop-hint').textContent = C.dropHint;
+  $('model-text-label').textContent = s.model && !s.model.tokenizer ? C.idsLabel : C.textLabel;
+  $('model-log-label').textContent = C.logLabel;
+  $('model-hide-first-label').textContent = C.hideLabel;
+  $('model-max-label').textContent = C.maxLabel;
+  $('model-generate').textContent = C.generate;
+  $('model-stop').textContent = C.stop;
+  $('checkpoint-grid-hint').textContent = C.gridHint;
+  if (s.run) { drawBig(env, s); renderOptionsNote(env, s); }
+}

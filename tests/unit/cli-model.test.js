@@ -60,3 +60,16 @@ test('attnmap model: bad arguments and checkpoints give one line and exit 2', ()
   assert.equal(help.status, 0);
   assert.match(help.stdout, /^Usage: attnmap model FOLDER/);
 });
+
+test('attnmap model web/models/toy-zh --text: the shipped toy\'s head, tokenised by its vocab.txt, with PyTorch\'s weights (tests/golden/toy-zh.json)', () => {
+  const golden = JSON.parse(fs.readFileSync(path.join(root, 'tests/golden/toy-zh.json'), 'utf8'));
+  const seq = golden.sequences.find((s) => s.text === '我看见那只猫在吃鱼。');
+  const n = seq.ids.length, want = seq.attention[1][3];
+  const r = run('model', path.join(root, 'web/models/toy-zh'), '--text', seq.text, '--layer', '1', '--head', '3', '--decimals', '4');
+  assert.equal(r.status, 0, r.stderr);
+  const labels = [...r.stdout.matchAll(/<text class="row-label"[^>]*>([^<]*)<\/text>/g)].map((m) => m[1]);
+  assert.deepEqual(labels, [...seq.text], 'one row per character, from vocab.txt');
+  const cells = [...r.stdout.matchAll(/<rect class="cell"[^>]*?data-row="(\d+)" data-col="(\d+)" data-value="([^"]*)"/g)];
+  assert.equal(cells.length, n * n);
+  for (const [, i, j, v] of cells) assert.ok(Math.abs(Number(v) - want[i][j]) <= 1e-5, `cell ${i},${j}: ${v} vs ${want[i][j]}`);
+});

@@ -42,7 +42,9 @@ function writePage(out, tag) {
 function webpack(out, mode) {
   const log = node([bin('webpack-cli/bin/cli.js'), '--mode', mode, '--entry', './main.js', '--output-path', out]);
   writePage(out, '<script defer src="./main.js"></script>');
-  return log.split('\n').filter((l) => /warn|error/i.test(l)).join('\n');
+  // webpack's own words for a problem ("WARNING in …", "ERROR in …", "compiled with 1 warning"), not
+  // module names that contain them (web/core/errors.js)
+  return log.split('\n').filter((l) => /^(WARNING|ERROR)\b|compiled with \d+ (warning|error)/.test(l)).join('\n');
 }
 
 // Each bundler: the command a user runs (as the README shows it) and the page it leaves in `out`.

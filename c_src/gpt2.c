@@ -244,6 +244,23 @@ static void dot_tile(float *o, const float *a0, const float *a1, const float *w,
     }
 }
 
+// o[j] = a · w_j for j < 8: one row of a (decoding's matrix-vector product, where dot_tile would
+// compute the row twice); each sum as dot_tile's, so the same bits as that row in a full pass
+static void dot_row8(float *o, const float *a, const float *w, int k) {
+    v4f c[8];
+    for (int j = 0; j < 8; j++) c[j] = splat(0.0f);
+    int t = 0;
+    for (; t + 4 <= k; t += 4) {
+        v4f x = load4(a + t);
+        for (int j = 0; j < 8; j++) c[j] += x * load4(w + (size_t)j * k + t);
+    }
+    for (int j = 0; j < 8; j++) {
+        float s = hsum(c[j]);
+        for (int u = t; u < k; u++) s += a[u] * w[(size_t)j * k + u];
+        o[j] = s;
+    }
+}
+
 static float dot1(const float *x, const float *y, int k) {
     v4f c = splat(0.0f);
     int t = 0;
@@ -254,6 +271,13 @@ static float dot1(const float *x, const float *y, int k) {
 }
 
 static void linear_t_fast(float *out, const float *a, const float *w, int n, int k, int p) {
+    if (n == 1) {  // one row: 8 rows of w at a time
+        int j = 0;
+        for (; j + 8 <= p; j += 8) dot_row8(out + j, a, w + (size_t)j * k, k);
+        for (; j + 4 <= p; j += 4) dot_tile(out + j, a, a, w + (size_t)j * k, k, p, 1);
+        for (; j < p; j++) out[j] = dot1(a, w + (size_t)j * k, k);
+        return;
+    }
     for (int j0 = 0; j0 < p; j0 += WB) {
         int jend = min_int(p, j0 + WB);
         for (int i = 0; i < n; i += 2) {

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import assert from 'node:assert/strict';
+import { AttentionError } from '../web/core/errors.js';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -96,4 +97,15 @@ export function seededMatrix(rows, cols, seed) {
   const data = new Float32Array(rows * cols);
   for (let i = 0; i < data.length; i++) { s = (s * 1664525 + 1013904223) >>> 0; data[i] = s / 2 ** 31 - 1; }
   return { data, shape: [rows, cols] };
+}
+
+/** fn() throws an AttentionError with this code (and a message matching pattern); returns it. */
+export function expectError(fn, code, pattern) {
+  let err;
+  try { fn(); } catch (e) { err = e; }
+  assert.ok(err, `expected an AttentionError ${code}, nothing was thrown`);
+  assert.ok(err instanceof AttentionError, `expected AttentionError, got ${err?.name}: ${err?.message}`);
+  assert.equal(err.code, code, `code for "${err.message}"`);
+  if (pattern) assert.match(err.message, pattern);
+  return err;
 }

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createAttention, AttentionError } from '../../web/core/attention.js';
-import { assertClose, mhaGolden, mhaCaseArgs as caseArgs } from '../helpers.js';
+import { assertClose, expectError, mhaGolden, mhaCaseArgs as caseArgs } from '../helpers.js';
 
 const data = mhaGolden();
 const attn = await createAttention();
@@ -11,16 +11,6 @@ const byName = (name) => data.cases.find((c) => c.name === name);
 
 const run = (c, extra) => attn.multiHeadAttention(...caseArgs(c, extra));
 const same = (a, b, label) => assert.ok(a.length === b.length && a.every((x, i) => Object.is(x, b[i])), `${label}: not bit-identical`);
-
-function expectError(fn, code, pattern) {
-  let err;
-  try { fn(); } catch (e) { err = e; }
-  assert.ok(err, `expected an AttentionError ${code}, nothing was thrown`);
-  assert.ok(err instanceof AttentionError, `expected AttentionError, got ${err?.name}: ${err?.message}`);
-  assert.equal(err.code, code, `code for "${err.message}"`);
-  if (pattern) assert.match(err.message, pattern);
-  return err;
-}
 
 test('golden data is the version the tests expect', () => {
   assert.equal(data.version, 1);

@@ -7,17 +7,8 @@ import { AttentionError } from '../../web/core/errors.js';
 import { parseSafetensors, readTensor, MAX_HEADER_BYTES } from '../../web/model/safetensors.js';
 import { readConfig } from '../../web/model/config.js';
 import { gpt2Tensors } from '../../web/model/checkpoint.js';
+import { expectError } from '../helpers.js';
 import { writeSafetensors, rawSafetensors, randomGpt2, gpt2Shapes, toF16Bits, toBF16Bits, fromF16Bits } from '../model-helpers.js';
-
-function expectError(fn, code, pattern) {
-  let err;
-  try { fn(); } catch (e) { err = e; }
-  assert.ok(err, `expected an AttentionError ${code}, nothing was thrown`);
-  assert.ok(err instanceof AttentionError, `expected AttentionError, got ${err?.name}: ${err?.message}`);
-  assert.equal(err.code, code, `code for "${err.message}"`);
-  if (pattern) assert.match(err.message, pattern);
-  return err;
-}
 
 // little-endian bytes of 16-bit patterns, written by hand (not by the helpers' encoders)
 const u16le = (...bits) => Uint8Array.from(bits.flatMap((b) => [b & 0xff, b >> 8]));

@@ -6,20 +6,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRuntime } from '../../web/model/runtime.js';
 import { AttentionError } from '../../web/core/errors.js';
-import { assertClose } from '../helpers.js';
+import { assertClose, expectError } from '../helpers.js';
 
 const KINDS = ['wte', 'wpe', 'ln1_w', 'ln1_b', 'qkv_w', 'qkv_b', 'attproj_w', 'attproj_b',
   'ln2_w', 'ln2_b', 'fc_w', 'fc_b', 'fcproj_w', 'fcproj_b', 'lnf_w', 'lnf_b'];
-
-function expectError(fn, code, pattern) {
-  let err;
-  try { fn(); } catch (e) { err = e; }
-  assert.ok(err, `expected an AttentionError ${code}, nothing was thrown`);
-  assert.ok(err instanceof AttentionError, `expected AttentionError, got ${err?.name}: ${err?.message}`);
-  assert.equal(err.code, code, `code for "${err.message}"`);
-  if (pattern) assert.match(err.message, pattern);
-  return err;
-}
 
 // a random model: tensors[kind][layer or 0] as Float32Array, weights U(±1/√fan_in)
 function randomModel(config, seed = 7) {

@@ -6,7 +6,7 @@
 // its logits): they use 4-wide vectors (internal.h: SSE natively, wasm simd128 under -msimd128,
 // so the native tests run the very kernel the wasm runs). Attention itself is attention.c's.
 #include "gpt2.h"
-#include "internal.h"  // v4f, load4, store4, splat, hsum, fits, all_finite
+#include "internal.h"  // v4f, load4, store4, splat, hsum, fits, all_finite, gather, scatter
 
 #include <math.h>
 #include <string.h>
@@ -416,17 +416,6 @@ static void gelu_new(float *x, size_t count) {
 // h (T, C) += y (T, C)
 static void residual(float *h, const float *y, size_t count) {
     for (size_t i = 0; i < count; i++) h[i] += y[i];
-}
-
-// dst (rows, width) = columns [col, col + width) of src (rows, src_cols), and back
-static void gather(float *dst, const float *src, int rows, int src_cols, int col, int width) {
-    for (int i = 0; i < rows; i++)
-        memcpy(dst + (size_t)i * width, src + (size_t)i * src_cols + col, (size_t)width * sizeof *dst);
-}
-
-static void scatter(float *dst, const float *src, int rows, int dst_cols, int col, int width) {
-    for (int i = 0; i < rows; i++)
-        memcpy(dst + (size_t)i * dst_cols + col, src + (size_t)i * width, (size_t)width * sizeof *dst);
 }
 
 // What the attention of every layer shares: the model's sizes, this call's positions, the

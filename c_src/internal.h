@@ -57,4 +57,17 @@ static inline attn_status check_scale_flags(float scale, unsigned flags) {
     return ATTN_OK;
 }
 
+// One head's columns (mha.c, gpt2.c):
+// dst (rows, width) = columns [col, col + width) of src (rows, src_cols)
+static inline void gather(float *dst, const float *src, int rows, int src_cols, int col, int width) {
+    for (int i = 0; i < rows; i++)
+        memcpy(dst + (size_t)i * width, src + (size_t)i * src_cols + col, (size_t)width * sizeof *dst);
+}
+
+// columns [col, col + width) of dst (rows, dst_cols) = src (rows, width)
+static inline void scatter(float *dst, const float *src, int rows, int dst_cols, int col, int width) {
+    for (int i = 0; i < rows; i++)
+        memcpy(dst + (size_t)i * dst_cols + col, src + (size_t)i * width, (size_t)width * sizeof *dst);
+}
+
 #endif // ATTN_INTERNAL_H

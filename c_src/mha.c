@@ -9,7 +9,7 @@
 //   pass 3: output         out = concat·wo + bo
 // Nothing here allocates: every buffer is the caller's or a slice of the workspace.
 #include "attention.h"
-#include "internal.h"  // fits, all_finite, the shared checks
+#include "internal.h"  // fits, all_finite, the shared checks, gather, scatter
 
 #include <math.h>
 #include <string.h>
@@ -64,18 +64,6 @@ static attn_status project(float *y, const float *a, const float *b, const float
         }
     }
     return ATTN_OK;
-}
-
-// dst (rows, width) = columns [col, col + width) of src (rows, src_cols)
-static void gather(float *dst, const float *src, int rows, int src_cols, int col, int width) {
-    for (int i = 0; i < rows; i++)
-        memcpy(dst + (size_t)i * width, src + (size_t)i * src_cols + col, (size_t)width * sizeof *dst);
-}
-
-// columns [col, col + width) of dst (rows, dst_cols) = src (rows, width)
-static void scatter(float *dst, const float *src, int rows, int dst_cols, int col, int width) {
-    for (int i = 0; i < rows; i++)
-        memcpy(dst + (size_t)i * dst_cols + col, src + (size_t)i * width, (size_t)width * sizeof *dst);
 }
 
 attn_status attn_mha_forward(float *out, float *concat, float *weights, float *workspace,

@@ -355,3 +355,25 @@ test('√d_k demo: averaged, the unscaled max weight grows with d_k, the scaled 
     await context.close();
   }
 });
+
+test('on a 320 px phone the 猫吃鱼 heatmap still shows its numbers (2 decimals, not hidden); 4 decimals from 390 px', async () => {
+  for (const [width, shown] of [[320, ['0.31', '0.24', '0.45']], [390, ['0.3146', '0.2396', '0.4458']]]) {
+    const { page, context, problems } = await open('', { viewport: { width, height: 900 } });
+    try {
+      await frames(page);
+      const state = await page.evaluate(() => {
+        const map = document.querySelector('#main-heatmap').closest('.map');
+        const values = [...document.querySelectorAll('#main-heatmap .cell-value')];
+        const v = values[0];
+        const px = v ? Number(v.getAttribute('font-size')) * v.closest('svg').getBoundingClientRect().width / Number(v.closest('svg').getAttribute('width')) : 0;
+        return { hidden: map.classList.contains('values-hidden'), row0: values.slice(0, 3).map((t) => t.textContent), px };
+      });
+      assert.equal(state.hidden, false, `${width} px: the numbers are hidden`);
+      assert.deepEqual(state.row0, shown, `${width} px: row 猫`);
+      assert.ok(state.px >= 10, `${width} px: numbers drawn at ${state.px.toFixed(1)} px`);
+      assert.deepEqual(problems, []);
+    } finally {
+      await context.close();
+    }
+  }
+});

@@ -4607,7 +4607,9 @@
       colLabels: ctx.tokens,
       title,
       lang: state.lang,
-      decimals: ctx.decimals ?? (n2 <= 9 ? 4 : 2),
+      // 4 decimals where they fit (up to 9 tokens, cells of 56 px or more); on a phone 2, drawn
+      // larger, rather than none (updateScrollables hides numbers that would be below 10 px)
+      decimals: ctx.decimals ?? (n2 <= 9 && cellSize >= 56 ? 4 : 2),
       idPrefix: key,
       cellSize
     };

@@ -276,7 +276,9 @@ function drawHeatmap(key, container, ctx, title) {
   const cellSize = cellSizeFor(width, ctx.tokens);
   const options = {
     rowLabels: ctx.tokens, colLabels: ctx.tokens, title, lang: state.lang,
-    decimals: ctx.decimals ?? (n <= 9 ? 4 : 2), idPrefix: key, cellSize,
+    // 4 decimals where they fit (up to 9 tokens, cells of 56 px or more); on a phone 2, drawn
+    // larger, rather than none (updateScrollables hides numbers that would be below 10 px)
+    decimals: ctx.decimals ?? (n <= 9 && cellSize >= 56 ? 4 : 2), idPrefix: key, cellSize,
   };
   if (ctx.causal) options.masked = 'causal';
   if (ctx.legend === false) options.legend = false;          // small multiples (page-mha.js)

@@ -9,6 +9,17 @@ import { makeApi } from './ops.js';
 const modules = new WeakMap();
 export const moduleOf = (api) => modules.get(api);
 
+/** The bytes of a base64 string (the embedded builds, web/wasm/*-wasm.js). */
+export function decodeBase64(s) {
+  if (typeof Buffer === 'function') return new Uint8Array(Buffer.from(s, 'base64'));
+  const bin = atob(s), out = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+  return out;
+}
+
+/** What every build imports: memory growth is noticed by the views (memory.js), not by a hook. */
+export const WASM_IMPORTS = { env: { emscripten_notify_memory_growth() {} } };
+
 // options.wasm -> a WebAssembly.Module
 async function toModule(source) {
   if (source instanceof WebAssembly.Module) return source;
@@ -23,8 +34,8 @@ async function toModule(source) {
     `createAttention: options.wasm must be a WebAssembly.Module, an ArrayBuffer, a typed array or a Response; received ${describe(source)}`);
 }
 
-// what the wrapper calls: the C functions of exports.js, the memory and the C runtime's start
-const missingExports = (exports) => ['memory', '_initialize', ...WASM_FUNCTIONS]
+/** What a build lacks of what its wrapper calls: the C functions of an exports.js list, the memory and the C runtime's start. */
+export const missingExports = (exports, functions = WASM_FUNCTIONS) => ['memory', '_initialize', ...functions]
   .filter((name) => (name === 'memory' ? !(exports.memory instanceof WebAssembly.Memory) : typeof exports[name] !== 'function'));
 
 /**
@@ -36,7 +47,7 @@ export async function instantiate(source, relaxed, embedded) {
   let module, instance;
   try {
     module = embedded ? await embedded() : await toModule(source);
-    instance = await WebAssembly.instantiate(module, { env: { emscripten_notify_memory_growth() {} } });
+    instance = await WebAssembly.instantiate(module, WASM_IMPORTS);
   } catch (e) {
     // the embedded core failing is the host's doing (a CSP without 'wasm-unsafe-eval', no
     // WebAssembly at all): the engine's own error says so; a bad options.wasm is an argument error

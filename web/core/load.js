@@ -3,14 +3,7 @@
 import wasmBase64 from '../wasm/attention-wasm.js';
 import { ErrorCode, fail, asError, describe } from './errors.js';
 import { isPlain } from './args.js';
-import { instantiate } from './instantiate.js';
-
-function decodeBase64(s) {
-  if (typeof Buffer === 'function') return new Uint8Array(Buffer.from(s, 'base64'));
-  const bin = atob(s), out = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-  return out;
-}
+import { instantiate, decodeBase64 } from './instantiate.js';
 
 // A module using f32x4.relaxed_madd validates only where the engine has relaxed SIMD.
 const RELAXED_PROBE = (() => {

@@ -286,7 +286,8 @@ function findNonFinite(mem, args, at) {
   }
 }
 
-function cString(mem, ptr) {
+/** The NUL-terminated UTF-8 string at ptr in wasm memory (a C status message). */
+export function cString(mem, ptr) {
   views(mem);
   const u8 = mem.u8;
   let end = ptr;

@@ -849,6 +849,14 @@
 
   // web/core/instantiate.js
   var modules = /* @__PURE__ */ new WeakMap();
+  function decodeBase64(s2) {
+    if (typeof Buffer === "function") return new Uint8Array(Buffer.from(s2, "base64"));
+    const bin = atob(s2), out = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+    return out;
+  }
+  var WASM_IMPORTS = { env: { emscripten_notify_memory_growth() {
+  } } };
   async function toModule(source) {
     if (source instanceof WebAssembly.Module) return source;
     source = await source;
@@ -863,13 +871,12 @@
       `createAttention: options.wasm must be a WebAssembly.Module, an ArrayBuffer, a typed array or a Response; received ${describe(source)}`
     );
   }
-  var missingExports = (exports) => ["memory", "_initialize", ...WASM_FUNCTIONS].filter((name) => name === "memory" ? !(exports.memory instanceof WebAssembly.Memory) : typeof exports[name] !== "function");
+  var missingExports = (exports, functions = WASM_FUNCTIONS) => ["memory", "_initialize", ...functions].filter((name) => name === "memory" ? !(exports.memory instanceof WebAssembly.Memory) : typeof exports[name] !== "function");
   async function instantiate(source, relaxed, embedded2) {
     let module, instance;
     try {
       module = embedded2 ? await embedded2() : await toModule(source);
-      instance = await WebAssembly.instantiate(module, { env: { emscripten_notify_memory_growth() {
-      } } });
+      instance = await WebAssembly.instantiate(module, WASM_IMPORTS);
     } catch (e) {
       if (embedded2) throw e;
       throw asError(e, "createAttention: options.wasm is not a usable WebAssembly module");
@@ -888,12 +895,6 @@
   }
 
   // web/core/load.js
-  function decodeBase64(s2) {
-    if (typeof Buffer === "function") return new Uint8Array(Buffer.from(s2, "base64"));
-    const bin = atob(s2), out = new Uint8Array(bin.length);
-    for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-    return out;
-  }
   var RELAXED_PROBE = (() => {
     const c = [253, 12, ...new Array(16).fill(0)], body = [0, ...c, ...c, ...c, 253, 133, 2, 11];
     return new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, body.length + 2, 1, body.length, ...body]);

@@ -34,7 +34,8 @@
 import modelBase64 from '../wasm/attention-model-wasm.js';
 import { ErrorCode, AttentionError, fail, asError, describe } from '../core/errors.js';
 import { WASM_MODEL_FUNCTIONS } from '../core/exports.js';
-import { wasmMemory, allocate, release, reserve, checkStatus, readMatrix } from '../core/memory.js';
+import { wasmMemory, allocate, release, reserve, checkStatus, readMatrix, cString } from '../core/memory.js';
+import { decodeBase64, missingExports, WASM_IMPORTS } from '../core/instantiate.js';
 
 // the parameter kinds, in the order of gpt2.h's attn_gpt2_param; stacked over the layers or not
 const KINDS = ['wte', 'wpe', 'ln1_w', 'ln1_b', 'qkv_w', 'qkv_b', 'attproj_w', 'attproj_b',
@@ -53,13 +54,6 @@ const shapeOf = (kind, c) => (SHAPES[kind] ? SHAPES[kind](c) : [c.n_embd]);
 const ATTN_OK = 0, ATTN_ERR_NON_FINITE = 4, ATTN_ERR_TOO_LARGE = 6, ATTN_GPT2_LAST_ONLY = 1;
 const CONFIG_BYTES = 24, OFFSETS_BYTES = 4 * (KINDS.length + 1);   // wasm32: int, float, size_t are 4 bytes
 
-function decodeBase64(s) {
-  if (typeof Buffer === 'function') return new Uint8Array(Buffer.from(s, 'base64'));
-  const bin = atob(s), out = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-  return out;
-}
-
 let embedded = null;   // the package's build, compiled once
 
 async function instantiate(wasm) {
@@ -71,8 +65,8 @@ async function instantiate(wasm) {
     if (wasm === undefined) { embedded = null; throw e; }
     throw asError(e, 'createRuntime: options.wasm is not a usable WebAssembly module');
   }
-  const { exports } = await WebAssembly.instantiate(module, { env: { emscripten_notify_memory_growth() {} } });
-  const missing = ['memory', '_initialize', ...WASM_MODEL_FUNCTIONS].filter((n) => !exports[n]);
+  const { exports } = await WebAssembly.instantiate(module, WASM_IMPORTS);
+  const missing = missingExports(exports, WASM_MODEL_FUNCTIONS);
   if (missing.length) fail(ErrorCode.INVALID_ARGUMENT, `createRuntime: options.wasm is not attnmap's model build (it lacks ${missing.slice(0, 3).join(', ')}); pass attention-model.wasm`);
   exports._initialize();
   return exports;
@@ -204,13 +198,6 @@ function freeModel(rt) {
   rt.length = 0;
   if (!m) return;
   for (const p of [m.cache, m.params, m.cfg]) if (p) rt.mem.free(p);
-}
-
-function cString(mem, ptr) {
-  const u8 = new Uint8Array(mem.memory.buffer);
-  let end = ptr;
-  while (u8[end] !== 0) end++;
-  return new TextDecoder().decode(u8.subarray(ptr, end));
 }
 
 // ----------------------------------------------------------------------------

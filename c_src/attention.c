@@ -202,29 +202,6 @@ attn_status attn_forward_naive(float *out, float *weights, float *workspace,
     return ATTN_OK;
 }
 
-#ifndef ATTN_EMBED  // the tiled kernel's (below)
-// e^x for x <= 0, four lanes (Cephes expf: x = n·ln2 + r, |r| <= ln2/2, a degree-6
-// polynomial, then 2^n through the exponent bits; within 2 ulp of expf). Lanes below
-// ln(FLT_MIN), -inf among them, give exactly 0.
-static inline v4f exp4(v4f x) {
-    const v4f lo = splat(-87.33654475f), magic = splat(12582912.0f);  // 1.5·2^23 rounds to an integer
-    v4i under = x < lo;
-    x = select4(under, lo, x);
-    v4f t = x * splat(1.44269504088896341f) + magic;
-    v4f nf = t - magic;
-    v4f r = x - nf * splat(0.693359375f) - nf * splat(-2.12194440e-4f);
-    v4f y = splat(1.9875691500e-4f);
-    y = y * r + splat(1.3981999507e-3f);
-    y = y * r + splat(8.3334519073e-3f);
-    y = y * r + splat(4.1665795894e-2f);
-    y = y * r + splat(1.6666665459e-1f);
-    y = y * r + splat(5.0000001201e-1f);
-    y = y * (r * r) + r + splat(1.0f);
-    v4i bits = (v4i)y + (((v4i)t - (v4i)magic) << 23);
-    return select4(under, splat(0.0f), (v4f)bits);
-}
-#endif
-
 // a·b, four lanes then (l0 + l1) + (l2 + l3), then the tail
 static inline float dot(const float *a, const float *b, int d) {
     v4f acc = splat(0.0f);

@@ -113,21 +113,35 @@ size_t attn_gpt2_workspace_size(const attn_gpt2_config *cfg, int T, int m) {
 
 // The fast path sums each output over k in order, in float, starting from 0, then adds b:
 // exactly the naive loop's order (no fused multiply-add: -ffp-contract=off), so both give the
-// same bits. Blocked for the cache: a block of w of KC rows and NC columns (128 KiB) is used by
-// every row of a before the next; within it 4 rows × 8 columns of out stay in registers
-// (8 vectors), or 1 row × 16 columns (the rows past a multiple of 4, and decoding's single row).
-enum { KC = 128, NC = 256 };
+// same bits. It reads w packed (attn_pack_weight), the same floats in the order it uses them:
+// for each block of NC columns, for each block of KC rows, strips of NR = 8 columns (the block's
+// last strip: what is left), each strip's kc rows one after the other:
+//
+//   w (k, p) ─▶ [column block j0][row block t0][strip j][row t][column u < 8]
+//
+// A block (KC × NC, 128 KiB) is read from memory as one run instead of kc runs p floats apart,
+// and within it a strip (KC × 8, 4 KiB) in order, by every 4 rows of a, from L1: 4 rows × 8
+// columns of out stay in registers (8 vectors). The rows past a multiple of 4, and decoding's
+// single row, take 4 strips (32 columns) at a time.
+enum { KC = 128, NC = 256, NR = 8 };
 
-// o[0..8) of 4 rows (ldo apart) += a[r][0..kc)·w[0..kc)[0..8); first: start from 0, not from o
-static void tile4x8(float *o, const float *a, const float *w, int kc, int lda, int ldw, int ldo, int first) {
+// where strip j (counted from the block's first column) of block (j0, t0) starts; the block is
+// kc rows × nc columns
+static size_t packed_at(int k, int j0, int t0, int kc, int nc, int j) {
+    return (size_t)j0 * k + (size_t)t0 * nc + (size_t)j * kc;
+}
+
+// o[0..8) of 4 rows (ldo apart) += a[r][0..kc)·s[0..kc)[0..8), s one strip; first: start
+// from 0, not from o
+static void tile4x8(float *o, const float *a, const float *s, int kc, int lda, int ldo, int first) {
     v4f acc[4][2];
     for (int r = 0; r < 4; r++) {
         acc[r][0] = first ? splat(0.0f) : load4(o + (size_t)r * ldo);
         acc[r][1] = first ? splat(0.0f) : load4(o + (size_t)r * ldo + 4);
     }
     const float *a0 = a, *a1 = a + lda, *a2 = a + 2 * (size_t)lda, *a3 = a + 3 * (size_t)lda;
-    for (int t = 0; t < kc; t++, w += ldw) {
-        v4f w0 = load4(w), w1 = load4(w + 4);
+    for (int t = 0; t < kc; t++, s += NR) {
+        v4f w0 = load4(s), w1 = load4(s + 4);
         v4f s0 = splat(a0[t]), s1 = splat(a1[t]), s2 = splat(a2[t]), s3 = splat(a3[t]);
         acc[0][0] += s0 * w0; acc[0][1] += s0 * w1;
         acc[1][0] += s1 * w0; acc[1][1] += s1 * w1;
@@ -140,79 +154,81 @@ static void tile4x8(float *o, const float *a, const float *w, int kc, int lda, i
     }
 }
 
-// o[0..width) of one row += a[0..kc)·w[0..kc)[0..width): 16 columns at a time, then 4, then 1
-static void row_strip(float *o, const float *a, const float *w, int kc, int ldw, int width, int first) {
-    int j = 0;
-    for (; j + 16 <= width; j += 16) {
-        v4f c0 = first ? splat(0.0f) : load4(o + j), c1 = first ? splat(0.0f) : load4(o + j + 4);
-        v4f c2 = first ? splat(0.0f) : load4(o + j + 8), c3 = first ? splat(0.0f) : load4(o + j + 12);
-        const float *wr = w + j;
-        for (int t = 0; t < kc; t++, wr += ldw) {
-            v4f s = splat(a[t]);
-            c0 += s * load4(wr); c1 += s * load4(wr + 4); c2 += s * load4(wr + 8); c3 += s * load4(wr + 12);
-        }
-        store4(o + j, c0); store4(o + j + 4, c1); store4(o + j + 8, c2); store4(o + j + 12, c3);
+// o[0..32) of one row += a[0..kc)·(4 strips of 8, s the first; 8 vectors)
+static void row4x8(float *o, const float *a, const float *s, int kc, int first) {
+    v4f c[8];
+    for (int u = 0; u < 8; u++) c[u] = first ? splat(0.0f) : load4(o + 4 * u);
+    const float *s1 = s + (size_t)NR * kc, *s2 = s1 + (size_t)NR * kc, *s3 = s2 + (size_t)NR * kc;
+    for (int t = 0; t < kc; t++) {
+        const v4f x = splat(a[t]);
+        const size_t at = (size_t)t * NR;
+        c[0] += x * load4(s + at); c[1] += x * load4(s + at + 4);
+        c[2] += x * load4(s1 + at); c[3] += x * load4(s1 + at + 4);
+        c[4] += x * load4(s2 + at); c[5] += x * load4(s2 + at + 4);
+        c[6] += x * load4(s3 + at); c[7] += x * load4(s3 + at + 4);
     }
-    for (; j + 4 <= width; j += 4) {
-        v4f c = first ? splat(0.0f) : load4(o + j);
-        for (int t = 0; t < kc; t++) c += splat(a[t]) * load4(w + (size_t)t * ldw + j);
-        store4(o + j, c);
-    }
-    for (; j < width; j++) {
-        float c = first ? 0.0f : o[j];
-        for (int t = 0; t < kc; t++) c += a[t] * w[(size_t)t * ldw + j];
-        o[j] = c;
+    for (int u = 0; u < 8; u++) store4(o + 4 * u, c[u]);
+}
+
+// o[0..width) of one row += a[0..kc)·s, one strip of width <= 8 columns
+static void row_strip(float *o, const float *a, const float *s, int kc, int width, int first) {
+    for (int u = 0; u < width; u++) {
+        float c = first ? 0.0f : o[u];
+        for (int t = 0; t < kc; t++) c += a[t] * s[(size_t)t * width + u];
+        o[u] = c;
     }
 }
 
-// The same for one row, w read row by row (decoding's matrix-vector product streams w once):
-// o[0..width) += a[t]·w[t][0..width) for t in order, o staying in L1; the same order of sums
-static void row_axpy(float *o, const float *a, const float *w, int kc, int ldw, int width, int first) {
-    if (first) memset(o, 0, (size_t)width * sizeof *o);
-    for (int t = 0; t < kc; t++, w += ldw) {
-        const v4f s = splat(a[t]);
-        int j = 0;
-        for (; j + 8 <= width; j += 8) {
-            store4(o + j, load4(o + j) + s * load4(w + j));
-            store4(o + j + 4, load4(o + j + 4) + s * load4(w + j + 4));
-        }
-        for (; j < width; j++) o[j] += a[t] * w[j];
-    }
-}
-
-// one block: rows of out [0, n) × columns [j0, j0 + nc) += a[:, t0 .. t0 + kc)·w[t0 .. t0 + kc, j0 ..)
+// one block: rows [0, n) of out, columns [j0, j0 + nc) += a[:, t0 .. t0 + kc)·the block at w
 static void linear_block(float *out, const float *a, const float *w, int n, int k, int p,
-                         int t0, int kc, int j0, int nc) {
-    const float *wb = w + (size_t)t0 * p + j0;
-    int first = t0 == 0, i = 0;
+                         int j0, int t0, int kc, int nc) {
+    const int first = t0 == 0;
+    int i = 0;
     for (; i + 4 <= n; i += 4) {
         float *o = out + (size_t)i * p + j0;
         const float *ai = a + (size_t)i * k + t0;
         int j = 0;
-        for (; j + 8 <= nc; j += 8) tile4x8(o + j, ai, wb + j, kc, k, p, p, first);
+        for (; j + NR <= nc; j += NR) tile4x8(o + j, ai, w + (size_t)j * kc, kc, k, p, first);
         for (int r = 0; r < 4 && j < nc; r++)
-            row_strip(o + (size_t)r * p + j, ai + (size_t)r * k, wb + j, kc, p, nc - j, first);
+            row_strip(o + (size_t)r * p + j, ai + (size_t)r * k, w + (size_t)j * kc, kc, nc - j, first);
     }
-    for (; i < n; i++) row_axpy(out + (size_t)i * p + j0, a + (size_t)i * k + t0, wb, kc, p, nc, first);
+    for (; i < n; i++) {
+        float *o = out + (size_t)i * p + j0;
+        const float *ai = a + (size_t)i * k + t0;
+        int j = 0;
+        for (; j + 4 * NR <= nc; j += 4 * NR) row4x8(o + j, ai, w + (size_t)j * kc, kc, first);
+        for (; j < nc; j += NR) row_strip(o + j, ai, w + (size_t)j * kc, kc, min_int(NR, nc - j), first);
+    }
 }
 
-// out = a·w + b for checked arguments
+// out = a·w + b for checked arguments, w packed
 static void linear_fast(float *out, const float *a, const float *w, const float *b, int n, int k, int p) {
-    if (n < 4) {  // decoding: whole rows of w, one after the other (o of p floats stays in L1)
-        for (int i = 0; i < n; i++) {
-            float *o = out + (size_t)i * p;
-            row_axpy(o, a + (size_t)i * k, w, k, p, p, 1);
-            for (int j = 0; b && j < p; j++) o[j] += b[j];
-        }
-        return;
-    }
     for (int j0 = 0; j0 < p; j0 += NC) {
-        int nc = min_int(NC, p - j0);
-        for (int t0 = 0; t0 < k; t0 += KC) linear_block(out, a, w, n, k, p, t0, min_int(KC, k - t0), j0, nc);
+        const int nc = min_int(NC, p - j0);
+        for (int t0 = 0; t0 < k; t0 += KC) {
+            const int kc = min_int(KC, k - t0);
+            linear_block(out, a, w + packed_at(k, j0, t0, kc, nc, 0), n, k, p, j0, t0, kc, nc);
+        }
         if (!b) continue;
         for (int i = 0; i < n; i++) {
             float *o = out + (size_t)i * p;
             for (int j = j0; j < j0 + nc; j++) o[j] += b[j];
+        }
+    }
+}
+
+// packed (k·p floats) = w (k, p) in linear_fast's order, for checked arguments
+static void pack_fast(float *packed, const float *w, int k, int p) {
+    for (int j0 = 0; j0 < p; j0 += NC) {
+        const int nc = min_int(NC, p - j0);
+        for (int t0 = 0; t0 < k; t0 += KC) {
+            const int kc = min_int(KC, k - t0);
+            for (int j = 0; j < nc; j += NR) {
+                const int width = min_int(NR, nc - j);
+                float *s = packed + packed_at(k, j0, t0, kc, nc, j);
+                for (int t = 0; t < kc; t++)
+                    memcpy(s + (size_t)t * width, w + (size_t)(t0 + t) * p + j0 + j, (size_t)width * sizeof *s);
+            }
         }
     }
 }
@@ -308,11 +324,18 @@ static attn_status product_status(const float *out, size_t count, const float *a
     return all_finite(a, na) && all_finite(w, nw) && all_finite(b, nb) ? ATTN_ERR_OVERFLOW : ATTN_ERR_NON_FINITE;
 }
 
-attn_status attn_linear(float *out, const float *a, const float *w, const float *b, int n, int k, int p) {
-    attn_status st = check_linear(out, a, w, n, k, p);
+attn_status attn_pack_weight(float *packed, const float *w, int k, int p) {
+    attn_status st = check_linear(packed, w, w, 1, k, p);
     if (st != ATTN_OK) return st;
-    linear_fast(out, a, w, b, n, k, p);
-    return product_status(out, (size_t)n * p, a, (size_t)n * k, w, (size_t)k * p, b, (size_t)p);
+    pack_fast(packed, w, k, p);
+    return ATTN_OK;
+}
+
+attn_status attn_linear_packed(float *out, const float *a, const float *packed, const float *b, int n, int k, int p) {
+    attn_status st = check_linear(out, a, packed, n, k, p);
+    if (st != ATTN_OK) return st;
+    linear_fast(out, a, packed, b, n, k, p);
+    return product_status(out, (size_t)n * p, a, (size_t)n * k, packed, (size_t)k * p, b, (size_t)p);
 }
 
 attn_status attn_linear_naive(float *out, const float *a, const float *w, const float *b, int n, int k, int p) {
@@ -404,13 +427,33 @@ static void layernorm(float *out, const float *x, const float *w, const float *b
     }
 }
 
-// x = gelu_new(x) = 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))), in place
+// gelu_new, four lanes: 0.5·x·(1 + tanh(u)) = x·σ(2u) for u = √(2/π)·(x + 0.044715·x³), with
+// σ(2u) = 1/(1 + e) for u >= 0 and e/(1 + e) for u < 0, e = e^(-2|u|) <= 1: exp4 cannot
+// overflow, and nothing cancels where 1 + tanh(u) nears 0. NaN stays NaN, ±Inf give what the
+// formula gives (+Inf, NaN); within a few ulp of the formula in float64 (test_gpt2.c).
+static inline v4f gelu4(v4f x) {
+    const v4f u = splat(0.7978845608028654f) * (x + splat(0.044715f) * (x * x * x));
+    const v4i neg = u < splat(0.0f);
+    const v4f e = exp4(select4(neg, u + u, -(u + u)));
+    return x * (select4(neg, e, splat(1.0f)) / (splat(1.0f) + e));
+}
+
+// x = gelu_new(x), in place; the last count mod 4 through a vector too, so every value is
+// computed alike
 static void gelu_new(float *x, size_t count) {
-    const float s = 0.7978845608028654f;  // √(2/π)
-    for (size_t i = 0; i < count; i++) {
-        float v = x[i];
-        x[i] = 0.5f * v * (1.0f + tanhf(s * (v + 0.044715f * (v * v * v))));
-    }
+    size_t i = 0;
+    for (; i + 4 <= count; i += 4) store4(x + i, gelu4(load4(x + i)));
+    if (i == count) return;
+    float tail[4] = {0};
+    memcpy(tail, x + i, (count - i) * sizeof *x);
+    store4(tail, gelu4(load4(tail)));
+    memcpy(x + i, tail, (count - i) * sizeof *x);
+}
+
+attn_status attn_gelu_new(float *x, size_t count) {
+    if (!x) return ATTN_ERR_NULL;
+    gelu_new(x, count);
+    return ATTN_OK;
 }
 
 // h (T, C) += y (T, C)
@@ -498,6 +541,36 @@ static attn_status lm_head(float *logits, gpt2_buffers *ws, const gpt2_params *p
     layernorm(ws->a, last, p->lnf_w, p->lnf_b, rows, C, eps);
     linear_t_fast(logits, ws->a, p->wte, rows, C, V);
     return all_finite(logits, (size_t)rows * V) ? ATTN_OK : ATTN_ERR_OVERFLOW;
+}
+
+// ----------------------------------------------------------------------------
+// packing the weight matrices for linear_fast
+
+size_t attn_gpt2_pack_scratch_size(const attn_gpt2_config *cfg) {
+    size_t off[ATTN_GPT2_N_PARAMS + 1];
+    if (attn_gpt2_param_layout(off, cfg) != ATTN_OK) return 0;
+    return (size_t)4 * cfg->n_embd * cfg->n_embd * sizeof(float);  // fits: the layout holds L of them
+}
+
+attn_status attn_gpt2_pack(float *params, float *scratch, const attn_gpt2_config *cfg) {
+    size_t off[ATTN_GPT2_N_PARAMS + 1];
+    attn_status st = attn_gpt2_param_layout(off, cfg);
+    if (st != ATTN_OK) return st;
+    if (!params || !scratch) return ATTN_ERR_NULL;
+    const int C = cfg->n_embd;
+    const struct { attn_gpt2_param kind; int k, p; } mats[4] = {
+        {ATTN_GPT2_QKV_W, C, 3 * C}, {ATTN_GPT2_ATTPROJ_W, C, C},
+        {ATTN_GPT2_FC_W, C, 4 * C}, {ATTN_GPT2_FCPROJ_W, 4 * C, C},
+    };
+    for (int l = 0; l < cfg->n_layer; l++) {
+        for (int i = 0; i < 4; i++) {
+            const size_t count = (size_t)mats[i].k * mats[i].p;
+            float *w = params + off[mats[i].kind] + (size_t)l * count;
+            memcpy(scratch, w, count * sizeof *w);
+            pack_fast(w, scratch, mats[i].k, mats[i].p);
+        }
+    }
+    return ATTN_OK;
 }
 
 // ----------------------------------------------------------------------------

@@ -39,7 +39,10 @@ typedef struct attn_gpt2_config {
 } attn_gpt2_config;
 
 // The parameters: float32 in ONE block, these kinds in this order, each kind stacked over the
-// layers (llm.c's layout). Shapes, with HF's name of layer l's tensor:
+// layers (llm.c's layout). Fill it with the checkpoint's tensors as they are, check it
+// (attn_gpt2_check_params), then pack it once (attn_gpt2_pack): the forward pass reads the
+// four weight matrices of every layer in its kernel's order. Shapes, with HF's name of layer l's
+// tensor:
 typedef enum attn_gpt2_param {
     ATTN_GPT2_WTE = 0,      // (V, C)         wte.weight
     ATTN_GPT2_WPE,          // (P, C)         wpe.weight
@@ -74,6 +77,16 @@ attn_status attn_gpt2_param_layout(size_t *offsets, const attn_gpt2_config *cfg)
 // non-finite parameter only where it reaches a result; this looks at all of them).
 attn_status attn_gpt2_check_params(const attn_gpt2_config *cfg, const float *params);
 
+// Bytes of scratch attn_gpt2_pack needs: one weight matrix of the largest, 4C·C floats; 0
+// when the sizes are invalid or too large.
+size_t attn_gpt2_pack_scratch_size(const attn_gpt2_config *cfg);
+
+// Packs params, filled in the layout above, in place for attn_gpt2_forward: each layer's
+// QKV_W, ATTPROJ_W, FC_W and FCPROJ_W become attn_pack_weight's order (the same floats, the same
+// offsets and sizes; the other kinds stay as they are). Once: packing packed weights scrambles
+// them. scratch: attn_gpt2_pack_scratch_size(cfg) bytes. ATTN_ERR_NULL, and the layout's statuses.
+attn_status attn_gpt2_pack(float *params, float *scratch, const attn_gpt2_config *cfg);
+
 // Bytes of a KV cache for positions 0 .. S - 1: keys and values (L, 2, H, S, d). 0 when the
 // sizes are invalid or too large.
 size_t attn_gpt2_cache_size(const attn_gpt2_config *cfg, int S);
@@ -99,15 +112,25 @@ attn_status attn_gpt2_forward(float *logits, float *attention, float *kv_cache, 
                               int T, int pos, int S, unsigned flags);
 
 // The linear layers' kernels, for tests and C users (not exported to wasm).
-// out (n, p) = a (n, k)·w (k, p) + b (p, or NULL for none): cache-blocked 4-wide vectors.
+// packed (k·p floats) = w (k, p) rearranged for attn_linear_packed: for each block of 256
+// columns, for each block of 128 rows, strips of 8 columns (the block's last: what is left),
+// each strip's rows one after the other. packed and w do not overlap. ATTN_ERR_NULL,
+// ATTN_ERR_SIZE, ATTN_ERR_TOO_LARGE.
+attn_status attn_pack_weight(float *packed, const float *w, int k, int p);
+// out (n, p) = a (n, k)·w (k, p) + b (p, or NULL for none), w given packed: cache-blocked 4-wide
+// vectors, each output summed over k in order, so the same bits as attn_linear_naive.
 // ATTN_ERR_NULL, ATTN_ERR_SIZE, ATTN_ERR_TOO_LARGE; ATTN_ERR_NON_FINITE when an input holds NaN
 // or ±Inf that reaches out, ATTN_ERR_OVERFLOW when finite inputs overflow.
-attn_status attn_linear(float *out, const float *a, const float *w, const float *b, int n, int k, int p);
-// The same in plain loops (each output summed over k in order, then + b): the reference.
+attn_status attn_linear_packed(float *out, const float *a, const float *packed, const float *b, int n, int k, int p);
+// The same over w as it is (k, p), in plain loops (each output summed over k in order, then + b):
+// the reference.
 attn_status attn_linear_naive(float *out, const float *a, const float *w, const float *b, int n, int k, int p);
 // out (n, p) = a (n, k)·wᵀ, w (p, k) (logits = h·wteᵀ): dot products, 4 rows of a by 4 of w.
 attn_status attn_linear_t(float *out, const float *a, const float *w, int n, int k, int p);
 attn_status attn_linear_t_naive(float *out, const float *a, const float *w, int n, int k, int p);
+// x = gelu_new(x) in place, as x·σ(2u) (see gpt2.c): within a few ulp of the formula above
+// evaluated in float64. ATTN_ERR_NULL.
+attn_status attn_gelu_new(float *x, size_t count);
 
 #ifdef __cplusplus
 }

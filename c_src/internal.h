@@ -1,8 +1,8 @@
-// internal.h - what attention.c and mha.c share; not part of the API (attention.h is).
+// internal.h - what attention.c, mha.c and gpt2.c share; not part of the API (attention.h is).
 //
 //   - 4-wide vectors (GCC/Clang vector extensions: SSE natively, wasm simd128 under
 //     emcc -msimd128; the same source gives the same rounding on both);
-//   - fits() and all_finite();
+//   - exp4() (e^x for x <= 0, four lanes), fits() and all_finite();
 //   - the argument checks every entry point ends with: the caller's n×m buffers, scale, flags.
 #ifndef ATTN_INTERNAL_H
 #define ATTN_INTERNAL_H
@@ -23,6 +23,27 @@ static inline v4f splat(float x) { return (v4f){x, x, x, x}; }
 // lanes of a where mask is set (all ones), else lanes of b
 static inline v4f select4(v4i mask, v4f a, v4f b) { return (v4f)((mask & (v4i)a) | (~mask & (v4i)b)); }
 static inline float hsum(v4f x) { return (x[0] + x[1]) + (x[2] + x[3]); }
+
+// e^x for x <= 0, four lanes, for attention.c's tiled softmax and gpt2.c's gelu_new (Cephes
+// expf: x = n·ln2 + r, |r| <= ln2/2, a degree-6 polynomial, then 2^n through the exponent
+// bits; within 2 ulp of expf). Lanes below ln(FLT_MIN), -inf among them, give exactly 0.
+static inline v4f exp4(v4f x) {
+    const v4f lo = splat(-87.33654475f), magic = splat(12582912.0f);  // 1.5·2^23 rounds to an integer
+    v4i under = x < lo;
+    x = select4(under, lo, x);
+    v4f t = x * splat(1.44269504088896341f) + magic;
+    v4f nf = t - magic;
+    v4f r = x - nf * splat(0.693359375f) - nf * splat(-2.12194440e-4f);
+    v4f y = splat(1.9875691500e-4f);
+    y = y * r + splat(1.3981999507e-3f);
+    y = y * r + splat(8.3334519073e-3f);
+    y = y * r + splat(4.1665795894e-2f);
+    y = y * r + splat(1.6666665459e-1f);
+    y = y * r + splat(5.0000001201e-1f);
+    y = y * (r * r) + r + splat(1.0f);
+    v4i bits = (v4i)y + (((v4i)t - (v4i)magic) << 23);
+    return select4(under, splat(0.0f), (v4f)bits);
+}
 
 // a*b fits in size_t as a count of floats (so in bytes too)
 static inline int fits(size_t a, size_t b) { return b == 0 || a <= ((size_t)-1 / sizeof(float)) / b; }

@@ -17,6 +17,6 @@ export const WASM_FUNCTIONS = Object.freeze([
 export const WASM_MODEL_FUNCTIONS = Object.freeze([
   'malloc', 'free',
   'attn_status_string',
-  'attn_gpt2_param_layout', 'attn_gpt2_check_params',
+  'attn_gpt2_param_layout', 'attn_gpt2_check_params', 'attn_gpt2_pack_scratch_size', 'attn_gpt2_pack',
   'attn_gpt2_cache_size', 'attn_gpt2_workspace_size', 'attn_gpt2_forward',
 ]);

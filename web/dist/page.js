@@ -320,6 +320,8 @@
     "attn_status_string",
     "attn_gpt2_param_layout",
     "attn_gpt2_check_params",
+    "attn_gpt2_pack_scratch_size",
+    "attn_gpt2_pack",
     "attn_gpt2_cache_size",
     "attn_gpt2_workspace_size",
     "attn_gpt2_forward"

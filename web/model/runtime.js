@@ -14,8 +14,10 @@
 //   kind ('wte', 'wpe', 'ln1_w', ..., 'lnf_b'), layer (-1 for wte, wpe, lnf_w, lnf_b), a
 //   Float32Array view of the tensor's slot in wasm memory and its shape (checkpoint.js's): fill
 //   writes the values straight there, no second copy. fill must not call this runtime (a call
-//   could move wasm memory and detach the view). A KV cache of maxPositions (default
-//   n_positions) positions is reserved beside the parameters. Returns { parameters, bytes }.
+//   could move wasm memory and detach the view). After the fills the weight matrices are packed
+//   in place for the forward pass (attn_gpt2_pack, through a scratch of one matrix). A KV
+//   cache of maxPositions (default n_positions) positions is reserved beside the parameters.
+//   Returns { parameters, bytes }.
 //   Failures: INVALID_MODEL (a config the C cannot run), NON_FINITE (a NaN or ±Infinity among
 //   the parameters, named), TOO_LARGE (more than wasm32's 4 GiB), OUT_OF_MEMORY; what fill
 //   throws, as an AttentionError. A failed upload leaves no model.
@@ -144,6 +146,7 @@ function upload(rt, config, fill, opts = {}) {
     model.cache = reserve(mem, cacheBytes, () => `a KV cache of ${S} positions`);
     fillAll(rt, model, fill);
     if (exports.attn_gpt2_check_params(model.cfg, model.params) === ATTN_ERR_NON_FINITE) findNonFinite(rt, model);
+    pack(rt, model);
     return { parameters: total, bytes: total * 4 + cacheBytes };
   } catch (e) {
     freeModel(rt);
@@ -175,6 +178,17 @@ function slot(model, kind, layer) {
   const k = KINDS.indexOf(kind), { offsets } = model;
   const count = (offsets[k + 1] - offsets[k]) / (layer < 0 ? 1 : model.config.n_layer);
   return [model.params + 4 * (offsets[k] + Math.max(layer, 0) * count), count];
+}
+
+// the weight matrices into the order the forward pass reads them (gpt2.h attn_gpt2_pack), once,
+// after the checks (which name indices in the checkpoint's order); the scratch is freed at once
+function pack(rt, model) {
+  const { mem, exports } = rt;
+  const bytes = exports.attn_gpt2_pack_scratch_size(model.cfg) >>> 0;
+  const scratch = reserve(mem, bytes, () => 'packing the weight matrices');
+  const status = exports.attn_gpt2_pack(model.params, scratch, model.cfg);
+  mem.free(scratch);
+  if (status !== ATTN_OK) fail(ErrorCode.INVALID_MODEL, `upload: ${cString(mem, exports.attn_status_string(status))}`);
 }
 
 function findNonFinite(rt, model) {

@@ -1,7 +1,8 @@
 // test_gpt2.c - native tests of GPT-2's forward pass, c_src/gpt2.c (run under ASan + UBSan by
 // `make -C c_src test`).
 //
-//   - the linear kernels: fast against naive on odd shapes (the (k, p) one gives the same bits);
+//   - the linear kernels: packed fast path against naive on odd shapes (the (k, p) one gives the
+//     same bits); packing moves every float once; gelu_new against its formula in float64;
 //   - a case small enough to compute by hand (L = 1, H = 1, C = 2), in closed form;
 //   - random small models against a plain float64 GPT-2 written here (no KV cache, no code of
 //     gpt2.c), logits and every layer's and head's attention;
@@ -87,13 +88,25 @@ static run_state new_state(const model *md, int S, int T_max) {
 
 static void free_state(run_state *rs) { free(rs->cache); free(rs->logits); free(rs->att); }
 
-// one call with a workspace of exactly the size asked for
+// a copy of the model's block packed for the forward pass (md->p stays as the checkpoint has
+// it: the float64 reference reads it)
+static float *packed_params(const model *md) {
+    const size_t count = md->off[ATTN_GPT2_N_PARAMS];
+    float *q = malloc(count * sizeof *q), *scratch = malloc(attn_gpt2_pack_scratch_size(&md->cfg));
+    memcpy(q, md->p, count * sizeof *q);
+    attn_status st = attn_gpt2_pack(q, scratch, &md->cfg);
+    CHECK(st == ATTN_OK, "pack: %s", attn_status_string(st));
+    free(scratch);
+    return q;
+}
+
+// one call with a workspace of exactly the size asked for, on the packed parameters
 static attn_status run(run_state *rs, const model *md, const int32_t *ids, int T, int pos, int with_att, unsigned flags) {
     size_t bytes = attn_gpt2_workspace_size(&md->cfg, T, pos + T);
-    float *ws = malloc(bytes ? bytes : 1);
-    attn_status st = attn_gpt2_forward(rs->logits, with_att ? rs->att : NULL, rs->cache, ws, &md->cfg, md->p,
+    float *ws = malloc(bytes ? bytes : 1), *q = packed_params(md);
+    attn_status st = attn_gpt2_forward(rs->logits, with_att ? rs->att : NULL, rs->cache, ws, &md->cfg, q,
                                        ids, T, pos, rs->S, flags);
-    free(ws);
+    free(ws); free(q);
     return st;
 }
 
@@ -176,11 +189,12 @@ static void test_linear_kernels(void) {
     for (int t = 0; t < 120; t++) {
         int n = randint(1, 13), k = randint(1, 300), p = randint(1, 600);
         if (t % 10 == 0) { k = 128 * randint(1, 2) + (t % 20 == 0); p = 256 + randint(0, 17); }
-        float *a = randmat((size_t)n * k, -1, 1), *w = randmat((size_t)k * p, -1, 1);
+        float *a = randmat((size_t)n * k, -1, 1), *w = randmat((size_t)k * p, -1, 1), *packed = malloc((size_t)k * p * sizeof(float));
         float *b = t % 3 ? randmat((size_t)p, -1, 1) : NULL, *wt = randmat((size_t)p * k, -1, 1);
         float *fast = malloc((size_t)n * p * sizeof(float)), *naive = malloc((size_t)n * p * sizeof(float));
-        attn_status s1 = attn_linear(fast, a, w, b, n, k, p), s2 = attn_linear_naive(naive, a, w, b, n, k, p);
-        CHECK(s1 == ATTN_OK && s2 == ATTN_OK, "linear (%d, %d, %d): %d %d", n, k, p, s1, s2);
+        attn_status s0 = attn_pack_weight(packed, w, k, p);
+        attn_status s1 = attn_linear_packed(fast, a, packed, b, n, k, p), s2 = attn_linear_naive(naive, a, w, b, n, k, p);
+        CHECK(s0 == ATTN_OK && s1 == ATTN_OK && s2 == ATTN_OK, "linear (%d, %d, %d): %d %d %d", n, k, p, s0, s1, s2);
         // the same order of operations: the same bits
         CHECK(memcmp(fast, naive, (size_t)n * p * sizeof(float)) == 0, "linear (%d, %d, %d): fast != naive", n, k, p);
         s1 = attn_linear_t(fast, a, wt, n, k, p);
@@ -188,20 +202,99 @@ static void test_linear_kernels(void) {
         double md;
         long bad = compare32(fast, naive, (size_t)n * p, &md);
         CHECK(s1 == ATTN_OK && s2 == ATTN_OK && bad < 0, "linear_t (%d, %d, %d): first bad %ld, max diff %g", n, k, p, bad, md);
-        free(a); free(w); free(b); free(wt); free(fast); free(naive);
+        free(a); free(w); free(packed); free(b); free(wt); free(fast); free(naive);
+    }
+    // packing moves every float exactly once: w[i] = i, and each i is found once in the packed copy
+    for (int t = 0; t < 20; t++) {
+        const int k = t ? randint(1, 400) : 3072, p = t ? randint(1, 700) : 768;
+        const size_t count = (size_t)k * p;
+        float *w = malloc(count * sizeof *w), *packed = malloc(count * sizeof *packed);
+        unsigned char *seen = calloc(count, 1);
+        for (size_t i = 0; i < count; i++) w[i] = (float)i;  // exact below 2^24
+        CHECK(attn_pack_weight(packed, w, k, p) == ATTN_OK, "pack (%d, %d)", k, p);
+        size_t twice = 0;
+        for (size_t i = 0; i < count; i++) twice += seen[(size_t)packed[i]]++ != 0;
+        CHECK(twice == 0, "pack (%d, %d): %zu floats twice", k, p, twice);
+        free(w); free(packed); free(seen);
     }
     // statuses
-    float x[6] = {1, 2, 3, 4, 5, 6}, o[4];
-    CHECK(attn_linear(NULL, x, x, NULL, 2, 3, 2) == ATTN_ERR_NULL, "linear NULL out");
-    CHECK(attn_linear(o, x, NULL, NULL, 2, 3, 2) == ATTN_ERR_NULL, "linear NULL w");
+    float x[6] = {1, 2, 3, 4, 5, 6}, o[6];
+    CHECK(attn_pack_weight(NULL, x, 2, 3) == ATTN_ERR_NULL && attn_pack_weight(o, NULL, 2, 3) == ATTN_ERR_NULL, "pack NULL");
+    CHECK(attn_pack_weight(o, x, 0, 3) == ATTN_ERR_SIZE && attn_pack_weight(o, x, 2, -1) == ATTN_ERR_SIZE, "pack sizes");
+    CHECK(attn_linear_packed(NULL, x, x, NULL, 2, 3, 2) == ATTN_ERR_NULL, "linear NULL out");
+    CHECK(attn_linear_packed(o, x, NULL, NULL, 2, 3, 2) == ATTN_ERR_NULL, "linear NULL w");
     CHECK(attn_linear_t(o, x, x, 0, 3, 2) == ATTN_ERR_SIZE, "linear_t n = 0");
-    CHECK(attn_linear(o, x, x, NULL, 2, 3, -1) == ATTN_ERR_SIZE, "linear p < 0");
+    CHECK(attn_linear_packed(o, x, x, NULL, 2, 3, -1) == ATTN_ERR_SIZE, "linear p < 0");
     x[4] = NAN;
-    CHECK(attn_linear(o, x, x, NULL, 2, 3, 2) == ATTN_ERR_NON_FINITE, "linear NaN");
+    CHECK(attn_linear_packed(o, x, x, NULL, 2, 3, 2) == ATTN_ERR_NON_FINITE, "linear NaN");
     CHECK(attn_linear_t_naive(o, x, x, 2, 3, 2) == ATTN_ERR_NON_FINITE, "linear_t_naive NaN");
     float big[4] = {3e38f, 3e38f, 3e38f, 3e38f};
-    CHECK(attn_linear(o, big, big, NULL, 2, 2, 2) == ATTN_ERR_OVERFLOW, "linear overflow");
+    CHECK(attn_linear_packed(o, big, big, NULL, 2, 2, 2) == ATTN_ERR_OVERFLOW, "linear overflow");
     CHECK(attn_linear_naive(o, big, big, NULL, 2, 2, 2) == ATTN_ERR_OVERFLOW, "linear_naive overflow");
+}
+
+// gelu_new against 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))) in float64, on a grid over
+// [-12, 12], random points, tiny and huge values: |error| <= 4 ulp of |x| (float32's own
+// error in u = √(2/π)(x + 0.044715x³) alone moves σ(2u) by up to about 1e-7), plus the
+// special values
+static void test_gelu(void) {
+    enum { N = 48000 + 4000 + 8 };
+    float *x = malloc(N * sizeof *x), *y = malloc(N * sizeof *y);
+    size_t n = 0;
+    for (int i = 0; i < 48000; i++) x[n++] = -12.0f + (float)i * 0.0005f;
+    for (int i = 0; i < 4000; i++) x[n++] = uniform(-1, 1) * powf(10.0f, uniform(-30, 12));
+    const float special[8] = {0.0f, -0.0f, 1e-45f, -1e-45f, 3e38f, -3e38f, 7e12f, -7e12f};
+    for (int i = 0; i < 8; i++) x[n++] = special[i];
+    memcpy(y, x, n * sizeof *x);
+    CHECK(attn_gelu_new(y, n - 1) == ATTN_OK, "gelu");  // n - 1: a tail of count mod 4 = 3
+    CHECK(attn_gelu_new(y + n - 1, 1) == ATTN_OK, "gelu of one value");
+    double worst = 0;
+    long bad = -1;
+    for (size_t i = 0; i < n; i++) {
+        const double v = x[i], want = 0.5 * v * (1 + tanh(0.79788456080286536 * (v + 0.044715 * v * v * v)));
+        const double err = fabs((double)y[i] - want), bound = 4 * 0x1p-24 * fabs(v) + 0x1p-149;  // + float's least subnormal
+        if (err / bound > worst) worst = err / bound;
+        if (bad < 0 && !(err <= bound)) bad = (long)i;
+    }
+    CHECK(bad < 0, "gelu(%g) = %.9g, want %.9g", bad < 0 ? 0 : x[bad], bad < 0 ? 0 : y[bad],
+          bad < 0 ? 0 : 0.5 * x[bad] * (1 + tanh(0.79788456080286536 * (x[bad] + 0.044715 * (double)x[bad] * x[bad] * x[bad]))));
+    printf("test_gpt2: gelu_new within %.2f of its bound (4 ulp of |x|)\n", worst);
+    float s[4] = {NAN, INFINITY, -INFINITY, 1.0f};
+    CHECK(attn_gelu_new(s, 4) == ATTN_OK && isnan(s[0]) && s[1] == INFINITY && isnan(s[2]), "gelu NaN, +Inf, -Inf: %g %g %g", s[0], s[1], s[2]);
+    CHECK(attn_gelu_new(NULL, 4) == ATTN_ERR_NULL && attn_gelu_new(s, 0) == ATTN_OK, "gelu NULL, count 0");
+    free(x); free(y);
+}
+
+// attn_gpt2_pack: each layer's four weight matrices become attn_pack_weight's order, every
+// other float stays where it was
+static void test_pack(void) {
+    model md = random_model(3, 2, 12, 7, 5);
+    float *q = packed_params(&md);
+    const int C = 12;
+    const struct { attn_gpt2_param kind; int k, p; } mats[4] = {
+        {ATTN_GPT2_QKV_W, C, 3 * C}, {ATTN_GPT2_ATTPROJ_W, C, C}, {ATTN_GPT2_FC_W, C, 4 * C}, {ATTN_GPT2_FCPROJ_W, 4 * C, C},
+    };
+    float *one = malloc((size_t)4 * C * C * sizeof *one);
+    for (int kind = 0; kind < ATTN_GPT2_N_PARAMS; kind++) {
+        const size_t at = md.off[kind], count = md.off[kind + 1] - at;
+        int i = 0;
+        while (i < 4 && mats[i].kind != (attn_gpt2_param)kind) i++;
+        if (i == 4) {
+            CHECK(memcmp(q + at, md.p + at, count * sizeof *q) == 0, "pack leaves kind %d as it is", kind);
+            continue;
+        }
+        const size_t per = (size_t)mats[i].k * mats[i].p;
+        for (int l = 0; l < 3; l++) {
+            attn_pack_weight(one, md.p + at + l * per, mats[i].k, mats[i].p);
+            CHECK(memcmp(q + at + l * per, one, per * sizeof *q) == 0, "pack: kind %d layer %d as attn_pack_weight", kind, l);
+        }
+    }
+    const attn_gpt2_config small = {12, 12, 768, 50257, 1024, 1e-5f}, none = {0, 12, 768, 50257, 1024, 1e-5f};
+    CHECK(attn_gpt2_pack_scratch_size(&small) == 4u * 768 * 768 * 4, "GPT-2 small: scratch of one (3072, 768) matrix");
+    CHECK(attn_gpt2_pack_scratch_size(&none) == 0 && attn_gpt2_pack_scratch_size(NULL) == 0, "scratch of a bad config: 0");
+    CHECK(attn_gpt2_pack(NULL, one, &md.cfg) == ATTN_ERR_NULL && attn_gpt2_pack(q, NULL, &md.cfg) == ATTN_ERR_NULL, "pack NULL");
+    CHECK(attn_gpt2_pack(q, one, &none) == ATTN_ERR_SIZE, "pack of a bad config: SIZE");
+    free(one); free(q); free(md.p);
 }
 
 // ----------------------------------------------------------------------------
@@ -372,6 +465,7 @@ static void test_layout(void) {
     CHECK(attn_status_string(ATTN_ERR_RANGE)[0] == 'a', "RANGE has a message: %s", attn_status_string(ATTN_ERR_RANGE));
 }
 
+// (statuses do not depend on the order of the weights: these calls pass the block unpacked)
 static void test_errors(void) {
     model md = random_model(2, 2, 8, 10, 6);
     const int S = 5;  // the cache holds fewer positions than the model's 6
@@ -430,6 +524,8 @@ static void test_errors(void) {
 
 int main(void) {
     test_linear_kernels();
+    test_gelu();
+    test_pack();
     test_by_hand();
     test_against_reference();
     test_cache(1, 1, 4, 5, 8, 6);       // d = 4

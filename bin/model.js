@@ -14,8 +14,9 @@ Options:
   --ids IDS            token ids instead, comma-separated ("464,3797,15063")
   --layer L            the layer, from 0 (default 0)
   --head H             the head, from 0 (default 0)
-  --summary            write, instead of the SVG, the strongest head of each layer and
-                       where it looks (previous token, same token, first token, ...)
+  --summary            write, instead of the SVG, the 3 heads of each layer that look
+                       hardest at one earlier token (the first token aside), that look,
+                       and where most rows look (the previous token, the token itself, ...)
   --lang zh|en         language of the captions (default zh)
   --decimals N         decimals printed in each cell, 0 to 10 (default 2)
   --title TEXT         title above the heatmap
@@ -39,37 +40,53 @@ function intArg(text, flag, max) {
   return v <= max ? v : { error: `${flag} must be a whole number from 0 to ${max}; received ${JSON.stringify(text)}` };
 }
 
-// where a row's strongest look goes, in words
+// where a row's strongest look off the first token goes, in words (j >= 1)
 function pattern(i, j) {
-  if (j === i) return 'same token';
-  if (j === i - 1) return 'previous token';
-  if (j === 0) return 'first token';
-  return 'earlier token';
+  if (j === i) return 'the token itself';
+  return j === i - 1 ? 'the previous token' : 'an earlier token';
 }
 
-/** The strongest head of each layer: the highest mean (over rows 1..n-1) of the largest weight off the first token. */
+const SUMMARY_HEADS = 3;   // heads listed per layer
+
+/**
+ * One head, from its causal weights (n, n): its strongest look at an earlier token other than
+ * the first ({ i, j, w }: row i gives w to column j, 0 < j < i; null under 3 tokens), and where
+ * the rows 1..n-1 look most off the first token (the commonest pattern, and in how many rows).
+ */
+function headSummary({ data, shape: [n] }, h) {
+  let look = null;
+  const counts = {};
+  for (let i = 1; i < n; i++) {
+    let top = 1;
+    for (let j = 1; j <= i; j++) {
+      const w = data[i * n + j];
+      if (w > data[i * n + top]) top = j;
+      if (j < i && (!look || w > look.w)) look = { i, j, w };
+    }
+    const p = pattern(i, top);
+    counts[p] = (counts[p] ?? 0) + 1;
+  }
+  const [mostly, rows] = Object.entries(counts).sort((a, b) => b[1] - a[1])[0] ?? ['-', 0];
+  return { h, look, mostly, rows, of: n - 1 };
+}
+
+/**
+ * Per layer, the heads with the strongest look at an earlier token (not the first token, which
+ * many GPT-2 heads rest on, nor the token itself), strongest first: "head 3: 吃 → 猫 0.807;
+ * most rows look at an earlier token (4 of 8)". At most SUMMARY_HEADS heads per layer.
+ */
 export function summarize(attention, labels) {
-  const lines = [];
+  if (labels.length === 1) return `1 token: ${labels[0]}; it can only look at itself\n`;
+  const lines = [`${labels.length} tokens: ${labels.join(' ')}`];
   attention.forEach((heads, l) => {
-    let best = null;
-    heads.forEach(({ data, shape: [n] }, h) => {
-      let sum = 0;
-      const counts = {};
-      for (let i = 1; i < n; i++) {
-        let j = 1;
-        for (let c = 2; c <= i; c++) if (data[i * n + c] > data[i * n + j]) j = c;
-        sum += data[i * n + j];
-        const p = pattern(i, j);
-        counts[p] = (counts[p] ?? 0) + 1;
-      }
-      const score = n > 1 ? sum / (n - 1) : 0;
-      if (!best || score > best.score) best = { h, score, counts, n };
-    });
-    const [top, count] = Object.entries(best.counts).sort((a, b) => b[1] - a[1])[0] ?? ['-', 0];
-    lines.push(`layer ${l}: head ${best.h}, mean top weight off the first token ${best.score.toFixed(3)}; ` +
-      `looks at the ${top} in ${count} of ${best.n - 1} rows`);
+    lines.push(`layer ${l}`);
+    const ranked = heads.map(headSummary).sort((a, b) => (b.look?.w ?? -1) - (a.look?.w ?? -1) || a.h - b.h);
+    for (const { h, look, mostly, rows, of } of ranked.slice(0, SUMMARY_HEADS)) {
+      const strongest = look ? `${labels[look.i]} → ${labels[look.j]} ${look.w.toFixed(3)}` : 'no earlier token but the first';
+      lines.push(`  head ${h}: ${strongest}; most rows look at ${mostly} (${rows} of ${of})`);
+    }
   });
-  return `${labels.length} tokens: ${labels.join(' ')}\n${lines.join('\n')}\n`;
+  return `${lines.join('\n')}\n`;
 }
 
 /** attnmap model ...: the output text, or throws usage(message) / an AttentionError. */

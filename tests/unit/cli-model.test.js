@@ -33,20 +33,41 @@ test('attnmap model FOLDER --ids ... --layer L --head H: an SVG of that head wit
   for (const [, i, j, v] of cells) assert.ok(Math.abs(Number(v) - want[i][j]) <= 1e-5, `cell ${i},${j}: ${v} vs ${want[i][j]}`);
 });
 
-test('attnmap model --summary: the strongest head of each layer, in words', () => {
+// the summary's measure, from PyTorch's weights: per head the largest w[i][j] with 0 < j < i
+const strongestLook = (w) => {
+  let best = { w: -1 };
+  w.forEach((row, i) => row.forEach((v, j) => { if (j > 0 && j < i && v > best.w) best = { i, j, w: v }; }));
+  return best;
+};
+
+test('attnmap model --summary: per layer the 3 heads that look hardest at one earlier token, with that look', () => {
   const ids = expected.sequences[1].ids.slice(0, 8);
   const r = run('model', WIDE, '--ids', ids.join(','), '--summary');
   assert.equal(r.status, 0, r.stderr);
   const lines = r.stdout.trim().split('\n');
   assert.equal(lines[0], `8 tokens: ${ids.join(' ')}`);
-  assert.equal(lines.length, 1 + expected.config.n_layer);
-  // the strongest head by the summary's measure, from PyTorch's weights of the 8-token pass
+  assert.equal(lines.length, 1 + expected.config.n_layer * 4);
   const weights = expected.sequences[1].attention.map((heads) => heads.map((w) => w.slice(0, 8).map((row) => row.slice(0, 8))));
   weights.forEach((heads, l) => {
-    const scores = heads.map((w) => { let s = 0; for (let i = 1; i < 8; i++) s += Math.max(...w[i].slice(1, i + 1)); return s / 7; });
-    const best = scores.indexOf(Math.max(...scores));
-    assert.match(lines[1 + l], new RegExp(`^layer ${l}: head ${best}, mean top weight off the first token ${scores[best].toFixed(3)}; looks at the (same|previous|first|earlier) token in \\d of 7 rows$`));
+    assert.equal(lines[1 + 4 * l], `layer ${l}`);
+    const ranked = heads.map((w, h) => ({ h, ...strongestLook(w) })).sort((a, b) => b.w - a.w);
+    ranked.slice(0, 3).forEach(({ h, i, j, w }, k) => {
+      assert.match(lines[2 + 4 * l + k], new RegExp(`^  head ${h}: ${ids[i]} → ${ids[j]} ${w.toFixed(3)}; most rows look at (the token itself|the previous token|an earlier token) \\(\\d of 7\\)$`));
+    });
   });
+});
+
+test('attnmap model web/models/toy-zh --summary: layer 1 head 3, the verb looking back at its subject, comes first', () => {
+  const golden = JSON.parse(fs.readFileSync(path.join(root, 'tests/golden/toy-zh.json'), 'utf8'));
+  const seq = golden.sequences.find((s) => s.text === '我看见那只猫在吃鱼。');
+  const r = run('model', path.join(root, 'web/models/toy-zh'), '--text', seq.text, '--summary');
+  assert.equal(r.status, 0, r.stderr);
+  const lines = r.stdout.trim().split('\n');
+  const look = strongestLook(seq.attention[1][3]);
+  assert.equal(`${[...seq.text][look.i]} → ${[...seq.text][look.j]}`, '吃 → 猫', 'PyTorch: the strongest look of layer 1 head 3');
+  assert.match(lines[lines.indexOf('layer 1') + 1], new RegExp(`^  head 3: 吃 → 猫 ${look.w.toFixed(3)}; `));
+  const one = run('model', path.join(root, 'web/models/toy-zh'), '--text', '猫', '--summary');
+  assert.equal(one.stdout, '1 token: 猫; it can only look at itself\n');
 });
 
 test('attnmap model: bad arguments and checkpoints give one line and exit 2', () => {

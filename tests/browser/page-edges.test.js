@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import zlib from 'node:zlib';
 import { startServer } from '../../scripts/serve.js';
-import { fixed, short } from '../../web/page/page-format.js';
+import { fixed, short, alike } from '../../web/page/page-format.js';
 import { hashProblems } from '../../web/page/page-state.js';
 import { root } from '../helpers.js';
 import { launch } from './browser.js';
@@ -296,6 +296,37 @@ test('numbers beyond 1e6 and tiny ones print in scientific notation', async () =
   } finally {
     await context.close();
   }
+});
+
+test('one line of the explanation\'s arithmetic uses one notation: 1.788e-4 ÷ 2 = 8.939e-5, never 0.0002 ÷ 2 = 8.939e-5', async () => {
+  assert.deepEqual(alike(0.00017878, 0.00008939), ['1.788e-4', '8.939e-5']);
+  assert.deepEqual(alike(0.37, 0.185), ['0.37', '0.185']);
+  assert.deepEqual(alike(0, 1e-5), ['0.0', '1.000e-5']);
+  // small X: dot products near 1e-4, so that some are >= 1e-4 while their scaled value is not
+  let straddled = 0;
+  for (const v of ['0.008', '0.01', '0.012', '0.015']) {
+    const row = Array(8).fill(v).join(',');
+    const { page, context, problems } = await open(`#x=${row};${row};${row}`);
+    try {
+      for (let i = 0; i < 3; i++) {
+        for (let j = 0; j < 3; j++) {
+          await page.hover(`#main-heatmap rect.cell[data-row="${i}"][data-col="${j}"]`);
+          const [dotStep, scaleStep] = await page.$$eval('#main-explain .ex-steps li .ex-v', (vs) => vs.slice(0, 2).map((v) => v.textContent));
+          const bold = dotStep.split(' = ').pop();
+          const m = scaleStep.match(/^(\S+) ÷ √8 = (\S+) ÷ 2\.8284 = (\S+)$/);
+          assert.ok(m, `cell ${i},${j}: the ② line: ${scaleStep}`);
+          const [, a, b, c] = m;
+          assert.ok(bold === a && a === b, `cell ${i},${j}: one printing of the dot product: ${bold} ${a} ${b}`);
+          assert.equal(a.includes('e'), c.includes('e'), `cell ${i},${j}: ${a} ÷ 2.8284 = ${c} mixes notations`);
+          if (Math.abs(Number(a)) >= 1e-4 && Math.abs(Number(c)) < 1e-4) straddled++;
+        }
+      }
+      assert.deepEqual(problems, []);
+    } finally {
+      await context.close();
+    }
+  }
+  assert.ok(straddled > 0, 'some dot product >= 1e-4 had a scaled value below it');
 });
 
 test('multi-head: the explanation divides by √d_head; every head map has a colour bar', async () => {

@@ -3085,6 +3085,10 @@
     const [m, e] = fixed2(x, d).split("e");
     return e === void 0 ? trim(m) : `${trim(m)}e${e}`;
   }
+  function alike(...xs) {
+    if (!xs.some((x) => short(x).includes("e"))) return xs.map((x) => short(x));
+    return xs.map((x) => x === 0 ? "0.0" : x.toExponential(3).replace("e+", "e"));
+  }
   function num(x) {
     if (Number.isFinite(x) && x !== 0 && (Math.abs(x) < 1e-3 || Math.abs(x) >= 1e6)) {
       const [m, e] = x.toExponential(3).split("e");
@@ -4717,19 +4721,20 @@
       h("span", { class: "ex-k" }, ...label),
       h("span", { class: "ex-v" }, ...value)
     ));
+    const [sDot, sScaled] = alike(dot, scaled);
     step(
       [E.dot, " q", h("sub", {}, rowTok), " \xB7 k", h("sub", {}, colTok)],
       h("span", { class: "ex-terms" }, shown2),
       dk > 16 ? E.terms(dk) : "",
       " = ",
-      h("b", {}, short(dot))
+      h("b", {}, sDot)
     );
     const temp = ctx.temperature ?? 1;
-    if (temp !== 1) step([T.teach.explainTemp(temp)], `${short(dot)} \xF7 (${temp}\xB7\u221A${ctx.dk}) = ${short(dot)} \xF7 ${fixed2(temp * root2, 4)} = `, h("b", {}, short(scaled)));
+    if (temp !== 1) step([T.teach.explainTemp(temp)], `${sDot} \xF7 (${temp}\xB7\u221A${ctx.dk}) = ${sDot} \xF7 ${fixed2(temp * root2, 4)} = `, h("b", {}, sScaled));
     else step(
       [ctx.dName === "d_head" ? E.scaleHead : E.scale],
-      `${short(dot)} \xF7 \u221A${ctx.dk} = ${short(dot)} \xF7 ${Number.isInteger(root2) ? root2 : fixed2(root2, 4)} = `,
-      h("b", {}, short(scaled))
+      `${sDot} \xF7 \u221A${ctx.dk} = ${sDot} \xF7 ${Number.isInteger(root2) ? root2 : fixed2(root2, 4)} = `,
+      h("b", {}, sScaled)
     );
     let summary;
     if (isMasked(i, j)) {

@@ -25,6 +25,16 @@ export function short(x, d = 4) {
   return e === undefined ? trim(m) : `${trim(m)}e${e}`;
 }
 
+/**
+ * Numbers of one line of arithmetic, in one notation: short()'s, or, when one of them needs
+ * scientific notation, all of them in it with 3 decimals (0 as 0.0), so that a line never reads
+ * 0.0002 ÷ 2 = 8.939e-5 but 1.788e-4 ÷ 2 = 8.939e-5.
+ */
+export function alike(...xs) {
+  if (!xs.some((x) => short(x).includes('e'))) return xs.map((x) => short(x));
+  return xs.map((x) => (x === 0 ? '0.0' : x.toExponential(3).replace('e+', 'e')));
+}
+
 /** A number in the explanation's arithmetic (exp and sums): 4 decimals, or 3.355×10^-4 where that would hide it. */
 export function num(x) {
   if (Number.isFinite(x) && x !== 0 && (Math.abs(x) < 1e-3 || Math.abs(x) >= 1e6)) {

@@ -20,7 +20,7 @@ import * as STRINGS from '../strings/page.js';
 import {
   D_MODEL, DK_CHOICES, defaultState, parseHash, formatHash, splitTokens, parseSeed, parseNumber, hashProblems,
 } from './page-state.js';
-import { fixed, short, factor, num, pythonSnippet, scalingSnippet } from './page-format.js';
+import { fixed, short, alike, factor, num, pythonSnippet, scalingSnippet } from './page-format.js';
 import { createMhaSection } from './page-mha.js';
 import { createWordsSection, inputWeights } from './page-pe.js';            // issue 14
 import { createStep4 } from './page-step4.js';
@@ -395,12 +395,13 @@ function explain(key, i, j) {
   const step = (label, ...value) => steps.append(h('li', {},
     h('span', { class: 'ex-k' }, ...label), h('span', { class: 'ex-v' }, ...value)));
 
+  const [sDot, sScaled] = alike(dot, scaled);   // one notation for both
   step([E.dot, ' q', h('sub', {}, rowTok), ' · k', h('sub', {}, colTok)],
-    h('span', { class: 'ex-terms' }, shown), dk > 16 ? E.terms(dk) : '', ' = ', h('b', {}, short(dot)));
+    h('span', { class: 'ex-terms' }, shown), dk > 16 ? E.terms(dk) : '', ' = ', h('b', {}, sDot));
   const temp = ctx.temperature ?? 1;     // page-scale.js: softmax(QKᵀ / (T·√d_k))
-  if (temp !== 1) step([T.teach.explainTemp(temp)], `${short(dot)} ÷ (${temp}·√${ctx.dk}) = ${short(dot)} ÷ ${fixed(temp * root, 4)} = `, h('b', {}, short(scaled)));
-  else step([ctx.dName === 'd_head' ? E.scaleHead : E.scale], `${short(dot)} ÷ √${ctx.dk} = ${short(dot)} ÷ ${Number.isInteger(root) ? root : fixed(root, 4)} = `,
-    h('b', {}, short(scaled)));
+  if (temp !== 1) step([T.teach.explainTemp(temp)], `${sDot} ÷ (${temp}·√${ctx.dk}) = ${sDot} ÷ ${fixed(temp * root, 4)} = `, h('b', {}, sScaled));
+  else step([ctx.dName === 'd_head' ? E.scaleHead : E.scale], `${sDot} ÷ √${ctx.dk} = ${sDot} ÷ ${Number.isInteger(root) ? root : fixed(root, 4)} = `,
+    h('b', {}, sScaled));
 
   let summary;
   if (isMasked(i, j)) {

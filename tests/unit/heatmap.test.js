@@ -360,6 +360,25 @@ test('masked cells are hatched, keep data-value, and show no number', () => {
   assert.equal(findAll(parseXml(typed), (e) => classes(e).includes('masked')).length, 3);
 });
 
+test('a small causal map: the masked key goes below the legend\'s lowest label instead of running under it', () => {
+  const keyAndLegend = (svg) => {
+    const root = parseXml(svg);
+    const key = findAll(root, (e) => classes(e).includes('masked-key'))[0].children.find((c) => c.name === 'rect');
+    const legend = findAll(root, (e) => classes(e).includes('legend'))[0];
+    const labelYs = findAll(legend, (e) => e.name === 'text').map((e) => Number(e.attrs.y));
+    const ramp = legend.children.find((c) => c.name === 'rect');
+    return { keyY: Number(key.attrs.y), legendX: Number(ramp.attrs.x), lowest: Math.max(...labelYs) };
+  };
+  for (const lang of ['zh', 'en']) {
+    // 3 tokens at 20 px: a 60 px grid beside a 100 px legend; the key's text is wider than the grid
+    const small = keyAndLegend(renderHeatmap(CAT_CAUSAL, { masked: 'causal', cellSize: 20, lang }));
+    assert.ok(small.keyY >= small.lowest + 11 / 2 + 4, `${lang}: key at y ${small.keyY}, the legend's lowest label at ${small.lowest}`);
+    // a grid taller than the legend: the key stays 14 px under the grid, as before
+    const big = keyAndLegend(renderHeatmap(CAT_CAUSAL, { masked: 'causal', cellSize: 56, lang }));
+    assert.equal(big.keyY, 3 * 56 + 14, `${lang}: the key under a tall grid`);
+  }
+});
+
 test('ids are unique, use idPrefix, and differ by default between different heatmaps', () => {
   const ids = (svg) => findAll(parseXml(svg), (e) => 'id' in e.attrs).map((e) => e.attrs.id);
   const a = ids(renderHeatmap(CAT, { masked: causalMask(3), idPrefix: 'head-1' }));

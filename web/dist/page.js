@@ -1541,8 +1541,10 @@
     }
     const maskedCount = o.masked ? o.masked.reduce((a, b) => a + b, 0) : 0;
     const maskedText = o.scale === "sequential" ? t.maskedWeight : t.masked;
-    const keyY = gridH + 14;
-    if (maskedCount) grow(0, keyY, 18 + textEm(maskedText) * capFont, keyY + 12);
+    const keyW = 18 + textEm(maskedText) * capFont;
+    const underLegend = o.legend && keyW > legendX - 4;
+    const keyY = Math.max(gridH + 14, underLegend ? legendH + tickFont / 2 + 6 : 0);
+    if (maskedCount) grow(0, keyY, keyW, keyY + 12);
     let legendCaption = "", legendCaptionY = 0;
     FULL_API: if (o.legend && o.colourScale !== "unit") {
       legendCaption = heatmap_scale_exports[o.lang].legendScale[o.colourScale](...apart(o.dmin, o.dmax));

@@ -85,11 +85,14 @@ function layout(rows, cols, values, o) {
     grow(legendX, -tickFont / 2, legendX + legendW + 8 + tickW, legendH + tickFont / 2);
   }
 
-  // 5. masked key below the grid
+  // 5. masked key below the grid; below the legend's lowest label too where its text would run
+  // under the legend (a small grid: the legend is 100 tall at least)
   const maskedCount = o.masked ? o.masked.reduce((a, b) => a + b, 0) : 0;
   const maskedText = o.scale === 'sequential' ? t.maskedWeight : t.masked;
-  const keyY = gridH + 14;
-  if (maskedCount) grow(0, keyY, 18 + textEm(maskedText) * capFont, keyY + 12);
+  const keyW = 18 + textEm(maskedText) * capFont;
+  const underLegend = o.legend && keyW > legendX - 4;
+  const keyY = Math.max(gridH + 14, underLegend ? legendH + tickFont / 2 + 6 : 0);
+  if (maskedCount) grow(0, keyY, keyW, keyY + 12);
 
   // 5b. with colourScale 'data' or 'log', what the legend's scale is, below it (and below the masked key)
   let legendCaption = '', legendCaptionY = 0;

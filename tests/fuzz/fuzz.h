@@ -317,4 +317,12 @@ static inline int overflow_plausible(const float *q, const float *k, const float
            max_abs(v, (size_t)m * d_v) >= (1 - 1e-3) * FLT_MAX;
 }
 
+// At the float32 limit: a value of v within 1e-3 of FLT_MAX. There an output, a convex
+// combination of v's rows, may round to ±FLT_MAX on one path and to ±inf (OVERFLOW) on another
+// whose scores differ in their last bits (a dot product summed in another order): both are
+// right to within rounding, so the paths may disagree on OK against OVERFLOW (F5).
+static inline int at_float_limit(const float *v, size_t count) {
+    return max_abs(v, count) >= (1 - 1e-3) * FLT_MAX;
+}
+
 #endif  // ATTN_FUZZ_H

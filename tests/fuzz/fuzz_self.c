@@ -92,8 +92,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         check_attention_result("attn_self_forward", out, w, v, mask, n, n, d_v, flags);
         float *out_n = fz_output((size_t)n * d_v), *w_n = fz_output((size_t)n * n);
         attn_status sn = attn_forward_naive(out_n, w_n, NULL, q, k, v, mask, n, n, d_k, d_v, scale, flags);
-        CHECK(sn == ATTN_OK, "attn_self_forward OK but attn_forward_naive on its q, k, v returned %d (%s)", sn, attn_status_string(sn));
-        compare_attention("attn_self_forward vs attn_forward_naive", out, w, out_n, w_n, q, k, v, n, n, d_k, d_v, scale);
+        CHECK(sn == ATTN_OK || (sn == ATTN_ERR_OVERFLOW && at_float_limit(v, (size_t)n * d_v)),
+              "attn_self_forward OK but attn_forward_naive on its q, k, v returned %d (%s)", sn, attn_status_string(sn));
+        if (sn == ATTN_OK) compare_attention("attn_self_forward vs attn_forward_naive", out, w, out_n, w_n, q, k, v, n, n, d_k, d_v, scale);
         free(out_n); free(w_n);
     }
     free(mq); free(mk); free(mv);

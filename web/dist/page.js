@@ -1191,8 +1191,8 @@
       cellSize
     } = options;
     FULL_API: checkScalars({ title, lang, decimals, standalone, legend: legend2, scale, idPrefix, cellSize, min, max });
-    const rowLabels = readLabels(options.rowLabels, rows, "rowLabels", rows === 1 ? "row" : "rows");
-    const colLabels = readLabels(options.colLabels, cols, "colLabels", cols === 1 ? "column" : "columns");
+    const rowLabels2 = readLabels(options.rowLabels, rows, "rowLabels", rows === 1 ? "row" : "rows");
+    const colLabels2 = readLabels(options.colLabels, cols, "colLabels", cols === 1 ? "column" : "columns");
     const masked = readMask(options.masked, rows, cols);
     const { colourScale = "unit" } = options;
     let { dmin, dmax } = readDomain(values, scale, min, max);
@@ -1206,14 +1206,14 @@
       legend: legend2,
       scale,
       colourScale,
-      rowLabels,
-      colLabels,
+      rowLabels: rowLabels2,
+      colLabels: colLabels2,
       masked,
       title: title ?? t.title,
       dmin,
       dmax,
       cellSize: cellSize ?? Math.min(56, Math.max(14, Math.round(512 / Math.max(rows, cols)))),
-      idPrefix: idPrefix ?? defaultId(rows, cols, values, rowLabels, colLabels, masked),
+      idPrefix: idPrefix ?? defaultId(rows, cols, values, rowLabels2, colLabels2, masked),
       ...readAccessible(options, rows, cols, t)
     };
   }
@@ -1330,12 +1330,12 @@
       if (v !== void 0 && typeof v !== "string") throw new TypeError(`renderHeatmap: ${k} must be a string; received ${describe2(v)}`);
     }
   }
-  function defaultId(rows, cols, values, rowLabels, colLabels, masked) {
-    FULL_API: return `attnmap-${hash(rows, cols, values, rowLabels, colLabels, masked)}`;
+  function defaultId(rows, cols, values, rowLabels2, colLabels2, masked) {
+    FULL_API: return `attnmap-${hash(rows, cols, values, rowLabels2, colLabels2, masked)}`;
   }
-  function hash(rows, cols, values, rowLabels, colLabels, masked) {
+  function hash(rows, cols, values, rowLabels2, colLabels2, masked) {
     let h2 = 2166136261;
-    const s2 = `${rows}x${cols}|${values.join(",")}|${rowLabels.join("\0")}|${colLabels.join("\0")}|${masked ? masked.join("") : ""}`;
+    const s2 = `${rows}x${cols}|${values.join(",")}|${rowLabels2.join("\0")}|${colLabels2.join("\0")}|${masked ? masked.join("") : ""}`;
     for (let i = 0; i < s2.length; i++) {
       h2 ^= s2.charCodeAt(i);
       h2 = Math.imul(h2, 16777619);
@@ -1492,32 +1492,60 @@
     ].filter(Boolean).join("\n") + "\n";
   }
   function layout(rows, cols, values, o) {
-    const { cellSize: cs, decimals, t } = o;
-    const labelFont = Math.min(14, Math.max(8, Math.round(cs * 0.6)));
-    const capFont = 13, titleFont = 16, tickFont = 11;
-    const gridW = cols * cs, gridH = rows * cs;
+    const cs = o.cellSize;
+    const L = {
+      cs,
+      gap: cs >= 24 ? 2 : 1,
+      gridW: cols * cs,
+      gridH: rows * cs,
+      labelFont: Math.min(14, Math.max(8, Math.round(cs * 0.6))),
+      capFont: 13,
+      titleFont: 16,
+      tickFont: 11
+    };
+    const box = growingBox(L.gridW, L.gridH);
+    Object.assign(L, valueText(values, L, o));
+    Object.assign(L, rowLabels(box, L, o));
+    Object.assign(L, colLabels(box, L, o));
+    Object.assign(L, legendPlace(box, L, o));
+    Object.assign(L, maskedKeyPlace(box, L, o));
+    Object.assign(L, legendCaptionPlace(box, L, o));
+    Object.assign(L, titlePlace(box, L, o));
+    const vx = Math.floor(box.x0 - PAD), vy = Math.floor(box.y0 - PAD);
+    return Object.assign(L, { vx, vy, W: Math.ceil(box.x1 + PAD) - vx, H: Math.ceil(box.y1 + PAD) - vy });
+  }
+  function growingBox(gridW, gridH) {
     const box = { x0: 0, y0: 0, x1: gridW, y1: gridH };
-    const grow = (x0, y0, x1, y1) => {
+    box.grow = (x0, y0, x1, y1) => {
       box.x0 = Math.min(box.x0, x0);
       box.y0 = Math.min(box.y0, y0);
       box.x1 = Math.max(box.x1, x1);
       box.y1 = Math.max(box.y1, y1);
     };
+    return box;
+  }
+  function valueText(values, { cs }, { decimals }) {
     const valueEm = (str) => str.replace(/[^0-9]/g, "").length * 0.64 + str.replace(/[0-9]/g, "").length * 0.36;
     const widestValue = Math.max(...values.map((v) => valueEm(fixed(v, decimals))));
     const valueFont = Math.min(14, cs * 0.3, (cs - 10) / widestValue);
+    return { valueFont, showValues: valueFont >= 7 };
+  }
+  function rowLabels(box, { gridH, labelFont, capFont }, o) {
     const rowFits = o.rowLabels.map((l) => fit(clean(l), MAX_LABEL_EM));
     const rowLabelW = Math.max(...rowFits.map((f) => f.em)) * labelFont;
     const rowLabelX = -8;
-    grow(rowLabelX - rowLabelW, 0, 0, gridH);
+    box.grow(rowLabelX - rowLabelW, 0, 0, gridH);
     const capRowEm = textEm(o.rowCaption);
     const capRowX = rowLabelX - rowLabelW - 10 - 0.25 * capFont;
-    grow(
+    box.grow(
       capRowX - 0.9 * capFont,
       gridH / 2 - capRowEm * capFont / 2,
       capRowX + 0.25 * capFont,
       gridH / 2 + capRowEm * capFont / 2
     );
+    return { rowFits, rowLabelX, capRowX };
+  }
+  function colLabels(box, { cs, gridW, labelFont, capFont }, o) {
     const colFits = o.colLabels.map((l) => fit(clean(l), MAX_LABEL_EM));
     const colLabelW = Math.max(...colFits.map((f) => f.em)) * labelFont;
     const rotate = colLabelW > cs - 4;
@@ -1525,76 +1553,50 @@
     let colTop;
     if (rotate) {
       colTop = colLabelY - colLabelW * Math.SQRT1_2 - 0.6 * labelFont;
-      colFits.forEach((f, j) => grow(0, colTop, (j + 0.5) * cs + f.em * labelFont * Math.SQRT1_2 + 0.5 * labelFont, 0));
+      colFits.forEach((f, j) => box.grow(0, colTop, (j + 0.5) * cs + f.em * labelFont * Math.SQRT1_2 + 0.5 * labelFont, 0));
     } else {
       colTop = colLabelY - 0.9 * labelFont;
-      colFits.forEach((f, j) => grow((j + 0.5) * cs - f.em * labelFont / 2, colTop, (j + 0.5) * cs + f.em * labelFont / 2, 0));
+      colFits.forEach((f, j) => box.grow((j + 0.5) * cs - f.em * labelFont / 2, colTop, (j + 0.5) * cs + f.em * labelFont / 2, 0));
     }
     const capColW = textEm(o.colCaption) * capFont;
     const capColY = colTop - 8;
-    grow(gridW / 2 - capColW / 2, capColY - 0.9 * capFont, gridW / 2 + capColW / 2, capColY);
+    box.grow(gridW / 2 - capColW / 2, capColY - 0.9 * capFont, gridW / 2 + capColW / 2, capColY);
+    return { colFits, rotate, colLabelY, capColY };
+  }
+  function legendPlace(box, { gridW, gridH, tickFont }, o) {
     const legendX = gridW + 20, legendW = 12, legendH = Math.max(gridH, 100);
     const { ticks, labels: tickLabels } = legendTicks(o);
     if (o.legend) {
       const tickW = Math.max(...tickLabels.map((l) => textEm(l) * tickFont));
-      grow(legendX, -tickFont / 2, legendX + legendW + 8 + tickW, legendH + tickFont / 2);
+      box.grow(legendX, -tickFont / 2, legendX + legendW + 8 + tickW, legendH + tickFont / 2);
     }
+    return { legendX, legendW, legendH, ticks, tickLabels };
+  }
+  function maskedKeyPlace(box, { gridH, capFont, tickFont, legendX, legendH }, o) {
     const maskedCount = o.masked ? o.masked.reduce((a, b) => a + b, 0) : 0;
-    const maskedText = o.scale === "sequential" ? t.maskedWeight : t.masked;
+    const maskedText = o.scale === "sequential" ? o.t.maskedWeight : o.t.masked;
     const keyW = 18 + textEm(maskedText) * capFont;
     const underLegend = o.legend && keyW > legendX - 4;
     const keyY = Math.max(gridH + 14, underLegend ? legendH + tickFont / 2 + 6 : 0);
-    if (maskedCount) grow(0, keyY, keyW, keyY + 12);
+    if (maskedCount) box.grow(0, keyY, keyW, keyY + 12);
+    return { maskedCount, maskedText, keyY };
+  }
+  function legendCaptionPlace(box, { tickFont, legendX, legendH, maskedCount, keyY }, o) {
     let legendCaption = "", legendCaptionY = 0;
     FULL_API: if (o.legend && o.colourScale !== "unit") {
       legendCaption = heatmap_scale_exports[o.lang].legendScale[o.colourScale](...apart(o.dmin, o.dmax));
       legendCaptionY = Math.max(legendH + tickFont / 2, maskedCount ? keyY + 12 : 0) + 14;
-      grow(legendX, legendCaptionY - tickFont, legendX + textEm(legendCaption) * tickFont, legendCaptionY + 3);
+      box.grow(legendX, legendCaptionY - tickFont, legendX + textEm(legendCaption) * tickFont, legendCaptionY + 3);
     }
+    return { legendCaption, legendCaptionY };
+  }
+  function titlePlace(box, { titleFont }, o) {
     const fullTitle = clean(o.title);
     const titleFit = fit(fullTitle, Math.max(box.x1 - box.x0, 320) / titleFont);
     const titleY = box.y0 - 10;
     const titleX = box.x0;
-    grow(titleX, titleY - 0.9 * titleFont, titleX + titleFit.em * titleFont, titleY);
-    const vx = Math.floor(box.x0 - PAD), vy = Math.floor(box.y0 - PAD);
-    const W = Math.ceil(box.x1 + PAD) - vx, H = Math.ceil(box.y1 + PAD) - vy;
-    return {
-      cs,
-      gap: cs >= 24 ? 2 : 1,
-      gridW,
-      gridH,
-      labelFont,
-      capFont,
-      titleFont,
-      tickFont,
-      valueFont,
-      showValues: valueFont >= 7,
-      rowFits,
-      rowLabelX,
-      capRowX,
-      colFits,
-      rotate,
-      colLabelY,
-      capColY,
-      legendX,
-      legendW,
-      legendH,
-      ticks,
-      tickLabels,
-      legendCaption,
-      legendCaptionY,
-      maskedCount,
-      maskedText,
-      keyY,
-      fullTitle,
-      titleFit,
-      titleX,
-      titleY,
-      vx,
-      vy,
-      W,
-      H
-    };
+    box.grow(titleX, titleY - 0.9 * titleFont, titleX + titleFit.em * titleFont, titleY);
+    return { fullTitle, titleFit, titleX, titleY };
   }
   var id = (o, s2) => `${o.idPrefix}-${s2}`;
   var hidden = (o) => o.role === "grid" ? ' aria-hidden="true"' : "";
@@ -1710,10 +1712,10 @@
     return g + "</g>";
   }
   function cellLabel(i, j, value, masked, o, { rowCell, colCell }) {
-    const valueText = fixed(value, Math.max(4, o.decimals));
-    const label = `${rowCell[i]} \u2192 ${colCell[j]}: ${valueText}${masked ? o.t.maskedCell : ""}`;
+    const valueText2 = fixed(value, Math.max(4, o.decimals));
+    const label = `${rowCell[i]} \u2192 ${colCell[j]}: ${valueText2}${masked ? o.t.maskedCell : ""}`;
     if (!o.cellLabel) return label;
-    const own2 = o.cellLabel({ row: i, col: j, value, masked, rowLabel: rowCell[i], colLabel: colCell[j], valueText, label });
+    const own2 = o.cellLabel({ row: i, col: j, value, masked, rowLabel: rowCell[i], colLabel: colCell[j], valueText: valueText2, label });
     if (typeof own2 !== "string") throw new TypeError(`renderHeatmap: cellLabel must return a string; for cell [${i}, ${j}] it returned ${typeof own2}`);
     return clean(own2);
   }
@@ -4511,17 +4513,17 @@
     return Math.sqrt(ss / (n2 - 1));
   }
   function matrixTable(caption2, rows, opts = {}) {
-    const { rowLabels, colLabels, decimals = 4, masked, maskText = "\u2212\u221E", extraCol, cell: cell2, follow } = opts;
+    const { rowLabels: rowLabels2, colLabels: colLabels2, decimals = 4, masked, maskText = "\u2212\u221E", extraCol, cell: cell2, follow } = opts;
     const nc = rows[0].length;
     const head = h(
       "tr",
       {},
       h("th", { class: "corner", scope: "col" }, ""),
-      ...Array.from({ length: nc }, (_, j) => h("th", { scope: "col" }, colLabels ? colLabels[j] : String(j)))
+      ...Array.from({ length: nc }, (_, j) => h("th", { scope: "col" }, colLabels2 ? colLabels2[j] : String(j)))
     );
     if (extraCol) head.append(h("th", { scope: "col", class: "extra" }, extraCol.label));
     const body = rows.map((r, i) => {
-      const label = rowLabels ? rowLabels[i] : String(i);
+      const label = rowLabels2 ? rowLabels2[i] : String(i);
       const tr = h("tr", { "data-row": i }, h("th", { scope: "row", title: label }, label));
       r.forEach((v, j) => {
         if (cell2) tr.append(h("td", { class: "edit" }, cell2(i, j, v)));

@@ -34,33 +34,58 @@ export function draw(rows, cols, values, o) {
 // everything drawn, grown part by part
 
 function layout(rows, cols, values, o) {
-  const { cellSize: cs, decimals, t } = o;
-  const labelFont = Math.min(14, Math.max(8, Math.round(cs * 0.6)));
-  const capFont = 13, titleFont = 16, tickFont = 11;
-  const gridW = cols * cs, gridH = rows * cs;
+  const cs = o.cellSize;
+  const L = {
+    cs, gap: cs >= 24 ? 2 : 1, gridW: cols * cs, gridH: rows * cs,
+    labelFont: Math.min(14, Math.max(8, Math.round(cs * 0.6))), capFont: 13, titleFont: 16, tickFont: 11,
+  };
+  const box = growingBox(L.gridW, L.gridH);
+  Object.assign(L, valueText(values, L, o));
+  Object.assign(L, rowLabels(box, L, o));
+  Object.assign(L, colLabels(box, L, o));
+  Object.assign(L, legendPlace(box, L, o));
+  Object.assign(L, maskedKeyPlace(box, L, o));
+  Object.assign(L, legendCaptionPlace(box, L, o));
+  Object.assign(L, titlePlace(box, L, o));
+  // the frame: whole pixels around the box
+  const vx = Math.floor(box.x0 - PAD), vy = Math.floor(box.y0 - PAD);
+  return Object.assign(L, { vx, vy, W: Math.ceil(box.x1 + PAD) - vx, H: Math.ceil(box.y1 + PAD) - vy });
+}
+
+/** The bounding box of everything drawn, from the grid's; grow(x0, y0, x1, y1) takes in a part. */
+function growingBox(gridW, gridH) {
   const box = { x0: 0, y0: 0, x1: gridW, y1: gridH };
-  const grow = (x0, y0, x1, y1) => {
+  box.grow = (x0, y0, x1, y1) => {
     box.x0 = Math.min(box.x0, x0); box.y0 = Math.min(box.y0, y0);
     box.x1 = Math.max(box.x1, x1); box.y1 = Math.max(box.y1, y1);
   };
+  return box;
+}
 
-  // 1. value text: fits the cell, hidden when it would be too small to read
-  // (digits are ~0.64em wide in common sans fonts, "." and "-" ~0.36em; keep 5 px each side)
+// 1. value text: fits the cell, hidden when it would be too small to read
+// (digits are ~0.64em wide in common sans fonts, "." and "-" ~0.36em; keep 5 px each side)
+function valueText(values, { cs }, { decimals }) {
   const valueEm = (str) => str.replace(/[^0-9]/g, '').length * 0.64 + str.replace(/[0-9]/g, '').length * 0.36;
   const widestValue = Math.max(...values.map((v) => valueEm(fixed(v, decimals))));
   const valueFont = Math.min(14, cs * 0.3, (cs - 10) / widestValue);
+  return { valueFont, showValues: valueFont >= 7 };
+}
 
-  // 2. row labels (right-aligned, left of the grid), the row caption rotated left of them
+// 2. row labels (right-aligned, left of the grid), the row caption rotated left of them
+function rowLabels(box, { gridH, labelFont, capFont }, o) {
   const rowFits = o.rowLabels.map((l) => fit(clean(l), MAX_LABEL_EM));
   const rowLabelW = Math.max(...rowFits.map((f) => f.em)) * labelFont;
   const rowLabelX = -8;
-  grow(rowLabelX - rowLabelW, 0, 0, gridH);
+  box.grow(rowLabelX - rowLabelW, 0, 0, gridH);
   const capRowEm = textEm(o.rowCaption);
   const capRowX = rowLabelX - rowLabelW - 10 - 0.25 * capFont;
-  grow(capRowX - 0.9 * capFont, gridH / 2 - (capRowEm * capFont) / 2, capRowX + 0.25 * capFont,
+  box.grow(capRowX - 0.9 * capFont, gridH / 2 - (capRowEm * capFont) / 2, capRowX + 0.25 * capFont,
     gridH / 2 + (capRowEm * capFont) / 2);
+  return { rowFits, rowLabelX, capRowX };
+}
 
-  // 3. column labels: horizontal if they fit the cells, else rotated -45°; the caption above them
+// 3. column labels: horizontal if they fit the cells, else rotated -45°; the caption above them
+function colLabels(box, { cs, gridW, labelFont, capFont }, o) {
   const colFits = o.colLabels.map((l) => fit(clean(l), MAX_LABEL_EM));
   const colLabelW = Math.max(...colFits.map((f) => f.em)) * labelFont;
   const rotate = colLabelW > cs - 4;
@@ -68,55 +93,59 @@ function layout(rows, cols, values, o) {
   let colTop;
   if (rotate) {
     colTop = colLabelY - colLabelW * Math.SQRT1_2 - 0.6 * labelFont;
-    colFits.forEach((f, j) => grow(0, colTop, (j + 0.5) * cs + f.em * labelFont * Math.SQRT1_2 + 0.5 * labelFont, 0));
+    colFits.forEach((f, j) => box.grow(0, colTop, (j + 0.5) * cs + f.em * labelFont * Math.SQRT1_2 + 0.5 * labelFont, 0));
   } else {
     colTop = colLabelY - 0.9 * labelFont;
-    colFits.forEach((f, j) => grow((j + 0.5) * cs - (f.em * labelFont) / 2, colTop, (j + 0.5) * cs + (f.em * labelFont) / 2, 0));
+    colFits.forEach((f, j) => box.grow((j + 0.5) * cs - (f.em * labelFont) / 2, colTop, (j + 0.5) * cs + (f.em * labelFont) / 2, 0));
   }
   const capColW = textEm(o.colCaption) * capFont;
   const capColY = colTop - 8;
-  grow(gridW / 2 - capColW / 2, capColY - 0.9 * capFont, gridW / 2 + capColW / 2, capColY);
+  box.grow(gridW / 2 - capColW / 2, capColY - 0.9 * capFont, gridW / 2 + capColW / 2, capColY);
+  return { colFits, rotate, colLabelY, capColY };
+}
 
-  // 4. legend: a vertical ramp right of the grid, min at the bottom
+// 4. legend: a vertical ramp right of the grid, min at the bottom
+function legendPlace(box, { gridW, gridH, tickFont }, o) {
   const legendX = gridW + 20, legendW = 12, legendH = Math.max(gridH, 100);
   const { ticks, labels: tickLabels } = legendTicks(o);
   if (o.legend) {
     const tickW = Math.max(...tickLabels.map((l) => textEm(l) * tickFont));
-    grow(legendX, -tickFont / 2, legendX + legendW + 8 + tickW, legendH + tickFont / 2);
+    box.grow(legendX, -tickFont / 2, legendX + legendW + 8 + tickW, legendH + tickFont / 2);
   }
+  return { legendX, legendW, legendH, ticks, tickLabels };
+}
 
-  // 5. masked key below the grid; below the legend's lowest label too where its text would run
-  // under the legend (a small grid: the legend is 100 tall at least)
+// 5. masked key below the grid; below the legend's lowest label too where its text would run
+// under the legend (a small grid: the legend is 100 tall at least)
+function maskedKeyPlace(box, { gridH, capFont, tickFont, legendX, legendH }, o) {
   const maskedCount = o.masked ? o.masked.reduce((a, b) => a + b, 0) : 0;
-  const maskedText = o.scale === 'sequential' ? t.maskedWeight : t.masked;
+  const maskedText = o.scale === 'sequential' ? o.t.maskedWeight : o.t.masked;
   const keyW = 18 + textEm(maskedText) * capFont;
   const underLegend = o.legend && keyW > legendX - 4;
   const keyY = Math.max(gridH + 14, underLegend ? legendH + tickFont / 2 + 6 : 0);
-  if (maskedCount) grow(0, keyY, keyW, keyY + 12);
+  if (maskedCount) box.grow(0, keyY, keyW, keyY + 12);
+  return { maskedCount, maskedText, keyY };
+}
 
-  // 5b. with colourScale 'data' or 'log', what the legend's scale is, below it (and below the masked key)
+// 5b. with colourScale 'data' or 'log', what the legend's scale is, below it (and below the masked key)
+function legendCaptionPlace(box, { tickFont, legendX, legendH, maskedCount, keyY }, o) {
   let legendCaption = '', legendCaptionY = 0;
   FULL_API: if (o.legend && o.colourScale !== 'unit') {
     legendCaption = SCALE_TEXT[o.lang].legendScale[o.colourScale](...apart(o.dmin, o.dmax));
     legendCaptionY = Math.max(legendH + tickFont / 2, maskedCount ? keyY + 12 : 0) + 14;
-    grow(legendX, legendCaptionY - tickFont, legendX + textEm(legendCaption) * tickFont, legendCaptionY + 3);
+    box.grow(legendX, legendCaptionY - tickFont, legendX + textEm(legendCaption) * tickFont, legendCaptionY + 3);
   }
+  return { legendCaption, legendCaptionY };
+}
 
-  // 6. title, left-aligned above everything, cut to the width of the rest (at least 320 px)
+// 6. title, left-aligned above everything, cut to the width of the rest (at least 320 px)
+function titlePlace(box, { titleFont }, o) {
   const fullTitle = clean(o.title);
   const titleFit = fit(fullTitle, Math.max(box.x1 - box.x0, 320) / titleFont);
   const titleY = box.y0 - 10;
   const titleX = box.x0;
-  grow(titleX, titleY - 0.9 * titleFont, titleX + titleFit.em * titleFont, titleY);
-
-  // 7. the frame: whole pixels around the box
-  const vx = Math.floor(box.x0 - PAD), vy = Math.floor(box.y0 - PAD);
-  const W = Math.ceil(box.x1 + PAD) - vx, H = Math.ceil(box.y1 + PAD) - vy;
-  return {
-    cs, gap: cs >= 24 ? 2 : 1, gridW, gridH, labelFont, capFont, titleFont, tickFont, valueFont, showValues: valueFont >= 7,
-    rowFits, rowLabelX, capRowX, colFits, rotate, colLabelY, capColY, legendX, legendW, legendH, ticks, tickLabels, legendCaption, legendCaptionY,
-    maskedCount, maskedText, keyY, fullTitle, titleFit, titleX, titleY, vx, vy, W, H,
-  };
+  box.grow(titleX, titleY - 0.9 * titleFont, titleX + titleFit.em * titleFont, titleY);
+  return { fullTitle, titleFit, titleX, titleY };
 }
 
 // ----------------------------------------------------------------------------

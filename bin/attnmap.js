@@ -157,7 +157,22 @@ async function main(argv) {
   const args = parse(argv);
   if (args.help) { process.stdout.write(USAGE); return 0; }
   if (args.version) { process.stdout.write(`${version()}\n`); return 0; }
+  // every argument is checked, and the budgets, before the core is loaded
+  const { q, k, v } = readMatrices(args);
+  const opts = readOptions(args);
+  const n = q.length, m = k.length;
+  if (n * m > MAX_CELLS) {
+    usage(`--q has ${n} rows and --k ${m}: ${n * m} cells; the budget is ${MAX_CELLS} cells (256×256): use fewer tokens`);
+  }
+  const labels = readLabels(args, n, m);
+  const weights = await attentionWeights(q, k, v, { causal: Boolean(args.causal), scale: opts.scale });
+  const svg = heatmapSvg(weights, labels, args, opts);
+  process.stdout.write(svg);
+  return 0;
+}
 
+/** --q, --k, --v (v defaults to k) as rows, with their shapes checked against each other. */
+function readMatrices(args) {
   const q = matrixArg(args.q, '--q');
   const k = matrixArg(args.k, '--k');
   const v = args.v === undefined ? k : matrixArg(args.v, '--v');
@@ -170,7 +185,11 @@ async function main(argv) {
     usage(`--v has ${plural(v.length, 'row', 'rows')} but --k has ${m}: v (m, d_v) needs one row per key; ` +
       `received k (${m}, ${dk}), v (${v.length}, ${v[0].length})`);
   }
+  return { q, k, v };
+}
 
+/** --scale, --lang, --decimals, --max-bytes. */
+function readOptions(args) {
   let scale;
   if (args.scale !== undefined) {
     scale = Number(args.scale);
@@ -183,19 +202,18 @@ async function main(argv) {
     decimals = /^\d{1,2}$/.test(args.decimals) ? Number(args.decimals) : NaN;
     if (!(decimals <= 10)) usage(`--decimals must be a whole number from 0 to 10; received ${JSON.stringify(args.decimals)}`);
   }
-
   let maxBytes = MAX_BYTES;
   if (args['max-bytes'] !== undefined) {
     maxBytes = /^\d{1,9}$/.test(args['max-bytes']) ? Number(args['max-bytes']) : NaN;
     if (!(maxBytes >= 1 && maxBytes <= MAX_BYTES)) usage(`--max-bytes must be a whole number from 1 to ${MAX_BYTES}; received ${JSON.stringify(args['max-bytes'])}`);
   }
+  return { scale, lang, decimals, maxBytes };
+}
 
-  // the budgets, before anything is computed
-  if (n * m > MAX_CELLS) {
-    usage(`--q has ${n} rows and --k ${m}: ${n * m} cells; the budget is ${MAX_CELLS} cells (256×256): use fewer tokens`);
-  }
+/** --tokens and --key-tokens: one per query row and one per key row; --tokens alone labels both when n = m. */
+function readLabels(args, n, m) {
   const rowLabels = tokensArg(args.tokens, '--tokens');
-  let colLabels = tokensArg(args['key-tokens'], '--key-tokens');
+  const colLabels = tokensArg(args['key-tokens'], '--key-tokens');
   const chars = [rowLabels, colLabels].reduce((sum, list) => sum + (list ?? []).reduce((s, t) => s + t.length, 0), 0);
   if (chars > MAX_LABEL_CHARS) {
     usage(`the tokens have ${chars} characters${colLabels ? ' (--tokens and --key-tokens)' : ''}; the budget is ${MAX_LABEL_CHARS} characters: shorten them`);
@@ -208,25 +226,29 @@ async function main(argv) {
     if (colLabels.length !== m) {
       usage(`--key-tokens has ${plural(colLabels.length, 'token', 'tokens')} but --k has ${plural(m, 'row', 'rows')}: give one token per key row`);
     }
-  } else if (rowLabels) {
-    if (m !== n) {
-      usage(`--k has ${plural(m, 'row', 'rows')} but --q has ${n}, so --tokens cannot label both: give --key-tokens with ${m} labels for the keys`);
-    }
-    colLabels = rowLabels;
+    return { rowLabels, colLabels };
   }
+  if (rowLabels && m !== n) {
+    usage(`--k has ${plural(m, 'row', 'rows')} but --q has ${n}, so --tokens cannot label both: give --key-tokens with ${m} labels for the keys`);
+  }
+  return { rowLabels, colLabels: rowLabels };
+}
 
-  // the core is loaded only now, so --help and argument errors work without it
+/** The weights from the core, loaded only now (so --help and argument errors work without it). */
+async function attentionWeights(q, k, v, options) {
   const { createAttention, AttentionError } = await import('../web/core/attention.js');
-  let weights;
   try {
     const attn = await createAttention();
-    ({ weights } = attn.attention({ q, k, v }, { causal: Boolean(args.causal), scale, weights: true }));
+    return attn.attention({ q, k, v }, { ...options, weights: true }).weights;
   } catch (e) {
     // bad input (INVALID_ARGUMENT, SHAPE_MISMATCH, NON_FINITE, TOO_LARGE) is the user's to fix
     if (e instanceof AttentionError && e.code !== 'OUT_OF_MEMORY') throw new UsageError(e.message);
     throw e;
   }
+}
 
+/** The standalone SVG, within the output budget. */
+function heatmapSvg(weights, { rowLabels, colLabels }, args, { lang, decimals, maxBytes }) {
   let svg;
   try {
     svg = renderHeatmap(weights, {
@@ -242,8 +264,7 @@ async function main(argv) {
   if (bytes > maxBytes) {
     usage(`the SVG would be ${bytes} bytes; the output budget is ${maxBytes} bytes${maxBytes === MAX_BYTES ? ' (32 MiB)' : ' (--max-bytes)'}: use fewer or shorter tokens`);
   }
-  process.stdout.write(svg);
-  return 0;
+  return svg;
 }
 
 // attnmap model FOLDER ...: bin/model.js (loaded only for this command)

@@ -542,6 +542,132 @@ attn_status attn_forward(float *out, float *weights, float *workspace,
 }
 
 // ----------------------------------------------------------------------------
+// the packed linear kernel
+
+// out (n, p) = a (n, k)·w (k, p) + b, for mha.c's projections and gpt2.c's layers. Each output
+// is summed over k in order, in float, starting from 0, then + b: exactly the plain loop's order
+// (no fused multiply-add: -ffp-contract=off), so the same bits as attn_matmul and
+// attn_linear_naive. It reads w packed (attn_pack_fast), the same floats in the order it uses them:
+// for each block of NC columns, for each block of KC rows, strips of NR = 8 columns (the block's
+// last strip: what is left), each strip's kc rows one after the other:
+//
+//   w (k, p) ─▶ [column block j0][row block t0][strip j][row t][column u < 8]
+//
+// A block (KC × NC, 128 KiB) is read from memory as one run instead of kc runs p floats apart,
+// and within it a strip (KC × 8, 4 KiB) in order, by every 4 rows of a, from L1: 4 rows × 8
+// columns of out stay in registers (8 vectors). The rows past a multiple of 4, and decoding's
+// single row, take 4 strips (32 columns) at a time.
+enum { KC = 128, NC = 256, NR = 8 };
+
+// where strip j (counted from the block's first column) of block (j0, t0) starts; the block is
+// kc rows × nc columns
+static size_t packed_at(int k, int j0, int t0, int kc, int nc, int j) {
+    return (size_t)j0 * k + (size_t)t0 * nc + (size_t)j * kc;
+}
+
+// o[0..8) of 4 rows (ldo apart) += a[r][0..kc)·s[0..kc)[0..8), s one strip; first: start
+// from 0, not from o
+static void tile4x8(float *o, const float *a, const float *s, int kc, int lda, int ldo, int first) {
+    v4f acc[4][2];
+    for (int r = 0; r < 4; r++) {
+        acc[r][0] = first ? splat(0.0f) : load4(o + (size_t)r * ldo);
+        acc[r][1] = first ? splat(0.0f) : load4(o + (size_t)r * ldo + 4);
+    }
+    const float *a0 = a, *a1 = a + lda, *a2 = a + 2 * (size_t)lda, *a3 = a + 3 * (size_t)lda;
+    for (int t = 0; t < kc; t++, s += NR) {
+        v4f w0 = load4(s), w1 = load4(s + 4);
+        v4f s0 = splat(a0[t]), s1 = splat(a1[t]), s2 = splat(a2[t]), s3 = splat(a3[t]);
+        acc[0][0] += s0 * w0; acc[0][1] += s0 * w1;
+        acc[1][0] += s1 * w0; acc[1][1] += s1 * w1;
+        acc[2][0] += s2 * w0; acc[2][1] += s2 * w1;
+        acc[3][0] += s3 * w0; acc[3][1] += s3 * w1;
+    }
+    for (int r = 0; r < 4; r++) {
+        store4(o + (size_t)r * ldo, acc[r][0]);
+        store4(o + (size_t)r * ldo + 4, acc[r][1]);
+    }
+}
+
+// o[0..32) of one row += a[0..kc)·(4 strips of 8, s the first; 8 vectors)
+static void row4x8(float *o, const float *a, const float *s, int kc, int first) {
+    v4f c[8];
+    for (int u = 0; u < 8; u++) c[u] = first ? splat(0.0f) : load4(o + 4 * u);
+    const float *s1 = s + (size_t)NR * kc, *s2 = s1 + (size_t)NR * kc, *s3 = s2 + (size_t)NR * kc;
+    for (int t = 0; t < kc; t++) {
+        const v4f x = splat(a[t]);
+        const size_t at = (size_t)t * NR;
+        c[0] += x * load4(s + at); c[1] += x * load4(s + at + 4);
+        c[2] += x * load4(s1 + at); c[3] += x * load4(s1 + at + 4);
+        c[4] += x * load4(s2 + at); c[5] += x * load4(s2 + at + 4);
+        c[6] += x * load4(s3 + at); c[7] += x * load4(s3 + at + 4);
+    }
+    for (int u = 0; u < 8; u++) store4(o + 4 * u, c[u]);
+}
+
+// o[0..width) of one row += a[0..kc)·s, one strip of width <= 8 columns
+static void row_strip(float *o, const float *a, const float *s, int kc, int width, int first) {
+    for (int u = 0; u < width; u++) {
+        float c = first ? 0.0f : o[u];
+        for (int t = 0; t < kc; t++) c += a[t] * s[(size_t)t * width + u];
+        o[u] = c;
+    }
+}
+
+// one block: rows [0, n) of out, columns [j0, j0 + nc) += a[:, t0 .. t0 + kc)·the block at w
+static void linear_block(float *out, const float *a, const float *w, int n, int k, int p,
+                         int j0, int t0, int kc, int nc) {
+    const int first = t0 == 0;
+    int i = 0;
+    for (; i + 4 <= n; i += 4) {
+        float *o = out + (size_t)i * p + j0;
+        const float *ai = a + (size_t)i * k + t0;
+        int j = 0;
+        for (; j + NR <= nc; j += NR) tile4x8(o + j, ai, w + (size_t)j * kc, kc, k, p, first);
+        for (int r = 0; r < 4 && j < nc; r++)
+            row_strip(o + (size_t)r * p + j, ai + (size_t)r * k, w + (size_t)j * kc, kc, nc - j, first);
+    }
+    for (; i < n; i++) {
+        float *o = out + (size_t)i * p + j0;
+        const float *ai = a + (size_t)i * k + t0;
+        int j = 0;
+        for (; j + 4 * NR <= nc; j += 4 * NR) row4x8(o + j, ai, w + (size_t)j * kc, kc, first);
+        for (; j < nc; j += NR) row_strip(o + j, ai, w + (size_t)j * kc, kc, min_int(NR, nc - j), first);
+    }
+}
+
+// out = a·w + b for checked arguments, w packed (internal.h)
+void attn_linear_fast(float *out, const float *a, const float *w, const float *b, int n, int k, int p) {
+    for (int j0 = 0; j0 < p; j0 += NC) {
+        const int nc = min_int(NC, p - j0);
+        for (int t0 = 0; t0 < k; t0 += KC) {
+            const int kc = min_int(KC, k - t0);
+            linear_block(out, a, w + packed_at(k, j0, t0, kc, nc, 0), n, k, p, j0, t0, kc, nc);
+        }
+        if (!b) continue;
+        for (int i = 0; i < n; i++) {
+            float *o = out + (size_t)i * p;
+            for (int j = j0; j < j0 + nc; j++) o[j] += b[j];
+        }
+    }
+}
+
+// packed (k·p floats) = w (k, p) in attn_linear_fast's order, for checked arguments (internal.h)
+void attn_pack_fast(float *packed, const float *w, int k, int p) {
+    for (int j0 = 0; j0 < p; j0 += NC) {
+        const int nc = min_int(NC, p - j0);
+        for (int t0 = 0; t0 < k; t0 += KC) {
+            const int kc = min_int(KC, k - t0);
+            for (int j = 0; j < nc; j += NR) {
+                const int width = min_int(NR, nc - j);
+                float *s = packed + packed_at(k, j0, t0, kc, nc, j);
+                for (int t = 0; t < kc; t++)
+                    memcpy(s + (size_t)t * width, w + (size_t)(t0 + t) * p + j0 + j, (size_t)width * sizeof *s);
+            }
+        }
+    }
+}
+
+// ----------------------------------------------------------------------------
 // projections and the episode's self-attention
 
 static attn_status matmul_tiles(float *out, const float *a, const float *b, int n, int c, int p);

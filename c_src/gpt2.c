@@ -111,127 +111,10 @@ size_t attn_gpt2_workspace_size(const attn_gpt2_config *cfg, int T, int m) {
 // ----------------------------------------------------------------------------
 // the linear kernels: out (n, p) = a (n, k)·w (k, p) + b
 
-// The fast path sums each output over k in order, in float, starting from 0, then adds b:
-// exactly the naive loop's order (no fused multiply-add: -ffp-contract=off), so both give the
-// same bits. It reads w packed (attn_pack_weight), the same floats in the order it uses them:
-// for each block of NC columns, for each block of KC rows, strips of NR = 8 columns (the block's
-// last strip: what is left), each strip's kc rows one after the other:
-//
-//   w (k, p) ─▶ [column block j0][row block t0][strip j][row t][column u < 8]
-//
-// A block (KC × NC, 128 KiB) is read from memory as one run instead of kc runs p floats apart,
-// and within it a strip (KC × 8, 4 KiB) in order, by every 4 rows of a, from L1: 4 rows × 8
-// columns of out stay in registers (8 vectors). The rows past a multiple of 4, and decoding's
-// single row, take 4 strips (32 columns) at a time.
-enum { KC = 128, NC = 256, NR = 8 };
-
-// where strip j (counted from the block's first column) of block (j0, t0) starts; the block is
-// kc rows × nc columns
-static size_t packed_at(int k, int j0, int t0, int kc, int nc, int j) {
-    return (size_t)j0 * k + (size_t)t0 * nc + (size_t)j * kc;
-}
-
-// o[0..8) of 4 rows (ldo apart) += a[r][0..kc)·s[0..kc)[0..8), s one strip; first: start
-// from 0, not from o
-static void tile4x8(float *o, const float *a, const float *s, int kc, int lda, int ldo, int first) {
-    v4f acc[4][2];
-    for (int r = 0; r < 4; r++) {
-        acc[r][0] = first ? splat(0.0f) : load4(o + (size_t)r * ldo);
-        acc[r][1] = first ? splat(0.0f) : load4(o + (size_t)r * ldo + 4);
-    }
-    const float *a0 = a, *a1 = a + lda, *a2 = a + 2 * (size_t)lda, *a3 = a + 3 * (size_t)lda;
-    for (int t = 0; t < kc; t++, s += NR) {
-        v4f w0 = load4(s), w1 = load4(s + 4);
-        v4f s0 = splat(a0[t]), s1 = splat(a1[t]), s2 = splat(a2[t]), s3 = splat(a3[t]);
-        acc[0][0] += s0 * w0; acc[0][1] += s0 * w1;
-        acc[1][0] += s1 * w0; acc[1][1] += s1 * w1;
-        acc[2][0] += s2 * w0; acc[2][1] += s2 * w1;
-        acc[3][0] += s3 * w0; acc[3][1] += s3 * w1;
-    }
-    for (int r = 0; r < 4; r++) {
-        store4(o + (size_t)r * ldo, acc[r][0]);
-        store4(o + (size_t)r * ldo + 4, acc[r][1]);
-    }
-}
-
-// o[0..32) of one row += a[0..kc)·(4 strips of 8, s the first; 8 vectors)
-static void row4x8(float *o, const float *a, const float *s, int kc, int first) {
-    v4f c[8];
-    for (int u = 0; u < 8; u++) c[u] = first ? splat(0.0f) : load4(o + 4 * u);
-    const float *s1 = s + (size_t)NR * kc, *s2 = s1 + (size_t)NR * kc, *s3 = s2 + (size_t)NR * kc;
-    for (int t = 0; t < kc; t++) {
-        const v4f x = splat(a[t]);
-        const size_t at = (size_t)t * NR;
-        c[0] += x * load4(s + at); c[1] += x * load4(s + at + 4);
-        c[2] += x * load4(s1 + at); c[3] += x * load4(s1 + at + 4);
-        c[4] += x * load4(s2 + at); c[5] += x * load4(s2 + at + 4);
-        c[6] += x * load4(s3 + at); c[7] += x * load4(s3 + at + 4);
-    }
-    for (int u = 0; u < 8; u++) store4(o + 4 * u, c[u]);
-}
-
-// o[0..width) of one row += a[0..kc)·s, one strip of width <= 8 columns
-static void row_strip(float *o, const float *a, const float *s, int kc, int width, int first) {
-    for (int u = 0; u < width; u++) {
-        float c = first ? 0.0f : o[u];
-        for (int t = 0; t < kc; t++) c += a[t] * s[(size_t)t * width + u];
-        o[u] = c;
-    }
-}
-
-// one block: rows [0, n) of out, columns [j0, j0 + nc) += a[:, t0 .. t0 + kc)·the block at w
-static void linear_block(float *out, const float *a, const float *w, int n, int k, int p,
-                         int j0, int t0, int kc, int nc) {
-    const int first = t0 == 0;
-    int i = 0;
-    for (; i + 4 <= n; i += 4) {
-        float *o = out + (size_t)i * p + j0;
-        const float *ai = a + (size_t)i * k + t0;
-        int j = 0;
-        for (; j + NR <= nc; j += NR) tile4x8(o + j, ai, w + (size_t)j * kc, kc, k, p, first);
-        for (int r = 0; r < 4 && j < nc; r++)
-            row_strip(o + (size_t)r * p + j, ai + (size_t)r * k, w + (size_t)j * kc, kc, nc - j, first);
-    }
-    for (; i < n; i++) {
-        float *o = out + (size_t)i * p + j0;
-        const float *ai = a + (size_t)i * k + t0;
-        int j = 0;
-        for (; j + 4 * NR <= nc; j += 4 * NR) row4x8(o + j, ai, w + (size_t)j * kc, kc, first);
-        for (; j < nc; j += NR) row_strip(o + j, ai, w + (size_t)j * kc, kc, min_int(NR, nc - j), first);
-    }
-}
-
-// out = a·w + b for checked arguments, w packed
-static void linear_fast(float *out, const float *a, const float *w, const float *b, int n, int k, int p) {
-    for (int j0 = 0; j0 < p; j0 += NC) {
-        const int nc = min_int(NC, p - j0);
-        for (int t0 = 0; t0 < k; t0 += KC) {
-            const int kc = min_int(KC, k - t0);
-            linear_block(out, a, w + packed_at(k, j0, t0, kc, nc, 0), n, k, p, j0, t0, kc, nc);
-        }
-        if (!b) continue;
-        for (int i = 0; i < n; i++) {
-            float *o = out + (size_t)i * p;
-            for (int j = j0; j < j0 + nc; j++) o[j] += b[j];
-        }
-    }
-}
-
-// packed (k·p floats) = w (k, p) in linear_fast's order, for checked arguments
-static void pack_fast(float *packed, const float *w, int k, int p) {
-    for (int j0 = 0; j0 < p; j0 += NC) {
-        const int nc = min_int(NC, p - j0);
-        for (int t0 = 0; t0 < k; t0 += KC) {
-            const int kc = min_int(KC, k - t0);
-            for (int j = 0; j < nc; j += NR) {
-                const int width = min_int(NR, nc - j);
-                float *s = packed + packed_at(k, j0, t0, kc, nc, j);
-                for (int t = 0; t < kc; t++)
-                    memcpy(s + (size_t)t * width, w + (size_t)(t0 + t) * p + j0 + j, (size_t)width * sizeof *s);
-            }
-        }
-    }
-}
+// The fast path is attention.c's packed kernel (attn_pack_fast, attn_linear_fast, internal.h),
+// which mha.c's projections share: each output summed over k in order, in float, from 0, then
+// + b, exactly the naive loop's order (no fused multiply-add: -ffp-contract=off), so both give
+// the same bits.
 
 // out = a·wᵀ, w (p, k), for checked arguments: 2 rows of a × 4 rows of w per register tile
 // (8 vectors), summed over k four lanes at a time; w in blocks of WB rows (96 KiB at k = 768)
@@ -327,14 +210,14 @@ static attn_status product_status(const float *out, size_t count, const float *a
 attn_status attn_pack_weight(float *packed, const float *w, int k, int p) {
     attn_status st = check_linear(packed, w, w, 1, k, p);
     if (st != ATTN_OK) return st;
-    pack_fast(packed, w, k, p);
+    attn_pack_fast(packed, w, k, p);
     return ATTN_OK;
 }
 
 attn_status attn_linear_packed(float *out, const float *a, const float *packed, const float *b, int n, int k, int p) {
     attn_status st = check_linear(out, a, packed, n, k, p);
     if (st != ATTN_OK) return st;
-    linear_fast(out, a, packed, b, n, k, p);
+    attn_linear_fast(out, a, packed, b, n, k, p);
     return product_status(out, (size_t)n * p, a, (size_t)n * k, packed, (size_t)k * p, b, (size_t)p);
 }
 
@@ -515,11 +398,11 @@ static attn_status attention_block(gpt2_buffers *ws, float *attention, float *ca
                                    const attn_plan *pl, int l, float eps) {
     const int T = pl->T, C = pl->C;
     layernorm(ws->a, ws->h, p->ln1_w, p->ln1_b, T, C, eps);
-    linear_fast(ws->big, ws->a, p->qkv_w, p->qkv_b, T, C, 3 * C);
+    attn_linear_fast(ws->big, ws->a, p->qkv_w, p->qkv_b, T, C, 3 * C);
     if (!all_finite(ws->big, (size_t)T * 3 * C)) return ATTN_ERR_OVERFLOW;
     attn_status st = attention_heads(ws->y, attention, cache, ws, ws->big, pl, l);
     if (st != ATTN_OK) return st;
-    linear_fast(ws->a, ws->y, p->attproj_w, p->attproj_b, T, C, C);
+    attn_linear_fast(ws->a, ws->y, p->attproj_w, p->attproj_b, T, C, C);
     residual(ws->h, ws->a, (size_t)T * C);
     return all_finite(ws->h, (size_t)T * C) ? ATTN_OK : ATTN_ERR_OVERFLOW;
 }
@@ -527,9 +410,9 @@ static attn_status attention_block(gpt2_buffers *ws, float *attention, float *ca
 // h += mlp.c_proj(gelu_new(mlp.c_fc(ln_2(h)))) for one layer
 static attn_status mlp_block(gpt2_buffers *ws, const gpt2_layer *p, int T, int C, float eps) {
     layernorm(ws->a, ws->h, p->ln2_w, p->ln2_b, T, C, eps);
-    linear_fast(ws->big, ws->a, p->fc_w, p->fc_b, T, C, 4 * C);
+    attn_linear_fast(ws->big, ws->a, p->fc_w, p->fc_b, T, C, 4 * C);
     gelu_new(ws->big, (size_t)T * 4 * C);
-    linear_fast(ws->a, ws->big, p->fcproj_w, p->fcproj_b, T, 4 * C, C);
+    attn_linear_fast(ws->a, ws->big, p->fcproj_w, p->fcproj_b, T, 4 * C, C);
     residual(ws->h, ws->a, (size_t)T * C);
     return all_finite(ws->h, (size_t)T * C) ? ATTN_OK : ATTN_ERR_OVERFLOW;
 }
@@ -544,7 +427,7 @@ static attn_status lm_head(float *logits, gpt2_buffers *ws, const gpt2_params *p
 }
 
 // ----------------------------------------------------------------------------
-// packing the weight matrices for linear_fast
+// packing the weight matrices for attn_linear_fast
 
 size_t attn_gpt2_pack_scratch_size(const attn_gpt2_config *cfg) {
     size_t off[ATTN_GPT2_N_PARAMS + 1];
@@ -567,7 +450,7 @@ attn_status attn_gpt2_pack(float *params, float *scratch, const attn_gpt2_config
             const size_t count = (size_t)mats[i].k * mats[i].p;
             float *w = params + off[mats[i].kind] + (size_t)l * count;
             memcpy(scratch, w, count * sizeof *w);
-            pack_fast(w, scratch, mats[i].k, mats[i].p);
+            attn_pack_fast(w, scratch, mats[i].k, mats[i].p);
         }
     }
     return ATTN_OK;

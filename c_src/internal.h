@@ -91,4 +91,10 @@ static inline void scatter(float *dst, const float *src, int rows, int dst_cols,
         memcpy(dst + (size_t)i * dst_cols + col, src + (size_t)i * width, (size_t)width * sizeof *dst);
 }
 
+// The packed linear kernel (attention.c), for mha.c's projections and gpt2.c's layers; checked
+// arguments only. packed (k·p floats) = w (k, p) in the kernel's order; out (n, p) =
+// a (n, k)·w + b (b may be NULL), each output summed over k in order: attn_matmul's bits.
+void attn_pack_fast(float *packed, const float *w, int k, int p);
+void attn_linear_fast(float *out, const float *a, const float *packed, const float *b, int n, int k, int p);
+
 #endif // ATTN_INTERNAL_H

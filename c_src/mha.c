@@ -1,8 +1,9 @@
-// mha.c - multi-head attention (episode 06) on top of the public single-head API
-// (attn_matmul and attn_forward from attention.c). See attention.h for shapes and semantics.
+// mha.c - multi-head attention (episode 06) on top of attention.c: its packed linear kernel
+// (internal.h) and attn_forward. See attention.h for shapes and semantics.
 //
 // The schedule, for h heads of width d_head = d_model / h:
-//   pass 1: project        Q = x·wq + bq, K = kv·wk + bk, V = kv·wv + bv
+//   pass 1: project        Q = x·wq + bq, K = kv·wk + bk, V = kv·wv + bv (each weight packed
+//                          into the workspace first: attn_pack_fast)
 //   pass 2: per head       gather the head's columns of Q (and of its kv head's K, V) into
 //                          contiguous (rows, d_head) buffers, run attn_forward, scatter the
 //                          head's output into its columns of concat
@@ -31,7 +32,8 @@ static attn_status check_mha_sizes(int n, int m, int d_model, int heads, int kv_
 
 // The workspace in floats: Q (n, d_model), K and V (m, d_kv), one head's q (n, d_head),
 // k and v (m, d_head), output (n, d_head), concat (n, d_model) for callers who pass
-// concat NULL, and attn_forward's own workspace. 0 when the sizes are invalid or too large.
+// concat NULL, attn_forward's own workspace, and one packed weight (d_model, d_model). 0 when
+// the sizes are invalid or too large.
 static size_t mha_floats(int n, int m, int d_model, int heads, int kv_heads) {
     if (check_mha_sizes(n, m, d_model, heads, kv_heads) != ATTN_OK) return 0;
     size_t dh = (size_t)(d_model / heads), dkv = dh * (size_t)kv_heads;
@@ -42,7 +44,8 @@ static size_t mha_floats(int n, int m, int d_model, int heads, int kv_heads) {
         !carve(&total, (size_t)m, dkv) || !carve(&total, (size_t)n, dh) ||
         !carve(&total, (size_t)m, dh) || !carve(&total, (size_t)m, dh) ||
         !carve(&total, (size_t)n, dh) || !carve(&total, (size_t)n, (size_t)d_model) ||
-        !carve(&total, (aws + sizeof(float) - 1) / sizeof(float), 1)) return 0;
+        !carve(&total, (aws + sizeof(float) - 1) / sizeof(float), 1) ||
+        !carve(&total, (size_t)d_model, (size_t)d_model)) return 0;
     return total;
 }
 
@@ -51,11 +54,22 @@ size_t attn_mha_workspace_size(int n, int m, int d_model, int heads, int kv_head
     return floats ? floats * sizeof(float) : 0;
 }
 
-// y (rows, cols) = a·b + bias (bias (cols) or NULL)
-static attn_status project(float *y, const float *a, const float *b, const float *bias,
+// y (rows, cols) = a·b + bias (bias (cols) or NULL), for finite a and b; b is packed into
+// `packed` (c·cols floats) for the packed kernel, which gives attn_matmul's bits 1.9× as fast at
+// GPT-2's (1024, 768)·(768, 768) (docs/BENCHMARKS.md). The one-file embed (ATTN_EMBED: small
+// sizes, every byte counts) has attn_matmul only.
+static attn_status project(float *y, float *packed, const float *a, const float *b, const float *bias,
                            int rows, int c, int cols) {
+#ifdef ATTN_EMBED
+    (void)packed;
     attn_status st = attn_matmul(y, a, b, rows, c, cols);
-    if (st != ATTN_OK || !bias) return st;
+    if (st != ATTN_OK) return st;
+#else
+    attn_pack_fast(packed, b, c, cols);
+    attn_linear_fast(y, a, packed, NULL, rows, c, cols);
+    if (!all_finite(y, (size_t)rows * cols)) return ATTN_ERR_OVERFLOW;
+#endif
+    if (!bias) return ATTN_OK;
     for (int i = 0; i < rows; i++) {
         float *yi = y + (size_t)i * cols;
         for (int j = 0; j < cols; j++) {
@@ -99,14 +113,15 @@ attn_status attn_mha_forward(float *out, float *concat, float *weights, float *w
     float *vh = p; p += ((size_t)m * dh + 3) / 4 * 4;
     float *oh = p; p += ((size_t)n * dh + 3) / 4 * 4;
     float *cat = p; p += ((size_t)n * dm + 3) / 4 * 4;
-    float *aws = p;
+    float *aws = p; p += ((attn_workspace_size(n, m, dh, dh) + 3) / 4 + 3) / 4 * 4;
+    float *packed = p;
     if (concat) cat = concat;
     if (!kv) kv = x;
 
     // pass 1: project the tokens into queries, keys and values
-    if ((st = project(Q, x, wq, bq, n, d_model, d_model)) != ATTN_OK) return st;
-    if ((st = project(K, kv, wk, bk, m, d_model, dkv)) != ATTN_OK) return st;
-    if ((st = project(V, kv, wv, bv, m, d_model, dkv)) != ATTN_OK) return st;
+    if ((st = project(Q, packed, x, wq, bq, n, d_model, d_model)) != ATTN_OK) return st;
+    if ((st = project(K, packed, kv, wk, bk, m, d_model, dkv)) != ATTN_OK) return st;
+    if ((st = project(V, packed, kv, wv, bv, m, d_model, dkv)) != ATTN_OK) return st;
 
     // pass 2: each head attends with its own slice of d_head columns; query head h shares
     // kv head h / group (grouped-query attention; group = 1 is plain multi-head attention)
@@ -123,5 +138,5 @@ attn_status attn_mha_forward(float *out, float *concat, float *weights, float *w
     }
 
     // pass 3: mix the heads
-    return project(out, cat, wo, bo, n, d_model, d_model);
+    return project(out, packed, cat, wo, bo, n, d_model, d_model);
 }

@@ -109,79 +109,84 @@ function followFormula(env, previous) {
 // the picture
 
 function drawPicture(env, i) {
-  const { $ } = env;
+  const box = env.$('step4-picture');
   const m = env.getModel();
-  const box = $('step4-picture');
   if (!m || i >= m.n) { box.replaceChildren(); return; }
   const P = env.getT().teach.step4;
   const v = toRows(m.res.v);
   const allowed = m.tokens.map((_, j) => j).filter((j) => !(m.causal && j > i));
-  const scaled = allowed.map((j) => v[j].map((x) => m.weights[i][j] * x));
-  const out = m.output[i];
+  const G = geometry(box.clientWidth, m.dk, [...allowed.map((j) => v[j]), m.output[i]]);
 
-  const width = Math.max(320, Math.min(760, box.clientWidth || 640));
+  const svg = s('svg', { class: 'step4-svg', role: 'img', 'aria-labelledby': 'step4-title step4-desc' });
+  svg.append(s('title', { id: 'step4-title' }, P.title(m.tokens[i])), s('desc', { id: 'step4-desc' }, P.desc(allowed.length, m.dk)));
+  let y = 4;
+  allowed.forEach((j, p) => {
+    svg.append(term(G, y, v[j], m.weights[i][j], env.fixed(m.weights[i][j], 4), cutLabel(m.tokens[j], G.narrow ? 3 : 8), j));
+    y += G.SH;
+    if (p < allowed.length - 1) {
+      svg.append(s('text', { class: 'plus', x: r2(G.stripX - G.gapX / 2 - 2), y: r2(y + G.rowGap / 2), dy: '0.35em', 'text-anchor': 'end', 'font-size': G.font + 3 }, '+'));
+      y += G.rowGap;
+    }
+  });
+  const H = output(svg, G, y, m.output[i], i, [P.output, cutLabel(m.tokens[i], G.narrow ? 3 : 8)]);
+  svg.setAttribute('viewBox', `0 0 ${G.width} ${r2(H)}`);
+  svg.setAttribute('width', String(G.width));
+  svg.setAttribute('height', r2(H));
+  box.replaceChildren(svg, legendLine(P));
+}
+
+/** Sizes for a box of clientWidth px and rows of d values (the V[j] and the output): one vertical scale for all. */
+function geometry(clientWidth, d, rows) {
+  const width = Math.max(320, Math.min(760, clientWidth || 640));
   const narrow = width < 480;
   const labelW = narrow ? 96 : 150, gapX = 12, right = 34;
   const stripX = labelW + gapX, stripW = width - stripX - right;
-  const SH = narrow ? 48 : 64, rowGap = 16;
-  const dk = m.dk, bw = stripW / dk;
-  const big = Math.max(1e-12, ...allowed.flatMap((j) => v[j].map(Math.abs)), ...out.map(Math.abs));
-  const hOf = (x) => (x / big) * (SH / 2 - 2);
-  const font = narrow ? 11 : 13;
-
-  const svg = s('svg', { class: 'step4-svg', role: 'img', 'aria-labelledby': 'step4-title step4-desc' });
-  const title = s('title', { id: 'step4-title' }, P.title(m.tokens[i]));
-  const desc = s('desc', { id: 'step4-desc' }, P.desc(allowed.length, dk));
-  svg.append(title, desc);
-
-  const strip = (y, values, cls, extra = {}) => {
-    const g = s('g', { class: `strip ${cls}`, ...extra });
-    g.append(s('line', { class: 'axis', x1: r2(stripX), x2: r2(stripX + stripW), y1: r2(y + SH / 2), y2: r2(y + SH / 2) }));
-    values.forEach((x, k) => {
-      const hh = hOf(x);
-      g.append(s('rect', {
-        class: cls === 'out' ? 'bar out' : 'bar wv', x: r2(stripX + k * bw + 0.5), width: r2(Math.max(0.5, bw - 1)),
-        y: r2(y + SH / 2 - Math.max(hh, 0)), height: r2(Math.max(0.3, Math.abs(hh))), 'data-dim': k, 'data-value': x,
-      }));
-    });
-    return g;
+  const SH = narrow ? 48 : 64;
+  const big = Math.max(1e-12, ...rows.flatMap((row) => row.map(Math.abs)));
+  return {
+    width, narrow, labelW, gapX, right, stripX, stripW, SH, rowGap: 16, bw: stripW / d, font: narrow ? 11 : 13,
+    hOf: (x) => (x / big) * (SH / 2 - 2),
   };
-  let y = 4;
-  allowed.forEach((j, p) => {
-    const g = s('g', { class: 'term', 'data-col': j, 'data-weight': m.weights[i][j] });
-    // the unscaled V[j], outlined, behind its scaled bars
-    v[j].forEach((x, k) => {
-      const hh = hOf(x);
-      g.append(s('rect', { class: 'ghost', x: r2(stripX + k * bw + 0.5), width: r2(Math.max(0.5, bw - 1)),
-        y: r2(y + SH / 2 - Math.max(hh, 0)), height: r2(Math.max(0.3, Math.abs(hh))) }));
-    });
-    g.append(strip(y, scaled[p], 'term-strip'));
-    g.append(s('text', { class: 'lbl', x: labelW, y: r2(y + SH / 2), dy: '0.35em', 'text-anchor': 'end', 'font-size': font },
-      s('tspan', { class: 'w' }, env.fixed(m.weights[i][j], 4)), ' × V[', cutLabel(m.tokens[j], narrow ? 3 : 8), ']'));
-    // an arrow from the strip's end down the right side into the output
-    g.append(s('path', { class: 'arrow', d: `M${r2(stripX + stripW + 4)} ${r2(y + SH / 2)} h${right - 14}` }));
-    svg.append(g);
-    y += SH;
-    if (p < allowed.length - 1) {
-      svg.append(s('text', { class: 'plus', x: r2(stripX - gapX / 2 - 2), y: r2(y + rowGap / 2), dy: '0.35em', 'text-anchor': 'end', 'font-size': font + 3 }, '+'));
-      y += rowGap;
-    }
-  });
-  const xr = stripX + stripW + right - 10;
-  const yOut = y + rowGap + 8;
-  svg.append(s('path', { class: 'arrow', d: `M${r2(xr)} ${r2(4 + SH / 2)} V${r2(yOut + SH / 2)} H${r2(stripX + stripW + 6)}`, 'marker-end': 'url(#step4-head)' }));
-  svg.append(s('line', { class: 'sum-rule', x1: r2(stripX), x2: r2(stripX + stripW), y1: r2(y + rowGap / 2 + 2), y2: r2(y + rowGap / 2 + 2) }));
-  const outG = strip(yOut, out, 'out', { 'data-row': i });
-  outG.append(s('text', { class: 'lbl out-lbl', x: labelW, y: r2(yOut + SH / 2), dy: '0.35em', 'text-anchor': 'end', 'font-size': font },
-    '= ', P.output, '[', cutLabel(m.tokens[i], narrow ? 3 : 8), ']'));
+}
+
+/** The box of bar k of a strip at y for value x: up from the axis if positive, down if negative. */
+function bar(G, y, k, x) {
+  const hh = G.hOf(x);
+  return { x: r2(G.stripX + k * G.bw + 0.5), width: r2(Math.max(0.5, G.bw - 1)), y: r2(y + G.SH / 2 - Math.max(hh, 0)), height: r2(Math.max(0.3, Math.abs(hh))) };
+}
+
+/** A strip of bars at y: its axis and one bar per value. */
+function strip(G, y, values, cls, extra = {}) {
+  const g = s('g', { class: `strip ${cls}`, ...extra });
+  g.append(s('line', { class: 'axis', x1: r2(G.stripX), x2: r2(G.stripX + G.stripW), y1: r2(y + G.SH / 2), y2: r2(y + G.SH / 2) }));
+  values.forEach((x, k) => g.append(s('rect', { class: cls === 'out' ? 'bar out' : 'bar wv', ...bar(G, y, k, x), 'data-dim': k, 'data-value': x })));
+  return g;
+}
+
+/** One term weight × V[j]: the unscaled V[j] outlined behind its scaled bars, the label, an arrow to the right. */
+function term(G, y, vj, weight, weightText, label, j) {
+  const g = s('g', { class: 'term', 'data-col': j, 'data-weight': weight });
+  vj.forEach((x, k) => g.append(s('rect', { class: 'ghost', ...bar(G, y, k, x) })));
+  g.append(strip(G, y, vj.map((x) => weight * x), 'term-strip'));
+  g.append(s('text', { class: 'lbl', x: G.labelW, y: r2(y + G.SH / 2), dy: '0.35em', 'text-anchor': 'end', 'font-size': G.font },
+    s('tspan', { class: 'w' }, weightText), ' × V[', label, ']'));
+  g.append(s('path', { class: 'arrow', d: `M${r2(G.stripX + G.stripW + 4)} ${r2(y + G.SH / 2)} h${G.right - 14}` }));
+  return g;
+}
+
+/** Below the last term at y: the arrow down the right side, the sum rule and the output strip; returns the height. */
+function output(svg, G, y, out, i, [word, label]) {
+  const xr = G.stripX + G.stripW + G.right - 10;
+  const yOut = y + G.rowGap + 8;
+  svg.append(s('path', { class: 'arrow', d: `M${r2(xr)} ${r2(4 + G.SH / 2)} V${r2(yOut + G.SH / 2)} H${r2(G.stripX + G.stripW + 6)}`, 'marker-end': 'url(#step4-head)' }));
+  svg.append(s('line', { class: 'sum-rule', x1: r2(G.stripX), x2: r2(G.stripX + G.stripW), y1: r2(y + G.rowGap / 2 + 2), y2: r2(y + G.rowGap / 2 + 2) }));
+  const outG = strip(G, yOut, out, 'out', { 'data-row': i });
+  outG.append(s('text', { class: 'lbl out-lbl', x: G.labelW, y: r2(yOut + G.SH / 2), dy: '0.35em', 'text-anchor': 'end', 'font-size': G.font },
+    '= ', word, '[', label, ']'));
   svg.append(outG);
-  const H = yOut + SH + 6;
   svg.prepend(s('defs', {}, s('marker', { id: 'step4-head', viewBox: '0 0 8 8', refX: 7, refY: 4, markerWidth: 7, markerHeight: 7, orient: 'auto-start-reverse' },
     s('path', { d: 'M0 0 L8 4 L0 8 z', class: 'head' }))));
-  svg.setAttribute('viewBox', `0 0 ${width} ${r2(H)}`);
-  svg.setAttribute('width', String(width));
-  svg.setAttribute('height', r2(H));
-  box.replaceChildren(svg, legendLine(P));
+  return yOut + G.SH + 6;
 }
 
 function legendLine(P) {

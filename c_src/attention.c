@@ -5,6 +5,8 @@
 //   attn_forward        4-wide vectors (GCC/Clang vector extensions: SSE natively,
 //                       wasm simd128 under emcc -msimd128), same passes.
 // Both are tested against each other and against PyTorch (tests/).
+// Also here: the packed, cache-blocked linear kernel that mha.c's projections and gpt2.c's
+// layers share (attn_pack_fast, attn_linear_fast; internal.h), beside attn_matmul's plain one.
 // Build without -ffast-math: softmax relies on IEEE rules for -inf and exp.
 #include "attention.h"
 #include "internal.h"  // the 4-wide vectors (load4, splat, ...), fits, all_finite, the shared checks

@@ -4696,27 +4696,6 @@
   function explain(key, i, j) {
     const { ctx } = heatmaps[key];
     const panel = ctx.explainPanel ?? (key === "main" ? $("main-explain") : $("s5-explain"));
-    const E = T.ex;
-    const n2 = ctx.tokens.length;
-    const qi = ctx.q[i], kj = ctx.k[j];
-    const rowTok = ctx.tokens[i], colTok = ctx.tokens[j];
-    const isMasked = (r, c) => ctx.causal && c > r;
-    const weight = ctx.weights[i][j];
-    const head = h(
-      "p",
-      { class: "ex-head" },
-      ctx.label ? h("span", { class: "ex-label" }, ctx.label) : null,
-      h("span", { class: "ex-pair" }, tok(rowTok), " \u2192 ", tok(colTok)),
-      h("span", { class: "ex-looks" }, E.looks[0], tok(rowTok), E.looks[1], tok(colTok), E.looks[2])
-    );
-    const dk = qi.length;
-    const terms = qi.map((q, m) => `${factor(q)}\xD7${factor(kj[m])}`);
-    const shown2 = dk <= 16 ? terms.join(" + ") : `${terms.slice(0, 6).join(" + ")} + \u2026 + ${terms.slice(-2).join(" + ")}`;
-    const dotJs = qi.reduce((s2, q, m) => s2 + q * kj[m], 0);
-    const dot = ctx.scores ? ctx.scores[i][j] : dotJs;
-    const scaledOf = (r, c) => ctx.scaled ? ctx.scaled[r][c] : ctx.q[r].reduce((s2, q, m) => s2 + q * ctx.k[c][m], 0) * ctx.scale;
-    const scaled = scaledOf(i, j);
-    const root2 = Math.sqrt(ctx.dk);
     const steps = h("ol", { class: "ex-steps" });
     const step = (label, ...value) => steps.append(h(
       "li",
@@ -4724,9 +4703,36 @@
       h("span", { class: "ex-k" }, ...label),
       h("span", { class: "ex-v" }, ...value)
     ));
+    const scaledOf = (r, c) => ctx.scaled ? ctx.scaled[r][c] : ctx.q[r].reduce((s2, q, m) => s2 + q * ctx.k[c][m], 0) * ctx.scale;
+    const { dot, scaled } = dotAndScale(step, ctx, i, j, scaledOf);
+    const summary = ctx.causal && j > i ? maskedSteps(step, steps, ctx.weights[i][j]) : softmaxSteps(step, steps, ctx, i, j, scaledOf, { dot, scaled });
+    const live = h("p", { class: "visually-hidden", "aria-live": "polite" });
+    panel.replaceChildren(explainHead(ctx, i, j), steps, live);
+    requestAnimationFrame(() => {
+      live.textContent = summary;
+    });
+  }
+  function explainHead(ctx, i, j) {
+    const E = T.ex, rowTok = ctx.tokens[i], colTok = ctx.tokens[j];
+    return h(
+      "p",
+      { class: "ex-head" },
+      ctx.label ? h("span", { class: "ex-label" }, ctx.label) : null,
+      h("span", { class: "ex-pair" }, tok(rowTok), " \u2192 ", tok(colTok)),
+      h("span", { class: "ex-looks" }, E.looks[0], tok(rowTok), E.looks[1], tok(colTok), E.looks[2])
+    );
+  }
+  function dotAndScale(step, ctx, i, j, scaledOf) {
+    const E = T.ex, qi = ctx.q[i], kj = ctx.k[j];
+    const dk = qi.length;
+    const terms = qi.map((q, m) => `${factor(q)}\xD7${factor(kj[m])}`);
+    const shown2 = dk <= 16 ? terms.join(" + ") : `${terms.slice(0, 6).join(" + ")} + \u2026 + ${terms.slice(-2).join(" + ")}`;
+    const dot = ctx.scores ? ctx.scores[i][j] : qi.reduce((s2, q, m) => s2 + q * kj[m], 0);
+    const scaled = scaledOf(i, j);
+    const root2 = Math.sqrt(ctx.dk);
     const [sDot, sScaled] = alike(dot, scaled);
     step(
-      [E.dot, " q", h("sub", {}, rowTok), " \xB7 k", h("sub", {}, colTok)],
+      [E.dot, " q", h("sub", {}, ctx.tokens[i]), " \xB7 k", h("sub", {}, ctx.tokens[j])],
       h("span", { class: "ex-terms" }, shown2),
       dk > 16 ? E.terms(dk) : "",
       " = ",
@@ -4739,35 +4745,34 @@
       `${sDot} \xF7 \u221A${ctx.dk} = ${sDot} \xF7 ${Number.isInteger(root2) ? root2 : fixed2(root2, 4)} = `,
       h("b", {}, sScaled)
     );
-    let summary;
-    if (isMasked(i, j)) {
-      steps.append(h("li", { class: "ex-masked" }, E.masked));
-      step([E.weight], h("b", { class: "core" }, fixed2(weight, 4)), h("span", { class: "badge" }, E.core));
-      summary = E.summaryMasked;
-    } else {
-      const allowed = Array.from({ length: n2 }, (_, c) => c).filter((c) => !isMasked(i, c));
-      const row = allowed.map((c) => scaledOf(i, c));
-      const m = Math.max(...row);
-      const shift = m > 60 ? m : 0;
-      const ex = row.map((s2) => Math.exp(s2 - shift));
-      const sum = ex.reduce((a, b) => a + b, 0);
-      const mine = ex[allowed.indexOf(j)];
-      if (shift) steps.append(h("li", { class: "ex-note" }, E.stable(short(shift))));
-      step([E.exp], shift ? `e^(${short(scaled)} \u2212 m)` : h("span", {}, "e", h("sup", {}, short(scaled))), " = ", h("b", {}, num(mine)));
-      const parts = [];
-      ex.forEach((v, p) => {
-        if (p) parts.push(" + ");
-        parts.push(allowed[p] === j ? h("u", {}, num(v)) : num(v));
-      });
-      step([E.sum, allowed.length < n2 ? E.maskedPart : ""], ...parts, " = ", h("b", {}, num(sum)));
-      step([E.weight], `${num(mine)} \xF7 ${num(sum)} = `, h("b", { class: "core" }, fixed2(weight, 4)), h("span", { class: "badge" }, E.core));
-      summary = E.summary(short(dot), short(scaled), fixed2(weight, 4));
-    }
-    const live = h("p", { class: "visually-hidden", "aria-live": "polite" });
-    panel.replaceChildren(head, steps, live);
-    requestAnimationFrame(() => {
-      live.textContent = summary;
+    return { dot, scaled };
+  }
+  function maskedSteps(step, steps, weight) {
+    const E = T.ex;
+    steps.append(h("li", { class: "ex-masked" }, E.masked));
+    step([E.weight], h("b", { class: "core" }, fixed2(weight, 4)), h("span", { class: "badge" }, E.core));
+    return E.summaryMasked;
+  }
+  function softmaxSteps(step, steps, ctx, i, j, scaledOf, { dot, scaled }) {
+    const E = T.ex, n2 = ctx.tokens.length;
+    const allowed = Array.from({ length: n2 }, (_, c) => c).filter((c) => !(ctx.causal && c > i));
+    const row = allowed.map((c) => scaledOf(i, c));
+    const m = Math.max(...row);
+    const shift = m > 60 ? m : 0;
+    const ex = row.map((s2) => Math.exp(s2 - shift));
+    const sum = ex.reduce((a, b) => a + b, 0);
+    const mine = ex[allowed.indexOf(j)];
+    if (shift) steps.append(h("li", { class: "ex-note" }, E.stable(short(shift))));
+    step([E.exp], shift ? `e^(${short(scaled)} \u2212 m)` : h("span", {}, "e", h("sup", {}, short(scaled))), " = ", h("b", {}, num(mine)));
+    const parts = [];
+    ex.forEach((v, p) => {
+      if (p) parts.push(" + ");
+      parts.push(allowed[p] === j ? h("u", {}, num(v)) : num(v));
     });
+    step([E.sum, allowed.length < n2 ? E.maskedPart : ""], ...parts, " = ", h("b", {}, num(sum)));
+    const weight = ctx.weights[i][j];
+    step([E.weight], `${num(mine)} \xF7 ${num(sum)} = `, h("b", { class: "core" }, fixed2(weight, 4)), h("span", { class: "badge" }, E.core));
+    return E.summary(short(dot), short(scaled), fixed2(weight, 4));
   }
   var xProblem = null;
   var linkProblems = [];

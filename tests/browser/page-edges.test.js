@@ -318,6 +318,10 @@ test('one line of the explanation\'s arithmetic uses one notation: 1.788e-4 ÷ 2
           const [, a, b, c] = m;
           assert.ok(bold === a && a === b, `cell ${i},${j}: one printing of the dot product: ${bold} ${a} ${b}`);
           assert.equal(a.includes('e'), c.includes('e'), `cell ${i},${j}: ${a} ÷ 2.8284 = ${c} mixes notations`);
+          // the sentence a screen reader announces quotes the same two numbers
+          await page.waitForFunction(() => document.querySelector('#main-explain [aria-live]')?.textContent);
+          const said = await page.textContent('#main-explain [aria-live]');
+          assert.ok(said.includes(a) && said.includes(c), `cell ${i},${j}: the announcement quotes ${a} and ${c}: ${said}`);
           if (Math.abs(Number(a)) >= 1e-4 && Math.abs(Number(c)) < 1e-4) straddled++;
         }
       }

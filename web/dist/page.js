@@ -4772,7 +4772,7 @@
     step([E.sum, allowed.length < n2 ? E.maskedPart : ""], ...parts, " = ", h("b", {}, num(sum)));
     const weight = ctx.weights[i][j];
     step([E.weight], `${num(mine)} \xF7 ${num(sum)} = `, h("b", { class: "core" }, fixed2(weight, 4)), h("span", { class: "badge" }, E.core));
-    return E.summary(short(dot), short(scaled), fixed2(weight, 4));
+    return E.summary(...alike(dot, scaled), fixed2(weight, 4));
   }
   var xProblem = null;
   var linkProblems = [];

@@ -440,7 +440,7 @@ function softmaxSteps(step, steps, ctx, i, j, scaledOf, { dot, scaled }) {
   step([E.sum, allowed.length < n ? E.maskedPart : ''], ...parts, ' = ', h('b', {}, num(sum)));
   const weight = ctx.weights[i][j];
   step([E.weight], `${num(mine)} ÷ ${num(sum)} = `, h('b', { class: 'core' }, fixed(weight, 4)), h('span', { class: 'badge' }, E.core));
-  return E.summary(short(dot), short(scaled), fixed(weight, 4));
+  return E.summary(...alike(dot, scaled), fixed(weight, 4));   // as steps ① and ② print them
 }
 
 // ------------------------------------------------------------------------------------------------

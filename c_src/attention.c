@@ -204,15 +204,6 @@ attn_status attn_forward_naive(float *out, float *weights, float *workspace,
     return ATTN_OK;
 }
 
-// a·b, four lanes then (l0 + l1) + (l2 + l3), then the tail
-static inline float dot(const float *a, const float *b, int d) {
-    v4f acc = splat(0.0f);
-    int c = 0;
-    for (; c + 4 <= d; c += 4) acc += load4(a + c) * load4(b + c);
-    float s = hsum(acc);
-    for (; c < d; c++) s += a[c] * b[c];
-    return s;
-}
 
 // y += w * x
 static inline void axpy(float *y, float w, const float *x, int d) {

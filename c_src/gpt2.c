@@ -6,7 +6,7 @@
 // its logits): they use 4-wide vectors (internal.h: SSE natively, wasm simd128 under -msimd128,
 // so the native tests run the very kernel the wasm runs). Attention itself is attention.c's.
 #include "gpt2.h"
-#include "internal.h"  // v4f, load4, store4, splat, hsum, fits, all_finite, gather, scatter
+#include "internal.h"  // v4f, load4, store4, splat, hsum, dot, exp4, fits, all_finite, gather, scatter
 
 #include <math.h>
 #include <string.h>
@@ -160,21 +160,12 @@ static void dot_row8(float *o, const float *a, const float *w, int k) {
     }
 }
 
-static float dot1(const float *x, const float *y, int k) {
-    v4f c = splat(0.0f);
-    int t = 0;
-    for (; t + 4 <= k; t += 4) c += load4(x + t) * load4(y + t);
-    float s = hsum(c);
-    for (; t < k; t++) s += x[t] * y[t];
-    return s;
-}
-
 static void linear_t_fast(float *out, const float *a, const float *w, int n, int k, int p) {
     if (n == 1) {  // one row: 8 rows of w at a time
         int j = 0;
         for (; j + 8 <= p; j += 8) dot_row8(out + j, a, w + (size_t)j * k, k);
         for (; j + 4 <= p; j += 4) dot_tile(out + j, a, a, w + (size_t)j * k, k, p, 1);
-        for (; j < p; j++) out[j] = dot1(a, w + (size_t)j * k, k);
+        for (; j < p; j++) out[j] = dot(a, w + (size_t)j * k, k);
         return;
     }
     for (int j0 = 0; j0 < p; j0 += WB) {
@@ -186,7 +177,7 @@ static void linear_t_fast(float *out, const float *a, const float *w, int n, int
             int j = j0;
             for (; j + 4 <= jend; j += 4) dot_tile(o + j, a0, a1, w + (size_t)j * k, k, p, rows);
             for (; j < jend; j++) {
-                for (int r = 0; r < rows; r++) o[(size_t)r * p + j] = dot1(a0 + (size_t)r * k, w + (size_t)j * k, k);
+                for (int r = 0; r < rows; r++) o[(size_t)r * p + j] = dot(a0 + (size_t)r * k, w + (size_t)j * k, k);
             }
         }
     }

@@ -2,7 +2,7 @@
 //
 //   - 4-wide vectors (GCC/Clang vector extensions: SSE natively, wasm simd128 under
 //     emcc -msimd128; the same source gives the same rounding on both);
-//   - exp4() (e^x for x <= 0, four lanes), fits() and all_finite();
+//   - dot(), exp4() (e^x for x <= 0, four lanes), fits() and all_finite();
 //   - the argument checks every entry point ends with: the caller's n×m buffers, scale, flags.
 #ifndef ATTN_INTERNAL_H
 #define ATTN_INTERNAL_H
@@ -23,6 +23,16 @@ static inline v4f splat(float x) { return (v4f){x, x, x, x}; }
 // lanes of a where mask is set (all ones), else lanes of b
 static inline v4f select4(v4i mask, v4f a, v4f b) { return (v4f)((mask & (v4i)a) | (~mask & (v4i)b)); }
 static inline float hsum(v4f x) { return (x[0] + x[1]) + (x[2] + x[3]); }
+
+// a·b, four lanes then (l0 + l1) + (l2 + l3), then the tail (attention.c's scores, gpt2.c's logits)
+static inline float dot(const float *a, const float *b, int d) {
+    v4f acc = splat(0.0f);
+    int c = 0;
+    for (; c + 4 <= d; c += 4) acc += load4(a + c) * load4(b + c);
+    float s = hsum(acc);
+    for (; c < d; c++) s += a[c] * b[c];
+    return s;
+}
 
 // e^x for x <= 0, four lanes, for attention.c's tiled softmax and gpt2.c's gelu_new (Cephes
 // expf: x = n·ln2 + r, |r| <= ln2/2, a degree-6 polynomial, then 2^n through the exponent

@@ -2,6 +2,7 @@
 // test file itself). The float16/bfloat16 rounding here is written apart from
 // web/model/safetensors.js on purpose: the tests check one against the other and both against
 // bit patterns worked out by hand.
+import assert from 'node:assert/strict';
 import { seeded } from './helpers.js';
 
 // ----------------------------------------------------------------------------
@@ -156,4 +157,13 @@ export function randomGpt2({ L = 2, H = 2, C = 8, V = 16, P = 8, dtype = 'F32', 
     bos_token_id: V - 1, eos_token_id: V - 1, torch_dtype: { F32: 'float32', F16: 'float16', BF16: 'bfloat16' }[dtype],
   };
   return { config, bytes: writeSafetensors(file, { metadata: { format: 'pt' } }), tensors };
+}
+
+/** The largest |a - b| over a nested array of expected numbers and a flat Float32Array of as many. */
+export function maxDiff(nested, flat) {
+  const want = nested.flat(Infinity);
+  assert.equal(flat.length, want.length, 'element count');
+  let worst = 0;
+  for (let i = 0; i < want.length; i++) worst = Math.max(worst, Math.abs(want[i] - flat[i]));
+  return worst;
 }

@@ -19,3 +19,22 @@ export function pageErrors(page) {
   page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
   return errors;
 }
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Wait until every <attention-heatmap> on the page has rendered or shown a message; returns how
+ * many there are. Polls with evaluate (nothing is eval'd, so it works under a strict CSP).
+ */
+export async function settled(page, timeout = 10000) {
+  const start = Date.now();
+  for (;;) {
+    const state = await page.evaluate(() => {
+      const els = [...document.querySelectorAll('attention-heatmap')];
+      return { ready: !!customElements.get('attention-heatmap') && els.every((e) => e.result || e.error), count: els.length };
+    });
+    if (state.ready) return state.count;
+    if (Date.now() - start > timeout) throw new Error(`elements did not settle within ${timeout} ms`);
+    await sleep(20);
+  }
+}

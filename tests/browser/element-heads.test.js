@@ -11,7 +11,7 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { startServer } from '../../scripts/serve.js';
 import { root, assertClose } from '../helpers.js';
-import { launch } from './browser.js';
+import { launch, settled } from './browser.js';
 
 const FIXTURES = 'tests/fixtures/element-heads/';
 const STRICT_CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'";
@@ -46,17 +46,6 @@ async function open(file, { viewport = { width: 820, height: 900 }, colorScheme 
   return { page, log };
 }
 
-/** Every element has rendered or shown a message. Polls with evaluate (no eval under the CSP). */
-async function settled(page, timeout = 10000) {
-  const start = Date.now();
-  for (;;) {
-    const ready = await page.evaluate(() => !!customElements.get('attention-heatmap') &&
-      [...document.querySelectorAll('attention-heatmap')].every((e) => e.result || e.error));
-    if (ready) return;
-    if (Date.now() - start > timeout) throw new Error(`elements did not settle within ${timeout} ms`);
-    await sleep(20);
-  }
-}
 
 /** One element: its visible panels (title, cells), the shared caption, the message, the detail. */
 function inspect(page, sel) {

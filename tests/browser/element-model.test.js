@@ -17,7 +17,7 @@ import { BUDGET, OUT as EMBED, gzipSize } from '../../scripts/build-embed.js';
 import { buildModelFiles, sourceOf } from '../../scripts/build-model.js';
 import { loadModel } from '../../web/model/model.js';
 import { root } from '../helpers.js';
-import { launch } from './browser.js';
+import { launch, settled as settleAll } from './browser.js';
 
 const FIXTURES = 'tests/fixtures/element-model/';
 const GOLDEN = 'tests/golden/gpt2/two-layer-f16-prefix/';
@@ -59,17 +59,8 @@ async function open(fixture, { file = false, route } = {}) {
   return { page, log, response };
 }
 
-/** Every <attention-heatmap> shows a result or an error (polls with evaluate: nothing is eval'd under the CSP). */
-async function settled(page, timeout = 15000) {
-  const start = Date.now();
-  for (;;) {
-    const ready = await page.evaluate(() => !!customElements.get('attention-heatmap') &&
-      [...document.querySelectorAll('attention-heatmap')].every((e) => e.result || e.error));
-    if (ready) return;
-    if (Date.now() - start > timeout) throw new Error(`elements did not settle within ${timeout} ms`);
-    await sleep(20);
-  }
-}
+// the model loads first: a longer wait than browser.js's default
+const settled = (page) => settleAll(page, 15000);
 
 /** What one element shows: its svg's data-* attributes, cells, labels, message, loading state. */
 function inspect(page, id) {

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { startServer } from '../../scripts/serve.js';
 import { root, golden, assertClose } from '../helpers.js';
-import { launch } from './browser.js';
+import { launch, settled } from './browser.js';
 
 const FIXTURES = 'tests/fixtures/element/';
 const STRICT_CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'";
@@ -75,19 +75,6 @@ async function open(file, { init, colorScheme = 'light', viewport = { width: 820
   return { page, log };
 }
 
-/** Wait until every <attention-heatmap> on the page has rendered or shown a message. */
-async function settled(page, timeout = 10000) {
-  const start = Date.now();
-  for (;;) {
-    const state = await page.evaluate(() => {
-      const els = [...document.querySelectorAll('attention-heatmap')];
-      return { ready: !!customElements.get('attention-heatmap') && els.every((e) => e.result || e.error), count: els.length };
-    });
-    if (state.ready) return state.count;
-    if (Date.now() - start > timeout) throw new Error(`elements did not settle within ${timeout} ms`);
-    await sleep(20);
-  }
-}
 
 /** What an element shows: message text, cell values and aria-labels, output cells, caption. */
 function inspect(page, selector) {

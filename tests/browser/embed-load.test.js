@@ -12,7 +12,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { startServer } from '../../scripts/serve.js';
 import { root, golden, assertClose } from '../helpers.js';
-import { launch } from './browser.js';
+import { launch, settled } from './browser.js';
 
 const FIXTURES = 'tests/fixtures/embed/';
 const BUNDLE = 'web/dist/attention-heatmap.min.js';
@@ -53,17 +53,6 @@ async function open(fixture, { file = false } = {}) {
   return { page, log, response };
 }
 
-/** Every <attention-heatmap> has rendered or shown a message (polls with evaluate: nothing is eval'd under the CSP). */
-async function settled(page, timeout = 10000) {
-  const start = Date.now();
-  for (;;) {
-    const ready = await page.evaluate(() => !!customElements.get('attention-heatmap') &&
-      [...document.querySelectorAll('attention-heatmap')].every((e) => e.result || e.error));
-    if (ready) return;
-    if (Date.now() - start > timeout) throw new Error(`elements did not settle within ${timeout} ms`);
-    await sleep(20);
-  }
-}
 
 /** The section-5 and the x + seed heatmaps of the fixture, and what the page's scripts left behind. */
 async function assertRenders(page, log, what) {

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { root } from '../helpers.js';
-import { randomGpt2 } from '../model-helpers.js';
+import { randomGpt2, maxDiff } from '../model-helpers.js';
 import { loadModel } from '../../web/model/model-node.js';
 
 const GOLDEN = path.join(root, 'tests/golden/gpt2');
@@ -22,15 +22,6 @@ async function rejects(promise) {
 function throws(fn) {
   try { fn(); } catch (e) { return e; }
   assert.fail('expected an exception');
-}
-
-// the largest |a - b| over a nested array of expected numbers and a flat Float32Array
-function maxDiff(nested, flat) {
-  const want = nested.flat(Infinity);
-  assert.equal(flat.length, want.length, 'element count');
-  let worst = 0;
-  for (let i = 0; i < want.length; i++) worst = Math.max(worst, Math.abs(want[i] - flat[i]));
-  return worst;
 }
 
 for (const name of CASES) {

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { root } from '../helpers.js';
+import { maxDiff } from '../model-helpers.js';
 import { loadModel } from '../../web/model/model-node.js';
 
 const FOLDER = path.join(root, 'web/models/toy-zh');
@@ -16,13 +17,6 @@ const LOGITS_TOL = 1e-4, ATTENTION_TOL = 1e-5;
 const MIN_MARGIN = 1e-3;
 const MAX_WEIGHT_BYTES = 200 * 1024;
 
-function maxDiff(nested, flat) {
-  const want = nested.flat(Infinity);
-  assert.equal(flat.length, want.length, 'element count');
-  let worst = 0;
-  for (let i = 0; i < want.length; i++) worst = Math.max(worst, Math.abs(want[i] - flat[i]));
-  return worst;
-}
 
 function argmaxRows(logits) {
   const [n, V] = logits.shape;

@@ -8,7 +8,7 @@ import { buildsTable } from './lib.js';
 export async function benchChromium({ quick, root, progress }) {
   const sizes = quick ? [{ n: 256, rounds: 5 }, { n: 1024, rounds: 3 }]
     : [{ n: 256, rounds: 25 }, { n: 1024, rounds: 15 }, { n: 2048, rounds: 11 }, { n: 4096, rounds: 7 }];
-  const server = await startServer({ root, allow: ['bench/', 'node_modules/onnxruntime-web/dist/'] });
+  const server = await startServer({ root, allow: ['bench/', 'bench/node_modules/onnxruntime-web/dist/'] });
   let browser;
   try {
     browser = await launch();

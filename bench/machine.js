@@ -38,4 +38,4 @@ export function sourcesMatchWasm() {
   return { built, now, same: built === now };
 }
 
-export const versionOf = (pkg) => { try { return JSON.parse(fs.readFileSync(path.join(root, 'node_modules', pkg, 'package.json'), 'utf8')).version; } catch { return '?'; } };
+export const versionOf = (pkg) => { try { return JSON.parse(fs.readFileSync(path.join(root, 'bench', 'node_modules', pkg, 'package.json'), 'utf8')).version; } catch { return '?'; } };

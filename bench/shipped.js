@@ -23,7 +23,7 @@ function embedFiles() {
 export function gzipSizes() {
   const gz = (file) => {
     const buf = fs.readFileSync(file);
-    return { file: path.relative(root, file).replace(/^node_modules\//, ''), raw: buf.length, gzip: zlib.gzipSync(buf, { level: 9 }).length };
+    return { file: path.relative(root, file).replace(/^(bench\/)?node_modules\//, ''), raw: buf.length, gzip: zlib.gzipSync(buf, { level: 9 }).length };
   };
   const existing = (files) => files.map((f) => path.join(root, f)).filter((f) => fs.existsSync(f)).map(gz);
   const sum = (files) => ({ raw: files.reduce((s, f) => s + f.raw, 0), gzip: files.reduce((s, f) => s + f.gzip, 0) });
@@ -32,11 +32,11 @@ export function gzipSizes() {
     { name: 'attnmap core only (attention.js + attention-wasm.js)', files: existing(['web/core/attention.js', 'web/wasm/attention-wasm.js']) },
     { name: 'attnmap raw wasm', files: existing(['web/wasm/attention.wasm']) },
     { name: 'onnxruntime-web, wasm only (ort.wasm.min.mjs + its loader + wasm)', files: existing([
-      'node_modules/onnxruntime-web/dist/ort.wasm.min.mjs', 'node_modules/onnxruntime-web/dist/ort-wasm-simd-threaded.mjs',
-      'node_modules/onnxruntime-web/dist/ort-wasm-simd-threaded.wasm']) },
+      'bench/node_modules/onnxruntime-web/dist/ort.wasm.min.mjs', 'bench/node_modules/onnxruntime-web/dist/ort-wasm-simd-threaded.mjs',
+      'bench/node_modules/onnxruntime-web/dist/ort-wasm-simd-threaded.wasm']) },
     { name: 'TF.js core + wasm backend (SIMD wasm)', files: existing([
-      'node_modules/@tensorflow/tfjs-core/dist/tf-core.min.js', 'node_modules/@tensorflow/tfjs-backend-wasm/dist/tf-backend-wasm.min.js',
-      'node_modules/@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm-simd.wasm']) },
+      'bench/node_modules/@tensorflow/tfjs-core/dist/tf-core.min.js', 'bench/node_modules/@tensorflow/tfjs-backend-wasm/dist/tf-backend-wasm.min.js',
+      'bench/node_modules/@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm-simd.wasm']) },
   ];
   return groups.map((g) => ({ ...g, ...sum(g.files) }));
 }

@@ -1,7 +1,7 @@
 // args.js - reading and checking the arguments, before anything touches wasm memory. A
 // checked argument records what was read ({ name, rows, cols, nested, src, kind }); the
 // writers in memory.js copy exactly that much, whatever a getter does in between.
-import { ErrorCode, fail, describe, shapeText, shapeStr } from './errors.js';
+import { ErrorCode, fail, describe, shapeText, shapeStr, changed } from './errors.js';
 
 export const FLT_MAX = 3.4028234663852886e38;
 const MAX_DIM = 0x7fffffff;          // C int
@@ -209,4 +209,41 @@ export function toRows(matrix) {
   const out = new Array(m.rows);
   for (let i = 0; i < m.rows; i++) out[i] = Array.from(m.src.slice(i * m.cols, (i + 1) * m.cols));
   return out;
+}
+
+// Token ids: an array or a typed array of numbers, refused by its length before any element is
+// read (a huge or lying length costs nothing), then each element read once, checked as it is read.
+//   idsArg(ids, name, { max, maxWhat, vocab }) -> Int32Array
+//     max: the most ids taken (maxWhat says why, for the message); vocab: ids must be below it
+// Every failure is INVALID_ARGUMENT; what a getter or a Proxy trap throws becomes one too.
+const NUMBER_ARRAYS = new Set(['Int8Array', 'Uint8Array', 'Uint8ClampedArray', 'Int16Array', 'Uint16Array',
+  'Int32Array', 'Uint32Array', 'Float32Array', 'Float64Array']);
+export const MAX_IDS = 1 << 24;
+
+export function idsArg(ids, name, { max = MAX_IDS, maxWhat = 'ids at most', vocab = MAX_DIM } = {}) {
+  const kind = typedKind(ids);
+  if (!Array.isArray(ids) && !NUMBER_ARRAYS.has(kind)) {
+    fail(ErrorCode.INVALID_ARGUMENT, `${name} must be an array of token ids (integers); received ${describe(ids)}`);
+  }
+  let n;
+  try { n = lengthOf(ids, kind); } catch (e) { fail(ErrorCode.INVALID_ARGUMENT, `${name}: its length cannot be read (${errorText(e)})`); }
+  if (!Number.isSafeInteger(n) || n < 0) fail(ErrorCode.INVALID_ARGUMENT, `${name} has length ${describe(n)}; expected a count of token ids`);
+  if (n === 0) fail(ErrorCode.INVALID_ARGUMENT, `${name} is empty: expected at least one token id`);
+  if (n > max) fail(ErrorCode.INVALID_ARGUMENT, `${name} has ${n} ids; ${maxWhat} ${max}`);
+  const out = new Int32Array(n);
+  const src = kind ? exactView(ids, globalThis[kind], n) : ids;
+  if (src === null) changed(name);
+  for (let i = 0; i < n; i++) {
+    let x;
+    try { x = src[i]; } catch (e) { fail(ErrorCode.INVALID_ARGUMENT, `${name}[${i}] cannot be read (${errorText(e)})`); }
+    if (typeof x !== 'number' || !Number.isInteger(x) || x < 0 || x >= vocab) {
+      fail(ErrorCode.INVALID_ARGUMENT, `${name}[${i}] must be an integer token id in [0, ${vocab === MAX_DIM ? '2^31' : `vocab_size = ${vocab}`}); received ${describe(x)}`);
+    }
+    out[i] = x;
+  }
+  return out;
+}
+
+function errorText(e) {
+  try { return String(e && e.message ? e.message : e).slice(0, 200); } catch { return 'an exception that cannot be shown'; }
 }

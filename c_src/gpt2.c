@@ -364,11 +364,20 @@ static float *cache_v(float *cache, const attn_plan *pl, int l, int i) {
     return cache + ((size_t)(2 * l + 1) * pl->H + (size_t)i) * pl->S * pl->d;
 }
 
+// where head i of layer l writes its weights (T, m): block l·H + i of attention without slots
+// (layer_slots NULL), else block layer_slots[i], or nowhere for -1 or no attention at all
+static float *weights_of(float *attention, const int32_t *layer_slots, const attn_plan *pl, int l, int i) {
+    const size_t block = (size_t)pl->T * pl->m;
+    if (!attention) return NULL;
+    if (!layer_slots) return attention + ((size_t)l * pl->H + (size_t)i) * block;
+    return layer_slots[i] < 0 ? NULL : attention + (size_t)layer_slots[i] * block;
+}
+
 // y (T, C) = the heads of causal self-attention over qkv (T, 3C) and the cache of layer l,
 // after writing this call's keys and values (columns C.. and 2C.. of qkv) into the cache;
-// attention (H, T, m) or NULL gets the weights
-static attn_status attention_heads(float *y, float *attention, float *cache, gpt2_buffers *ws,
-                                   const float *qkv, const attn_plan *pl, int l) {
+// each head's weights where weights_of says
+static attn_status attention_heads(float *y, float *attention, const int32_t *layer_slots, float *cache,
+                                   gpt2_buffers *ws, const float *qkv, const attn_plan *pl, int l) {
     const int T = pl->T, m = pl->m, d = pl->d, C3 = 3 * pl->C;
     const float scale = attn_default_scale(d);
     for (int i = 0; i < pl->H; i++) {
@@ -376,7 +385,7 @@ static attn_status attention_heads(float *y, float *attention, float *cache, gpt
         gather(k + (size_t)pl->pos * d, qkv, T, C3, pl->C + i * d, d);
         gather(v + (size_t)pl->pos * d, qkv, T, C3, 2 * pl->C + i * d, d);
         gather(ws->qh, qkv, T, C3, i * d, d);
-        float *w = attention ? attention + (size_t)i * T * m : NULL;
+        float *w = weights_of(attention, layer_slots, pl, l, i);
         attn_status st = attn_forward(ws->oh, w, ws->aws, ws->qh, k, v, pl->mask, T, m, d, d, scale, pl->flags);
         if (st != ATTN_OK) return st;
         scatter(y, ws->oh, T, pl->C, i * d, d);
@@ -385,13 +394,13 @@ static attn_status attention_heads(float *y, float *attention, float *cache, gpt
 }
 
 // h += attn.c_proj(attention(ln_1(h))) for layer l
-static attn_status attention_block(gpt2_buffers *ws, float *attention, float *cache, const gpt2_layer *p,
-                                   const attn_plan *pl, int l, float eps) {
+static attn_status attention_block(gpt2_buffers *ws, float *attention, const int32_t *layer_slots, float *cache,
+                                   const gpt2_layer *p, const attn_plan *pl, int l, float eps) {
     const int T = pl->T, C = pl->C;
     layernorm(ws->a, ws->h, p->ln1_w, p->ln1_b, T, C, eps);
     attn_linear_fast(ws->big, ws->a, p->qkv_w, p->qkv_b, T, C, 3 * C);
     if (!all_finite(ws->big, (size_t)T * 3 * C)) return ATTN_ERR_OVERFLOW;
-    attn_status st = attention_heads(ws->y, attention, cache, ws, ws->big, pl, l);
+    attn_status st = attention_heads(ws->y, attention, layer_slots, cache, ws, ws->big, pl, l);
     if (st != ATTN_OK) return st;
     attn_linear_fast(ws->a, ws->y, p->attproj_w, p->attproj_b, T, C, C);
     residual(ws->h, ws->a, (size_t)T * C);
@@ -450,9 +459,22 @@ attn_status attn_gpt2_pack(float *params, float *scratch, const attn_gpt2_config
 // ----------------------------------------------------------------------------
 // the forward pass
 
-static attn_status check_forward(const float *logits, const float *attention, const float *kv_cache,
-                                 const float *workspace, const attn_gpt2_config *cfg, const float *params,
-                                 const int32_t *ids, int T, int pos, int S, unsigned flags) {
+// the number of (layer, head) blocks attention holds: L·H without slots, else 1 + the largest
+// slot (slots of -1 are not written); -1 when a slot is below -1
+static long attention_blocks(const int32_t *slots, const attn_gpt2_config *cfg) {
+    const long heads = (long)cfg->n_layer * cfg->n_head;
+    if (!slots) return heads;
+    long blocks = 0;
+    for (long i = 0; i < heads; i++) {
+        if (slots[i] < -1) return -1;
+        if (slots[i] >= blocks) blocks = (long)slots[i] + 1;
+    }
+    return blocks;
+}
+
+static attn_status check_forward(const float *logits, const float *attention, const int32_t *slots,
+                                 const float *kv_cache, const float *workspace, const attn_gpt2_config *cfg,
+                                 const float *params, const int32_t *ids, int T, int pos, int S, unsigned flags) {
     if (!kv_cache || !workspace || !cfg || !params || !ids) return ATTN_ERR_NULL;
     attn_status st = check_config(cfg);
     if (st != ATTN_OK) return st;
@@ -462,17 +484,19 @@ static attn_status check_forward(const float *logits, const float *attention, co
     for (int i = 0; i < T; i++) {
         if (ids[i] < 0 || ids[i] >= cfg->vocab_size) return ATTN_ERR_RANGE;
     }
-    const size_t m = (size_t)(pos + T), heads = (size_t)cfg->n_layer * (size_t)cfg->n_head;
+    const long blocks = attention_blocks(slots, cfg);
+    if (blocks < 0) return ATTN_ERR_RANGE;
+    const size_t m = (size_t)(pos + T), heads = (size_t)blocks;
     if (logits && !fits((size_t)T, (size_t)cfg->vocab_size)) return ATTN_ERR_TOO_LARGE;
     if (attention && (!fits(heads, (size_t)T) || !fits(heads * (size_t)T, m))) return ATTN_ERR_TOO_LARGE;
     if (attn_gpt2_cache_size(cfg, S) == 0 || attn_gpt2_workspace_size(cfg, T, (int)m) == 0) return ATTN_ERR_TOO_LARGE;
     return ATTN_OK;
 }
 
-attn_status attn_gpt2_forward(float *logits, float *attention, float *kv_cache, float *workspace,
-                              const attn_gpt2_config *cfg, const float *params, const int32_t *ids,
-                              int T, int pos, int S, unsigned flags) {
-    attn_status st = check_forward(logits, attention, kv_cache, workspace, cfg, params, ids, T, pos, S, flags);
+attn_status attn_gpt2_forward(float *logits, float *attention, const int32_t *slots, float *kv_cache,
+                              float *workspace, const attn_gpt2_config *cfg, const float *params,
+                              const int32_t *ids, int T, int pos, int S, unsigned flags) {
+    attn_status st = check_forward(logits, attention, slots, kv_cache, workspace, cfg, params, ids, T, pos, S, flags);
     if (st != ATTN_OK) return st;
     size_t off[ATTN_GPT2_N_PARAMS + 1];
     attn_gpt2_param_layout(off, cfg);
@@ -487,8 +511,7 @@ attn_status attn_gpt2_forward(float *logits, float *attention, float *kv_cache, 
     // 2. the layers: attention, then MLP, each added to the residual stream
     for (int l = 0; l < cfg->n_layer && st == ATTN_OK; l++) {
         const gpt2_layer layer = layer_of(&p, l, (size_t)C);
-        float *att = attention ? attention + (size_t)l * H * T * m : NULL;
-        st = attention_block(&ws, att, kv_cache, &layer, &pl, l, cfg->eps);
+        st = attention_block(&ws, attention, slots ? slots + (size_t)l * H : NULL, kv_cache, &layer, &pl, l, cfg->eps);
         if (st == ATTN_OK) st = mlp_block(&ws, &layer, T, C, cfg->eps);
     }
     // 3. final LayerNorm and the logits (tied to wte)

@@ -104,7 +104,8 @@ test('fill gets every tensor once, in the order of the forward pass, with its sh
 
 test('the full pass equals GPT-2 in float64: logits and every layer and head', () => {
   assert.deepEqual(full.logits.shape, [ids.length, config.vocab_size]);
-  assert.deepEqual(full.attention.shape, [2, 2, ids.length, ids.length]);
+  assert.deepEqual(full.attention.shape, [2 * 2, ids.length, ids.length], 'every head: block l·H + h');
+  assert.deepEqual(Array.from(full.attention.slots), [0, 1, 2, 3]);
   assertClose(full.logits, ref.logits.flat(), 'logits');
   assertClose(full.attention, ref.att.flat(3), 'attention');
 });
@@ -114,7 +115,7 @@ test('KV cache: prefill n - 1 then one step, token by token, chunks at pos > 0',
   let r = rt.forward(ids.slice(0, n - 1), { attention: true });
   assertClose(r.logits, fullLogits(0, n - 1), 'prefill logits');
   r = rt.forward(ids.slice(n - 1), { pos: n - 1, attention: true });
-  assert.deepEqual(r.attention.shape, [2, 2, 1, n]);
+  assert.deepEqual(r.attention.shape, [2 * 2, 1, n]);
   assertClose(r.logits, fullLogits(n - 1, 1), 'step logits');
   assertClose(r.attention, fullRows(n - 1, 1), 'step attention');
   for (let pos = 0; pos < n; pos++) {

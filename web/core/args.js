@@ -214,13 +214,14 @@ export function toRows(matrix) {
 // Token ids: an array or a typed array of numbers, refused by its length before any element is
 // read (a huge or lying length costs nothing), then each element read once, checked as it is read.
 //   idsArg(ids, name, { max, maxWhat, vocab }) -> Int32Array
-//     max: the most ids taken (maxWhat says why, for the message); vocab: ids must be below it
+//     max: the most ids taken (maxWhat(n): the message's words for that limit, given the count);
+//     vocab: ids must be below it
 // Every failure is INVALID_ARGUMENT; what a getter or a Proxy trap throws becomes one too.
 const NUMBER_ARRAYS = new Set(['Int8Array', 'Uint8Array', 'Uint8ClampedArray', 'Int16Array', 'Uint16Array',
   'Int32Array', 'Uint32Array', 'Float32Array', 'Float64Array']);
 export const MAX_IDS = 1 << 24;
 
-export function idsArg(ids, name, { max = MAX_IDS, maxWhat = 'ids at most', vocab = MAX_DIM } = {}) {
+export function idsArg(ids, name, { max = MAX_IDS, maxWhat, vocab = MAX_DIM } = {}) {
   const kind = typedKind(ids);
   if (!Array.isArray(ids) && !NUMBER_ARRAYS.has(kind)) {
     fail(ErrorCode.INVALID_ARGUMENT, `${name} must be an array of token ids (integers); received ${describe(ids)}`);
@@ -229,7 +230,7 @@ export function idsArg(ids, name, { max = MAX_IDS, maxWhat = 'ids at most', voca
   try { n = lengthOf(ids, kind); } catch (e) { fail(ErrorCode.INVALID_ARGUMENT, `${name}: its length cannot be read (${errorText(e)})`); }
   if (!Number.isSafeInteger(n) || n < 0) fail(ErrorCode.INVALID_ARGUMENT, `${name} has length ${describe(n)}; expected a count of token ids`);
   if (n === 0) fail(ErrorCode.INVALID_ARGUMENT, `${name} is empty: expected at least one token id`);
-  if (n > max) fail(ErrorCode.INVALID_ARGUMENT, `${name} has ${n} ids; ${maxWhat} ${max}`);
+  if (n > max) fail(ErrorCode.INVALID_ARGUMENT, maxWhat ? `${name}: ${maxWhat(n)}` : `${name} has ${n} ids; at most ${max} are taken`);
   const out = new Int32Array(n);
   const src = kind ? exactView(ids, globalThis[kind], n) : ids;
   if (src === null) changed(name);

@@ -39,7 +39,9 @@ const SLAB_FLOATS = 2048, POOL_MAX = 256;
 export function wasmMemory(exports) {
   const { memory } = exports, slab = new Float32Array(0);
   return {
-    exports, memory, malloc: exports.malloc, free: exports.free,
+    // wasm's i32 comes back signed: an address at or above 2 GiB would be negative, so malloc's
+    // result is read as unsigned (0 still means failure); free takes either
+    exports, memory, malloc: (bytes) => exports.malloc(bytes) >>> 0, free: exports.free,
     f32: new Float32Array(memory.buffer), u8: new Uint8Array(memory.buffer),
     scratch: 0, scratchBytes: 0,
     busy: false,   // a call is writing into wasm memory
@@ -288,6 +290,7 @@ function findNonFinite(mem, args, at) {
 
 /** The NUL-terminated UTF-8 string at ptr in wasm memory (a C status message). */
 export function cString(mem, ptr) {
+  ptr >>>= 0;
   views(mem);
   const u8 = mem.u8;
   let end = ptr;

@@ -6,6 +6,7 @@
 //   const ids = model.encode('The cat ate the fish');
 //   const { logits, attention } = model.forward(ids, { attention: true });
 //   attention[layer][head];                       // { data: Float32Array, shape: [n, n] }
+//   model.forward(ids, { attention: { layers: [5], heads: [1] } });   // only that head's map
 //   for await (const step of model.generate(ids, { maxTokens: 20 })) console.log(step.text);
 //   model.dispose();
 //
@@ -16,6 +17,7 @@
 //   tokenizer.js    the checkpoint's tokenizer: BPE (vocab.json + merges.txt) or WordPiece (vocab.txt)
 //   runtime.js      the wasm build of c_src/gpt2.c: parameters, KV cache, forward
 //   sample.js       the next token: greedy, or seeded sampling with temperature and top-k
+//   generate.js     token by token with the KV cache, text streamed in whole characters
 // In Node, model-node.js also takes a folder's path (the "./model" export's node condition).
 import { ErrorCode, AttentionError, fail, asError, describe } from '../core/errors.js';
 import { readConfig } from './config.js';
@@ -23,7 +25,9 @@ import { parseSafetensors, readTensor } from './safetensors.js';
 import { gpt2Tensors } from './checkpoint.js';
 import { createTokenizer } from './tokenizer.js';
 import { createRuntime } from './runtime.js';
-import { readSampling, pickToken } from './sample.js';
+import { readSampling } from './sample.js';
+import { generate, readPrompt, slotsByHead } from './generate.js';
+import { idsArg } from '../core/args.js';
 
 const FILES = ['config', 'weights', 'vocab', 'merges', 'vocabTxt', 'lowercase', 'wasm'];
 
@@ -66,13 +70,40 @@ export async function loadModel(files) {
   return makeModel(rt, parts.config, parts.tokenizer);
 }
 
-// [layer][head] -> { data, shape: [rows, m] }, copies of the runtime's (L, H, rows, m) block
-function splitAttention({ data, shape: [L, H, rows, m] }) {
+// forward's options, each read once: attention is false, true (every head) or
+// { layers?, heads? } (those layers' and heads' maps only; each a list of indices, default all)
+function readForward(options, config) {
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    fail(ErrorCode.INVALID_ARGUMENT, `model.forward: options must be an object like { attention: true }; received ${describe(options)}`);
+  }
+  for (const key of Object.keys(options)) {
+    if (key !== 'attention') fail(ErrorCode.INVALID_ARGUMENT, `model.forward: unknown option "${String(key).slice(0, 40)}"; expected attention`);
+  }
+  const attention = options.attention ?? false;
+  if (typeof attention === 'boolean') return attention;
+  if (attention === null || typeof attention !== 'object' || Array.isArray(attention)) {
+    fail(ErrorCode.INVALID_ARGUMENT, `model.forward: attention must be true, false or { layers, heads }; received ${describe(attention)}`);
+  }
+  for (const key of Object.keys(attention)) {
+    if (key !== 'layers' && key !== 'heads') fail(ErrorCode.INVALID_ARGUMENT, `model.forward: unknown key "${String(key).slice(0, 40)}" in attention; expected layers, heads`);
+  }
+  const layers = indexList(attention.layers, 'attention.layers', config.n_layer);
+  const heads = indexList(attention.heads, 'attention.heads', config.n_head);
+  return layers.flatMap((l) => heads.map((h) => [l, h]));
+}
+
+// a list of distinct indices in [0, count), or all of them when undefined
+function indexList(value, name, count) {
+  if (value === undefined) return Array.from({ length: count }, (_, i) => i);
+  const ids = idsArg(value, `model.forward: ${name}`, { max: count, maxWhat: (n) => `${n} indices; the model has ${count}`, vocab: count });
+  if (new Set(ids).size !== ids.length) fail(ErrorCode.INVALID_ARGUMENT, `model.forward: ${name} lists an index twice`);
+  return Array.from(ids);
+}
+
+// [layer][head] -> { data, shape: [rows, m] } (copies) or null for a head not asked for
+function splitAttention({ data, shape: [, rows, m], slots }, config) {
   const size = rows * m;
-  return Array.from({ length: L }, (_, l) => Array.from({ length: H }, (_, h) => {
-    const at = (l * H + h) * size;
-    return { data: data.slice(at, at + size), shape: [rows, m] };
-  }));
+  return slotsByHead(slots, config, (block) => ({ data: data.slice(block * size, (block + 1) * size), shape: [rows, m] }));
 }
 
 function makeModel(rt, config, tokenizer) {
@@ -81,62 +112,30 @@ function makeModel(rt, config, tokenizer) {
   const needTokenizer = (name) => {
     if (!tokenizer) fail(ErrorCode.INVALID_ARGUMENT, `model.${name}: this model was loaded without tokenizer files (vocab.json + merges.txt, or vocab.txt); pass token ids instead`);
   };
+  // every failure an AttentionError: what a getter or a Proxy trap throws becomes INVALID_ARGUMENT
+  const api = (name, fn) => (...args) => {
+    try { live(name); return fn(...args); } catch (e) { throw asError(e, `model.${name}`); }
+  };
   return Object.freeze({
     config: Object.freeze({ ...config }),
     tokenizer: tokenizer ? tokenizer.kind : null,
-    encode(text) { live('encode'); needTokenizer('encode'); return tokenizer.encode(text); },
-    decode(ids) { live('decode'); needTokenizer('decode'); return tokenizer.decode(ids); },
+    encode: api('encode', (text) => { needTokenizer('encode'); return tokenizer.encode(text); }),
+    decode: api('decode', (ids) => { needTokenizer('decode'); return tokenizer.decode(ids); }),
     /** Each id as readable text, for labels (▁ marks a space; <0xE7> a byte of a split character). */
-    tokens(ids) { live('tokens'); needTokenizer('tokens'); return tokenizer.tokens(ids); },
+    tokens: api('tokens', (ids) => { needTokenizer('tokens'); return tokenizer.tokens(ids); }),
     /** The full pass over ids from position 0: logits (n, vocab_size), and attention[layer][head] (n, n) when asked. */
-    forward(ids, options = {}) {
-      live('forward');
-      if (options === null || typeof options !== 'object') fail(ErrorCode.INVALID_ARGUMENT, `model.forward: options must be an object like { attention: true }; received ${describe(options)}`);
-      const attention = options.attention ?? false;
-      if (typeof attention !== 'boolean') fail(ErrorCode.INVALID_ARGUMENT, `model.forward: attention must be true or false; received ${describe(attention)}`);
+    forward: api('forward', (ids, options = {}) => {
+      const attention = readForward(options, config);
       state.owner = null;
       const r = rt.forward(ids, { attention });
-      return attention ? { logits: r.logits, attention: splitAttention(r.attention) } : { logits: r.logits };
-    },
-    generate(ids, options = {}) {
-      live('generate');
-      return generate(rt, state, tokenizer, config, ids, readSampling(options, config));
-    },
+      return attention === false ? { logits: r.logits } : { logits: r.logits, attention: splitAttention(r.attention, config) };
+    }),
+    generate: api('generate', (ids, options = {}) => {
+      const sampling = readSampling(options, config);
+      return generate(rt, state, tokenizer, config, readPrompt(ids, config), sampling);
+    }),
     dispose() { if (!state.disposed) { state.disposed = true; rt.dispose(); } },
   });
-}
-
-// One token at a time with the KV cache: the prompt once, then each new token alone. Another
-// call on the model between two steps (forward, a second generation) takes the cache; this
-// generation then computes its sequence again from position 0 and goes on.
-async function* generate(rt, state, tokenizer, config, prompt, sampling) {
-  const me = {};
-  const seq = Array.from(prompt);
-  const wantAttention = sampling.attention;
-  let fed = 0, logits = null, attention = null;
-  for (let step = 0; step < sampling.maxTokens && seq.length < config.n_positions; step++) {
-    if (state.disposed) fail(ErrorCode.INVALID_ARGUMENT, 'model.generate: the model was disposed');
-    if (state.owner !== me) { fed = 0; state.owner = me; }
-    const r = rt.forward(seq.slice(fed), { pos: fed, attention: wantAttention, lastOnly: true });
-    fed = seq.length;
-    logits = r.logits.data;
-    if (wantAttention) attention = lastRows(r.attention);
-    const id = pickToken(logits, sampling);
-    seq.push(id);
-    const out = { id };
-    if (tokenizer) out.text = tokenizer.decode([id]);
-    if (wantAttention) out.attention = attention;
-    yield out;
-    if (sampling.stop.includes(id)) return;
-  }
-}
-
-// [layer][head] -> the last query's row over all positions so far (Float32Array of length m)
-function lastRows({ data, shape: [L, H, rows, m] }) {
-  return Array.from({ length: L }, (_, l) => Array.from({ length: H }, (_, h) => {
-    const at = ((l * H + h) * rows + rows - 1) * m;
-    return data.slice(at, at + m);
-  }));
 }
 
 export { AttentionError };

@@ -23,13 +23,17 @@
 //   throws, as an AttentionError. A failed upload leaves no model.
 // forward(ids, { pos = 0, attention = false, lastOnly = false } = {})
 //   ids: token ids (an array or typed array of integers in [0, vocab_size)) at positions
-//   pos .. pos + T - 1; the cache must hold positions 0 .. pos - 1 (pos <= rt.length, the
-//   positions computed so far; a smaller pos recomputes from there).
+//   pos .. pos + T - 1, refused by their count before any is read (web/core/args.js idsArg);
+//   the cache must hold positions 0 .. pos - 1 (pos <= rt.length, the positions computed so
+//   far; a smaller pos recomputes from there). attention: true for every head, or a list of
+//   [layer, head] pairs for those alone (one head's map costs T·m floats, not L·H·T·m).
 //   -> { logits: { data, shape: [T, V] } (the last token's only, [1, V], with lastOnly),
-//        attention?: { data, shape: [L, H, T, pos + T] } (each layer's and head's weights, row r
-//        for the query at pos + r) }. Copies, never views of wasm memory.
+//        attention?: { data, shape: [B, T, pos + T], slots } (B heads' weights, row r for the
+//        query at pos + r; head h of layer l is block slots[l·H + h], -1 when not asked for:
+//        with attention: true, block l·H + h) }. Copies, never views of wasm memory.
 //   Failures: INVALID_ARGUMENT (an id outside the vocabulary, pos past rt.length, positions past
-//   n_positions or maxPositions, no model), NON_FINITE (the result overflows float32), TOO_LARGE.
+//   n_positions or maxPositions, an unknown option, no model), NON_FINITE (the result overflows
+//   float32), TOO_LARGE.
 //   After any error the runtime stays usable; rt.length is then at most pos.
 // reset(): forget the cached positions (rt.length = 0). dispose(): free the model's memory.
 // rt.length, rt.config (the uploaded one, or null), rt.maxPositions.
@@ -37,6 +41,7 @@ import modelBase64 from '../wasm/attention-model-wasm.js';
 import { ErrorCode, AttentionError, fail, asError, describe } from '../core/errors.js';
 import { WASM_MODEL_FUNCTIONS } from '../core/exports.js';
 import { wasmMemory, allocate, release, reserve, checkStatus, readMatrix, cString } from '../core/memory.js';
+import { idsArg } from '../core/args.js';
 import { decodeBase64, missingExports, WASM_IMPORTS } from '../core/instantiate.js';
 
 // the parameter kinds, in the order of gpt2.h's attn_gpt2_param; stacked over the layers or not
@@ -217,58 +222,68 @@ function freeModel(rt) {
 // ----------------------------------------------------------------------------
 // forward
 
-function readIds(ids, V) {
-  if (!Array.isArray(ids) && !(ArrayBuffer.isView(ids) && !(ids instanceof DataView))) {
-    fail(ErrorCode.INVALID_ARGUMENT, `forward: ids must be an array of token ids; received ${describe(ids)}`);
-  }
-  const out = Int32Array.from(ids, (x, i) => {
-    if (typeof x !== 'number' || !Number.isInteger(x) || x < 0 || x >= V) {
-      fail(ErrorCode.INVALID_ARGUMENT, `forward: ids[${i}] must be an integer token id in [0, vocab_size = ${V}); received ${describe(x)}`);
-    }
-    return x;
-  });
-  if (out.length === 0) fail(ErrorCode.INVALID_ARGUMENT, 'forward: ids is empty: expected at least one token id');
-  return out;
-}
+const FORWARD_OPTIONS = ['pos', 'attention', 'lastOnly'];
 
-function readForwardOptions(rt, opts, T) {
-  if (opts === null || typeof opts !== 'object') fail(ErrorCode.INVALID_ARGUMENT, `forward: options must be an object like { pos, attention, lastOnly }; received ${describe(opts)}`);
+// each option read once; unknown keys refused (a typo would otherwise be silently ignored)
+function readForwardOptions(rt, opts) {
+  if (opts === null || typeof opts !== 'object' || Array.isArray(opts)) fail(ErrorCode.INVALID_ARGUMENT, `forward: options must be an object like { pos, attention, lastOnly }; received ${describe(opts)}`);
+  for (const key of Object.keys(opts)) {
+    if (!FORWARD_OPTIONS.includes(key)) fail(ErrorCode.INVALID_ARGUMENT, `forward: unknown option "${String(key).slice(0, 40)}"; expected one of ${FORWARD_OPTIONS.join(', ')}`);
+  }
   const { pos = 0, attention = false, lastOnly = false } = opts;
   if (!Number.isInteger(pos) || pos < 0 || pos > rt.length) {
     fail(ErrorCode.INVALID_ARGUMENT, `forward: pos must be an integer in [0, ${rt.length}] (the positions in the KV cache); received ${describe(pos)}`);
   }
-  const { S, config } = rt.model;
-  if (pos + T > S) {
-    const limit = S === config.n_positions ? `n_positions = ${S}` : `maxPositions = ${S} (n_positions = ${config.n_positions})`;
-    fail(ErrorCode.INVALID_ARGUMENT, `forward: positions ${pos} .. ${pos + T - 1} go past the model's ${limit}`);
+  if (typeof lastOnly !== 'boolean') fail(ErrorCode.INVALID_ARGUMENT, `forward: lastOnly must be true or false; received ${describe(lastOnly)}`);
+  return { pos, heads: readHeads(attention, rt.model.config), lastOnly };
+}
+
+// attention: false (none), true (every head), or [[layer, head], ...] (those heads, in that
+// order) -> null, or { slots: Int32Array(L·H) (block of each head, -1: not written), count }
+function readHeads(attention, { n_layer: L, n_head: H }) {
+  if (attention === false) return null;
+  const slots = new Int32Array(L * H).fill(-1);
+  if (attention === true) return { slots: slots.map((_, i) => i), count: L * H };
+  if (!Array.isArray(attention)) fail(ErrorCode.INVALID_ARGUMENT, `forward: attention must be true, false or a list of [layer, head] pairs; received ${describe(attention)}`);
+  const n = attention.length;
+  if (n > L * H) fail(ErrorCode.INVALID_ARGUMENT, `forward: attention lists ${n} heads; the model has ${L * H}`);
+  for (let i = 0; i < n; i++) {
+    const pair = attention[i];
+    const [l, h] = Array.isArray(pair) && pair.length === 2 ? [pair[0], pair[1]] : [NaN, NaN];
+    if (!(Number.isInteger(l) && l >= 0 && l < L && Number.isInteger(h) && h >= 0 && h < H)) {
+      fail(ErrorCode.INVALID_ARGUMENT, `forward: attention[${i}] must be [layer, head] with layer in [0, ${L}) and head in [0, ${H}); received ${describe(pair)}`);
+    }
+    if (slots[l * H + h] >= 0) fail(ErrorCode.INVALID_ARGUMENT, `forward: attention lists layer ${l}, head ${h} twice`);
+    slots[l * H + h] = i;
   }
-  if (typeof attention !== 'boolean' || typeof lastOnly !== 'boolean') fail(ErrorCode.INVALID_ARGUMENT, 'forward: attention and lastOnly must be true or false');
-  return { pos, attention, lastOnly };
+  return { slots, count: n };
 }
 
 function forward(rt, ids, opts = {}) {
   if (!rt.model) fail(ErrorCode.INVALID_ARGUMENT, 'forward: no model: call upload(config, fill) first');
-  const { mem, exports, model } = rt, { n_layer: L, n_head: H, vocab_size: V } = model.config;
-  const tokens = readIds(ids, V), T = tokens.length;
-  const { pos, attention, lastOnly } = readForwardOptions(rt, opts, T);
-  const m = pos + T, rows = lastOnly ? 1 : T;
+  const { mem, exports, model } = rt, { n_layer: L, n_head: H, vocab_size: V, n_positions: P } = model.config;
+  const { pos, heads, lastOnly } = readForwardOptions(rt, opts);
+  const S = model.S, limit = S === P ? `n_positions = ${S}` : `maxPositions = ${S} (n_positions = ${P})`;
+  const tokens = idsArg(ids, 'forward: ids', { max: S - pos, maxWhat: (n) => `positions ${pos} .. ${pos + n - 1} go past the model's ${limit}`, vocab: V });
+  const T = tokens.length, m = pos + T, rows = lastOnly ? 1 : T;
   const wsBytes = exports.attn_gpt2_workspace_size(model.cfg, T, m) >>> 0;
   if (wsBytes === 0) fail(ErrorCode.TOO_LARGE, `forward: ${T} tokens over ${m} positions need more than wasm32's 4 GiB`);
-  const attFloats = attention ? L * H * T * m : 0;
-  const block = allocate(mem, [T, rows * V, attFloats, Math.ceil(wsBytes / 4)], 0,
-    () => (attention ? `forward's attention weights (${L}, ${H}, ${T}, ${m}) and logits` : `forward's logits (${rows}, ${V})`));
-  const [pids, plogits, patt, pws] = block.offsets;
+  const attFloats = heads ? heads.count * T * m : 0;
+  const block = allocate(mem, [T, heads ? L * H : 0, rows * V, attFloats, Math.ceil(wsBytes / 4)], 0,
+    () => (heads ? `forward's attention weights (${heads.count} heads × ${T} × ${m}) and logits` : `forward's logits (${rows}, ${V})`));
+  const [pids, pslots, plogits, patt, pws] = block.offsets;
   try {
     new Int32Array(mem.memory.buffer, pids, T).set(tokens);
+    if (heads) new Int32Array(mem.memory.buffer, pslots, L * H).set(heads.slots);
     rt.length = Math.min(rt.length, pos);   // rows from pos on are rewritten: unspecified until it succeeds
-    const status = exports.attn_gpt2_forward(plogits, attention ? patt : 0, model.cache, pws, model.cfg,
-      model.params, pids, T, pos, model.S, lastOnly ? ATTN_GPT2_LAST_ONLY : 0);
+    const status = exports.attn_gpt2_forward(plogits, heads ? patt : 0, heads ? pslots : 0, model.cache, pws, model.cfg,
+      model.params, pids, T, pos, S, lastOnly ? ATTN_GPT2_LAST_ONLY : 0);
     checkStatus(mem, status, 'forward', [], []);
     rt.length = m;
     const result = { logits: readMatrix(mem, plogits, rows, V) };
-    if (attention) {
-      const { data } = readMatrix(mem, patt, L * H * T, m);
-      result.attention = { data, shape: [L, H, T, m] };
+    if (heads) {
+      const { data } = readMatrix(mem, patt, heads.count * T, m);
+      result.attention = { data, shape: [heads.count, T, m], slots: heads.slots };
     }
     return result;
   } finally {

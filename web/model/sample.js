@@ -17,21 +17,41 @@ function splitmix32(seed) {
   };
 }
 
-/** generate()'s options, checked: { maxTokens = 20, temperature = 0, topK = 0 (all), seed = 0, attention = false, stop = [] }. */
+/**
+ * generate()'s options, checked: { maxTokens = 20, temperature = 0, topK = 0 (all), seed = 0,
+ * attention = false, stop }. stop: the ids that end the generation (yielded, then done); by
+ * default the config's eos_token_id (one id or a list; done: 'eos'), a list of ids of one's
+ * own (done: 'stop'), or false for none.
+ */
 export function readSampling(options, config) {
   if (options === null || typeof options !== 'object') fail(ErrorCode.INVALID_ARGUMENT, `model.generate: options must be an object like { maxTokens: 20 }; received ${describe(options)}`);
   for (const key of Object.keys(options)) {
     if (!OPTIONS.includes(key)) fail(ErrorCode.INVALID_ARGUMENT, `model.generate: unknown option "${key}"; expected one of ${OPTIONS.join(', ')}`);
   }
-  const { maxTokens = 20, temperature = 0, topK = 0, seed = 0, attention = false, stop = [] } = options;
+  const { maxTokens = 20, temperature = 0, topK = 0, seed = 0, attention = false, stop } = options;
   const bad = (what, v) => fail(ErrorCode.INVALID_ARGUMENT, `model.generate: ${what}; received ${describe(v)}`);
   if (!Number.isInteger(maxTokens) || maxTokens < 1) bad('maxTokens must be a positive integer', maxTokens);
   if (typeof temperature !== 'number' || !(temperature >= 0) || !Number.isFinite(temperature)) bad('temperature must be a finite number >= 0 (0: greedy)', temperature);
   if (!Number.isInteger(topK) || topK < 0 || topK > config.vocab_size) bad(`topK must be an integer from 0 (all tokens) to vocab_size = ${config.vocab_size}`, topK);
   if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff) bad('seed must be an integer from 0 to 2^32 - 1', seed);
   if (typeof attention !== 'boolean') bad('attention must be true or false', attention);
-  if (!Array.isArray(stop) || !stop.every((id) => Number.isInteger(id))) bad('stop must be an array of token ids', stop);
-  return { maxTokens, temperature, topK, attention, stop: [...stop], random: splitmix32(seed) };
+  if (stop !== undefined && stop !== false && !(Array.isArray(stop) && stop.length <= MAX_STOP && stop.every((id) => Number.isInteger(id)))) {
+    bad(`stop must be an array of at most ${MAX_STOP} token ids, or false for none`, stop);
+  }
+  const eos = eosIds(config);
+  return {
+    maxTokens, temperature, topK, attention, random: splitmix32(seed),
+    stop: stop === undefined ? eos : stop === false ? [] : [...stop], stopWhy: stop === undefined ? 'eos' : 'stop',
+  };
+}
+
+const MAX_STOP = 1024;
+
+/** config.json's eos_token_id: one id or a list, [] when absent or not ids. */
+export function eosIds(config) {
+  const e = config.raw?.eos_token_id;
+  const list = Array.isArray(e) ? e : [e];
+  return list.filter((id) => Number.isInteger(id) && id >= 0 && id < config.vocab_size).slice(0, MAX_STOP);
 }
 
 /** The id of the largest logit (the lowest id on a tie). */

@@ -35,7 +35,7 @@ const builds = [
 function sample(attn, inputs, options) {
   let calls = 0;
   const t0 = performance.now();
-  let t = t0;
+  let t;
   do { attn.attention(inputs, options); calls++; t = performance.now(); } while (t - t0 < 40);
   return (t - t0) / calls;
 }

@@ -4,9 +4,9 @@
 //   q (n, d_k), k (m, d_k), v (m, d_v) -> out (n, d_v); scale is an initializer (a scalar)
 //
 // A protobuf encoder for exactly the fields this graph needs, nothing else. Field numbers
-// are those of onnx/onnx.proto3 (ONNX 1.x); only wire types 0 (varint), 2 (length-delimited)
-// and 5 (fixed32, a float) appear. Every message is encoded as an array of byte chunks and
-// concatenated once at the end.
+// are those of onnx/onnx.proto3 (ONNX 1.x); only wire types 0 (varint) and 2 (length-delimited)
+// appear (the one float, the scale, is a packed float_data). Every message is encoded as an
+// array of byte chunks and concatenated once at the end.
 
 // ---------------------------------------------------------------------------
 // protobuf wire format
@@ -37,11 +37,6 @@ const int = (field, value) => concat([key(field, 0), varint(value)]);
 const bytes = (field, data) => concat([key(field, 2), varint(data.length), data]);
 const string = (field, s) => bytes(field, utf8.encode(s));
 const message = (field, chunks) => bytes(field, concat(chunks));
-function float(field, value) {
-  const b = new Uint8Array(4);
-  new DataView(b.buffer).setFloat32(0, value, true);
-  return concat([key(field, 5), b]);
-}
 
 // ---------------------------------------------------------------------------
 // the ONNX messages used (field numbers from onnx.proto3)

@@ -178,7 +178,7 @@ describe('<attention-heatmap model="…">', { concurrency: 3 }, () => {
         const sorted = [...r.cells].sort((a, b) => a.row - b.row || a.col - b.col);
         assert.equal(sorted.length, n * n);
         // float16 weights, float32 maths against PyTorch's float64: the golden file's own bound is 6.6e-7
-        sorted.forEach((c, p) => assert.ok(Math.abs(c.value - seq.attention[l][h][c.row][c.col]) <= 2e-6,
+        sorted.forEach((c) => assert.ok(Math.abs(c.value - seq.attention[l][h][c.row][c.col]) <= 2e-6,
           `layer ${l} head ${h} (${c.row}, ${c.col}): ${c.value} vs ${seq.attention[l][h][c.row][c.col]}`));
         assert.equal(p0(sorted), n * (n - 1) / 2, 'the causal upper triangle is 0');
       }

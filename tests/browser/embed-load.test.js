@@ -27,8 +27,6 @@ const server = await startServer({
 const browser = await launch();
 after(async () => { await browser.close(); await server.close(); });
 
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
 /**
  * Open a fixture (over http, or from disk with { file: true }); record page errors, console errors
  * and warnings, CSP violations, calls of customElements.define, the globals the page's scripts add,

@@ -44,7 +44,7 @@ const PREFS = {
  */
 export function leftovers(pid) {
   const found = [];
-  let entries = [];
+  let entries;
   try { entries = fs.readdirSync('/proc'); } catch { return found; }
   for (const name of entries) {
     if (!/^\d+$/.test(name)) continue;

@@ -246,8 +246,7 @@ function withMaxPages(bytes, pages) {
       assert.equal(count, 1);
       const flags = body[p++];
       assert.equal(flags & 1, 1, 'memory has a maximum');
-      let initial; [initial, p] = readLeb(body, p);
-      let max; [max, p] = readLeb(body, p);
+      const [initial] = readLeb(body, p);   // then the maximum, which `pages` replaces
       body = [1, flags, ...leb(initial), ...leb(pages)];
       patched = true;
     }

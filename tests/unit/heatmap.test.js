@@ -474,7 +474,8 @@ const EXTREMES = {
   'a span of one ulp: 1 to 1 + 2^-52': [[[1, 1 + 2 ** -52]]],
   'a 1e-30 span: min 1e-30, max 2e-30': [[[0.5]], { min: 1e-30, max: 2e-30 }],
   'a 1e-30 span, diverging': [[[-1e-30, 1e-30]], { scale: 'diverging' }],
-  'a 1e-30 span around 1e-300': [[[1e-300, 1e-300 + 1e-330]], { min: 1e-300, max: 1.0000000000001e-300 }],
+  // (the data was written [1e-300, 1e-300 + 1e-330]: 1e-330 is below the smallest double, 5e-324, so it was this)
+  'a 1e-30 span around 1e-300': [[[1e-300, 1e-300]], { min: 1e-300, max: 1.0000000000001e-300 }],
   '±3e38 (float32 max)': [[[-3e38, 3e38]]],
   '±3e38, diverging': [[[-3e38, 3e38], [0, 1]], { scale: 'diverging' }],
   '±Number.MAX_VALUE (the span overflows)': [[[-M, M]]],

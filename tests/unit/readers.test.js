@@ -61,7 +61,7 @@ function hostileMatrix(rand, rows, cols, pick) {
       Object.defineProperty(arr, 0, { get: () => (calls++ ? 1e39 : 0.5) });
       return { data: arr, shape: [rows, cols] };
     }
-    case 6: return Array.from({ length: rows }, (_, i) => lie(Float32Array, 10000, cols)); // rows that lie
+    case 6: return Array.from({ length: rows }, () => lie(Float32Array, 10000, cols)); // rows that lie
     case 7: return { data: real(0), get shape() { throw new Error('shape getter'); } };
     default: return { data: real(0), shape: [rows, cols] };                                  // honest
   }

@@ -210,7 +210,7 @@ test('broken merges.txt: not text', () => {
 });
 test('broken merges.txt: a line that is not two tokens', () => {
   rejects(() => createBpe(withMerge(), '#version: 0.2\na b\nab c d\n'), 'INVALID_MODEL', /merges\.txt line 3: "ab c d" is not two tokens/);
-  rejects(() => createBpe(withMerge(), 'a  b'), 'INVALID_MODEL', /merges\.txt line 1: "a  b" is not two tokens/);
+  rejects(() => createBpe(withMerge(), 'a  b'), 'INVALID_MODEL', /merges\.txt line 1: "a {2}b" is not two tokens/);
   rejects(() => createBpe(withMerge(), 'a b\n\nb c'), 'INVALID_MODEL', /merges\.txt line 2: "" is not two tokens/);
 });
 test('broken merges.txt: a token absent from vocab.json', () => {

@@ -84,6 +84,9 @@ export function shapeText(shape) {
 
 export const shapeStr = (r, c) => `(${r}, ${c})`;
 
+/** Text from the input, quoted for a message and cut to max characters with "…" (a file's line, a key, a name). */
+export const quote = (s, max = 80) => JSON.stringify(s.length > max ? s.slice(0, max) + '…' : s);
+
 export function formatBytes(b) {
   const units = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
   let u = 0;

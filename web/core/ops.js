@@ -184,15 +184,16 @@ function mhaArgs(inputs, options, fn) {
     fail(ErrorCode.SHAPE_MISMATCH, `kv must have shape (m, d_model) = (m, ${dm}) like x ${shapeStr(n, dm)}; received kv ${shapeStr(kv.rows, kv.cols)}`);
   }
   mhaWeightShapes(wq, wk, wv, wo, n, dm, dh, dkv, heads, kvHeads);
-  let bq = null, bk = null, bv = null, bo = null, mask = null;
+  // all null in the one-file embed, which drops the FULL_API block
+  const optional = { bq: null, bk: null, bv: null, bo: null, mask: null };
   FULL_API: {
-    bq = vectorArg(inputs.bq, 'bq', dm, 'd_model, one per column of wq');
-    bk = vectorArg(inputs.bk, 'bk', dkv, 'one per column of wk');
-    bv = vectorArg(inputs.bv, 'bv', dkv, 'one per column of wv');
-    bo = vectorArg(inputs.bo, 'bo', dm, 'd_model, one per column of wo');
-    mask = maskArg(opts.mask, n, m);
+    optional.bq = vectorArg(inputs.bq, 'bq', dm, 'd_model, one per column of wq');
+    optional.bk = vectorArg(inputs.bk, 'bk', dkv, 'one per column of wk');
+    optional.bv = vectorArg(inputs.bv, 'bv', dkv, 'one per column of wv');
+    optional.bo = vectorArg(inputs.bo, 'bo', dm, 'd_model, one per column of wo');
+    optional.mask = maskArg(opts.mask, n, m);
   }
-  return { x, kv, wq, wk, wv, wo, bq, bk, bv, bo, mask, opts, n, m, dm, dh, dkv, heads, kvHeads };
+  return { x, kv, wq, wk, wv, wo, ...optional, opts, n, m, dm, dh, dkv, heads, kvHeads };
 }
 
 // an object whose own keys are all inputs of multiHeadAttention

@@ -300,6 +300,7 @@
     for (let i = 0; i < m.rows; i++) out[i] = Array.from(m.src.slice(i * m.cols, (i + 1) * m.cols));
     return out;
   }
+  var MAX_IDS = 1 << 24;
 
   // web/core/exports.js
   var WASM_FUNCTIONS = Object.freeze([
@@ -340,9 +341,11 @@
   function wasmMemory(exports) {
     const { memory } = exports, slab = new Float32Array(0);
     return {
+      // wasm's i32 comes back signed: an address at or above 2 GiB would be negative, so malloc's
+      // result is read as unsigned (0 still means failure); free takes either
       exports,
       memory,
-      malloc: exports.malloc,
+      malloc: (bytes) => exports.malloc(bytes) >>> 0,
       free: exports.free,
       f32: new Float32Array(memory.buffer),
       u8: new Uint8Array(memory.buffer),
@@ -548,6 +551,7 @@
     }
   }
   function cString(mem, ptr) {
+    ptr >>>= 0;
     views(mem);
     const u8 = mem.u8;
     let end = ptr;
@@ -803,15 +807,15 @@
       fail(ErrorCode.SHAPE_MISMATCH, `kv must have shape (m, d_model) = (m, ${dm}) like x ${shapeStr(n2, dm)}; received kv ${shapeStr(kv.rows, kv.cols)}`);
     }
     mhaWeightShapes(wq, wk, wv, wo, n2, dm, dh, dkv, heads, kvHeads);
-    let bq = null, bk = null, bv = null, bo = null, mask = null;
+    const optional = { bq: null, bk: null, bv: null, bo: null, mask: null };
     FULL_API: {
-      bq = vectorArg(inputs.bq, "bq", dm, "d_model, one per column of wq");
-      bk = vectorArg(inputs.bk, "bk", dkv, "one per column of wk");
-      bv = vectorArg(inputs.bv, "bv", dkv, "one per column of wv");
-      bo = vectorArg(inputs.bo, "bo", dm, "d_model, one per column of wo");
-      mask = maskArg(opts.mask, n2, m);
+      optional.bq = vectorArg(inputs.bq, "bq", dm, "d_model, one per column of wq");
+      optional.bk = vectorArg(inputs.bk, "bk", dkv, "one per column of wk");
+      optional.bv = vectorArg(inputs.bv, "bv", dkv, "one per column of wv");
+      optional.bo = vectorArg(inputs.bo, "bo", dm, "d_model, one per column of wo");
+      optional.mask = maskArg(opts.mask, n2, m);
     }
-    return { x, kv, wq, wk, wv, wo, bq, bk, bv, bo, mask, opts, n: n2, m, dm, dh, dkv, heads, kvHeads };
+    return { x, kv, wq, wk, wv, wo, ...optional, opts, n: n2, m, dm, dh, dkv, heads, kvHeads };
   }
   function checkMhaInputs(inputs, fn) {
     if (inputs === null || typeof inputs !== "object" || Array.isArray(inputs)) {
@@ -3746,7 +3750,7 @@
     $2("trained-row-label").textContent = R.rowLabel;
     $2("trained-note").innerHTML = s2.mode === "trained" ? R.note : "";
     $2("trained-msg").textContent = "";
-    if (s2.mode === "random") return renderRandom(env, s2);
+    if (s2.mode === "random") return renderRandom(env);
     if (!s2.model) {
       $2("trained-status").textContent = R.loading;
       toy(s2).then(() => render(env, s2), (e) => {
@@ -3758,7 +3762,7 @@
     }
     renderTrained(env, s2);
   }
-  function renderRandom(env, s2) {
+  function renderRandom(env) {
     const { $: $2, h: h2 } = env;
     const T2 = env.getT(), R = T2.models.trained, m = env.getModel(), state2 = env.getState();
     $2("trained-status").textContent = R.randomStatus(m.seed);

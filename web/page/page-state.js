@@ -38,6 +38,7 @@ export const defaultState = () => ({ ...DEFAULT_STATE, tokens: [...DEFAULT_STATE
 
 const FLT_MAX = 3.4028234663852886e38;
 // C0 and C1 controls, DEL, lone surrogates, U+FFFE/FFFF: never part of a token.
+// eslint-disable-next-line no-control-regex -- control characters are what this finds
 const BAD_CHAR = /[\u0000-\u001f\u007f-\u009f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 const NUMBER = /^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i;
 

@@ -92,7 +92,7 @@ function render(env, s) {
   $('trained-row-label').textContent = R.rowLabel;
   $('trained-note').innerHTML = s.mode === 'trained' ? R.note : '';               // trusted string
   $('trained-msg').textContent = '';
-  if (s.mode === 'random') return renderRandom(env, s);
+  if (s.mode === 'random') return renderRandom(env);
   if (!s.model) {
     $('trained-status').textContent = R.loading;
     toy(s).then(() => render(env, s), (e) => {
@@ -105,7 +105,7 @@ function render(env, s) {
   renderTrained(env, s);
 }
 
-function renderRandom(env, s) {
+function renderRandom(env) {
   const { $, h } = env;
   const T = env.getT(), R = T.models.trained, m = env.getModel(), state = env.getState();
   $('trained-status').textContent = R.randomStatus(m.seed);

@@ -99,14 +99,14 @@ function fma32(a, b, c) {
 // avx_mathfun.h (Cephes single precision), one lane at a time
 
 const C = (v) => fround(v);
-const SQRTHF = C(0.707106781186547524);
+const SQRTHF = C(0.7071067811865476);                // Cephes: 0.707106781186547524, the same double
 const LOG_P = [7.0376836292e-2, -1.1514610310e-1, 1.1676998740e-1, -1.2420140846e-1,
   1.4249322787e-1, -1.6668057665e-1, 2.0000714765e-1, -2.4999993993e-1, 3.3333331174e-1].map(C);
 const LOG_Q1 = C(-2.12194440e-4);
 const LOG_Q2 = C(0.693359375);
 const DP1 = C(-0.78515625);
 const DP2 = C(-2.4187564849853515625e-4);
-const DP3 = C(-3.77489497744594108e-8);
+const DP3 = C(-3.774894977445941e-8);                // Cephes: -3.77489497744594108e-8, the same double
 const SIN_P = [-1.9515295891e-4, 8.3321608736e-3, -1.6666654611e-1].map(C);
 const COS_P = [2.443315711809948e-5, -1.388731625493765e-3, 4.166664568298827e-2].map(C);
 const FOPI = C(1.27323954473516);

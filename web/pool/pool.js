@@ -24,7 +24,8 @@
 // what this thread checks is what the workers get, whatever a getter or a Proxy answers the
 // next time. A call can be bounded ({ signal }, { timeout }): the workers still computing it
 // when it is stopped are terminated and replaced, and the calls queued behind it go on there.
-import { AttentionError, ErrorCode, createAttention } from '../core/attention.js';
+import { createAttention } from '../core/attention.js';
+import { AttentionError, ErrorCode, describe, fail } from '../core/errors.js';
 import { moduleOf } from '../core/instantiate.js';
 
 const MAX_WORKERS = 8;
@@ -33,7 +34,6 @@ const CALL_OPTIONS = ['causal', 'scale', 'mask', 'weights', 'rows', 'signal', 't
 const POOL_OPTIONS = ['workers', 'workerUrl', 'relaxed', 'timeout'];
 const INPUTS = ['q', 'k', 'v'];
 const noop = () => {};
-const fail = (code, message) => { throw new AttentionError(code, message); };
 const toError = (e) => (e instanceof AttentionError ? e
   : new AttentionError(typeof e?.code === 'string' && Object.hasOwn(ErrorCode, e.code) ? e.code : ErrorCode.INVALID_ARGUMENT, String(e?.message ?? e)));
 
@@ -48,24 +48,6 @@ function readError(what, e) {
   const err = new AttentionError(ErrorCode.INVALID_ARGUMENT, `${what}: ${text}`, { cause: e });
   if (!Object.hasOwn(err, 'cause')) Object.defineProperty(err, 'cause', { value: e, writable: true, configurable: true });
   return err;
-}
-
-// a short description of a value for messages, as attention() words them
-function describe(x) {
-  try {
-    if (x === null) return 'null';
-    if (typeof x === 'function') return 'a function';
-    if (typeof x === 'symbol') return 'a symbol';
-    if (typeof x === 'bigint') return `the BigInt ${x}n`;
-    if (typeof x === 'string') return `the string ${JSON.stringify(x.length > 40 ? x.slice(0, 40) + '…' : x)}`;
-    if (typeof x === 'object') {
-      const proto = Object.getPrototypeOf(x);
-      return proto === Object.prototype || proto === null ? 'a plain object' : `a ${proto?.constructor?.name || 'non-plain object'}`;
-    }
-    return `${typeof x} ${String(x)}`;
-  } catch {
-    return 'a value that cannot be inspected';
-  }
 }
 
 const isPlainProto = (p) => p === Object.prototype || p === null;
@@ -335,13 +317,11 @@ export function splitRows(r0, r1, m, causal, parts) {
   return ranges;
 }
 
+// ----------------------------------------------------------------------------
+// the pool's options
 
-/**
- * Start `workers` workers (default: one per core, at most 8), each loading the core.
- * options.workerUrl: where the worker script is served, for hosts that move it.
- * options.timeout: the default time limit of each call in ms (and of the workers' start).
- */
-export async function createPool(options = {}, platform) {
+// createAttentionPool's options, each read once and checked -> { workerUrl, relaxed, count, timeout }
+async function poolOptions(options, platform) {
   if (options === null || typeof options !== 'object') {
     fail(ErrorCode.INVALID_ARGUMENT, `createAttentionPool: options must be an object like { workers: 2 }; received ${String(options)}`);
   }
@@ -362,174 +342,276 @@ export async function createPool(options = {}, platform) {
   if (!Number.isInteger(count) || count < 1 || count > 64) {
     fail(ErrorCode.INVALID_ARGUMENT, `createAttentionPool: workers must be an integer from 1 to 64; received ${String(count)}`);
   }
-  const poolTimeout = timeoutArg(given.timeout, 'createAttentionPool') ?? Infinity;
-  // in this thread, the same core checks every call first (one query row computed), so that a
-  // bad call fails as attention() fails, whatever the inputs are made of
-  const local = await createAttention({ relaxed });
-  const init = { relaxed: local.relaxed, module: moduleOf(local) };
-  const make = await platform.spawner(workerUrl);
-  let nextId = 1, closed = false;
+  const timeout = timeoutArg(given.timeout, 'createAttentionPool') ?? Infinity;
+  return { workerUrl, relaxed, count, timeout };
+}
 
-  // One slot per worker: { w, sent, waiting, dead }. A worker holds at most DEPTH parts (sent,
-  // in order: sent[0] is the one it computes, the next one is there so that it starts at once);
-  // the parts behind them wait here (waiting), not in the worker. So when a call ends early
-  // (aborted, timed out, failed), its waiting parts are simply taken back, and a worker holding
-  // one of its parts is terminated and replaced, the other parts it held sent again to the new
-  // one: no worker is left computing a part nobody waits for (a stuck one would block the rest).
-  const DEPTH = 2;
-  const slots = [];
+// ----------------------------------------------------------------------------
+// the workers: start-up, the queue of each, faults
+//
+// The pool's state: { local, count, timeout, init, make, slots, closed, nextId }. One slot per
+// worker: { w, sent, waiting, dead, busy }. A worker holds at most DEPTH parts (sent, in order:
+// sent[0] is the one it computes, the next one is there so that it starts at once); the parts
+// behind them wait here (waiting), not in the worker. So when a call ends early (aborted, timed
+// out, failed), its waiting parts are simply taken back, and a worker holding one of its parts
+// is terminated and replaced, the other parts it held sent again to the new one: no worker is
+// left computing a part nobody waits for (a stuck one would block the rest).
+const DEPTH = 2;
 
-  // (Re)start a slot's worker; resolves to whether it runs the relaxed build.
-  function start(slot) {
-    let settle;
-    const ready = new Promise((resolve, reject) => { settle = { resolve, reject }; });
-    const w = make((msg) => {
-      if (slot.w !== w) return;   // a replaced worker's last words
-      if ('ready' in msg) {
-        if (msg.ready) settle.resolve(msg.relaxed === true);
-        else { const err = toError(msg.error); settle.reject(err); lost(slot, err); }
-        return;
-      }
-      answered(slot, msg);
-    }, (e) => {
-      if (slot.w !== w) return;
-      const err = new AttentionError(ErrorCode.INVALID_ARGUMENT, `attention pool: a worker failed: ${e?.message ?? e}`);
-      settle.reject(err);
-      lost(slot, err);
-    });
-    slot.w = w;
-    w.post({ init });
-    return ready;
-  }
-
-  // Send the slot's next parts while its worker holds fewer than DEPTH. In Node a worker keeps
-  // the process alive only while it holds parts.
-  function pump(slot) {
-    while (!slot.dead && slot.sent.length < DEPTH && slot.waiting.length) {
-      const part = slot.waiting.shift();
-      try {
-        slot.w.post(part.msg);
-        slot.sent.push(part);
-      } catch (e) {   // DataCloneError: not expected (the inputs are plain typed arrays by now), kept as a net
-        part.call.fail(new AttentionError(ErrorCode.INVALID_ARGUMENT, `attention pool: the inputs cannot be sent to a worker (${e?.message ?? e}); pass number[][] or { data: Float32Array, shape }`));
-      }
-    }
-    const busy = slot.sent.length > 0;
-    if (busy !== slot.busy) { slot.busy = busy; if (busy) slot.w.busy(); else slot.w.idle(); }
-  }
-
-  function answered(slot, msg) {
-    const part = slot.sent[0];
-    if (!part || part.id !== msg.id) return;
-    slot.sent.shift();
-    pump(slot);
-    if (msg.error) part.call.fail(toError(msg.error));
-    else part.call.done(part, { data: msg.data, shape: msg.shape });
-  }
-
-  const partsOf = (slot) => { const parts = [...slot.sent, ...slot.waiting]; slot.sent = []; slot.waiting = []; return parts; };
-
-  // the slot's worker failed or exited: its calls fail, later calls too
-  function lost(slot, err) {
-    slot.dead = true;
-    try { Promise.resolve(slot.w.terminate()).catch(noop); } catch { /* gone already */ }
-    for (const p of partsOf(slot)) p.call.fail(err);
-  }
-
-  // Terminate the slot's worker (it holds a part whose call has ended) and start another, which
-  // gets the other parts it held, then those waiting.
-  function replace(slot) {
-    slot.waiting.unshift(...slot.sent);
-    slot.sent = [];
-    try { Promise.resolve(slot.w.terminate()).catch(noop); } catch { /* gone already */ }
-    if (closed || slot.dead) return;
-    try {
-      start(slot).catch(noop);   // a failure to start reaches the waiting parts through lost()
-    } catch (e) {
-      slot.w = { post: noop, busy: noop, idle: noop, terminate: noop };
-      lost(slot, new AttentionError(ErrorCode.INVALID_ARGUMENT, `attention pool: cannot restart a worker: ${e?.message ?? e}`));
+// (Re)start a slot's worker; resolves to whether it runs the relaxed build.
+function startWorker(pool, slot) {
+  let settle;
+  const ready = new Promise((resolve, reject) => { settle = { resolve, reject }; });
+  const w = pool.make((msg) => {
+    if (slot.w !== w) return;   // a replaced worker's last words
+    if ('ready' in msg) {
+      if (msg.ready) settle.resolve(msg.relaxed === true);
+      else { const err = toError(msg.error); settle.reject(err); lost(slot, err); }
       return;
     }
-    slot.busy = null;   // a new worker: ref'd or not, pump() says
-    pump(slot);   // right behind init: the worker waits for its core, then computes them
-  }
+    answered(slot, msg);
+  }, (e) => {
+    if (slot.w !== w) return;
+    const err = new AttentionError(ErrorCode.INVALID_ARGUMENT, `attention pool: a worker failed: ${e?.message ?? e}`);
+    settle.reject(err);
+    lost(slot, err);
+  });
+  slot.w = w;
+  w.post({ init: pool.init });
+  return ready;
+}
 
-  // Send one call's parts; resolves to their outputs in order. It ends on the first of: every
-  // part answered, a part failed, the signal aborted, the time limit, close().
-  function run(ranges, inputs, opts, signal, ms) {
-    return new Promise((resolve, reject) => {
-      const outputs = new Array(ranges.length);
-      let remaining = ranges.length, ended = false, timer;
-      const call = { parts: [] };
-      const end = () => {
-        ended = true;
-        if (timer !== undefined) clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
-        // its parts still waiting are taken back; a worker that holds one is replaced
-        for (const p of call.parts) {
-          const { slot } = p, i = slot.sent.indexOf(p), j = slot.waiting.indexOf(p);
-          if (i >= 0) { slot.sent.splice(i, 1); replace(slot); } else if (j >= 0) slot.waiting.splice(j, 1);
-        }
-      };
-      call.fail = (err) => { if (!ended) { end(); reject(err); } };
-      call.done = (part, out) => {
-        if (ended) return;
-        outputs[part.index] = out;
-        if (--remaining === 0) { end(); resolve(outputs); }
-      };
-      function onAbort() { call.fail(signal.reason); }
-      if (signal) signal.addEventListener('abort', onAbort, { once: true });
-      if (ms !== Infinity) timer = setTimeout(() => call.fail(timeoutError('attention pool: the call', ms)), ms);
-      for (let i = 0; i < ranges.length && !ended; i++) {
-        const slot = slots[i];
-        if (slot.dead) { call.fail(new AttentionError(ErrorCode.INVALID_ARGUMENT, 'attention pool: a worker has failed; create a new pool')); break; }
-        const id = nextId++;
-        const part = { id, index: i, call, slot, msg: { id, inputs, options: { ...opts, rows: ranges[i] } } };
-        call.parts.push(part);
-        slot.waiting.push(part);
-        pump(slot);
-      }
-    });
-  }
-
-  for (let i = 0; i < count; i++) slots.push({ w: null, sent: [], waiting: [], dead: false, busy: false });
+// Start every slot's worker; resolves to whether they all run the relaxed build. Within `ms`
+// (Infinity: no limit), else a TimeoutError; on any failure the workers started are terminated.
+async function startAll(pool, ms) {
   const ready = [];
-  for (const slot of slots) {
+  for (const slot of pool.slots) {
     try {
-      ready.push(start(slot));
+      ready.push(startWorker(pool, slot));
     } catch (e) {
-      closed = true;
-      for (const s of slots) if (s.w) s.w.terminate();
+      pool.closed = true;
+      for (const s of pool.slots) if (s.w) s.w.terminate();
       throw new AttentionError(ErrorCode.INVALID_ARGUMENT, `createAttentionPool: cannot start a worker: ${e?.message ?? e}`);
     }
   }
   let usesRelaxed, timer;
   try {
     const all = Promise.all(ready);
-    const limit = poolTimeout === Infinity ? [] : [new Promise((resolve, reject) => {
-      timer = setTimeout(() => reject(timeoutError('createAttentionPool: the workers\' start', poolTimeout)), poolTimeout);
+    const limit = ms === Infinity ? [] : [new Promise((resolve, reject) => {
+      timer = setTimeout(() => reject(timeoutError('createAttentionPool: the workers\' start', ms)), ms);
     })];
     usesRelaxed = (await Promise.race([all, ...limit])).every(Boolean);
   } catch (e) {
-    closed = true;
-    for (const s of slots) s.w.terminate();
+    pool.closed = true;
+    for (const s of pool.slots) s.w.terminate();
     throw e;
   } finally {
     clearTimeout(timer);
   }
   // in Node an idle pool does not keep the process alive (a call in flight does)
-  for (const s of slots) { s.w.idle(); s.busy = false; }
+  for (const s of pool.slots) { s.w.idle(); s.busy = false; }
+  return usesRelaxed;
+}
 
-  // attention() in this thread on the copies: its errors as they are, anything else (not
-  // expected: the copies are plain values) as an AttentionError
-  function check(inputs, options) {
+// Send the slot's next parts while its worker holds fewer than DEPTH. In Node a worker keeps
+// the process alive only while it holds parts.
+function pump(slot) {
+  while (!slot.dead && slot.sent.length < DEPTH && slot.waiting.length) {
+    const part = slot.waiting.shift();
     try {
-      local.attention(inputs, options);
-    } catch (e) {
-      throw e instanceof AttentionError ? e : readError('attention pool: reading the arguments failed', e);
+      slot.w.post(part.msg);
+      slot.sent.push(part);
+    } catch (e) {   // DataCloneError: not expected (the inputs are plain typed arrays by now), kept as a net
+      part.call.fail(new AttentionError(ErrorCode.INVALID_ARGUMENT, `attention pool: the inputs cannot be sent to a worker (${e?.message ?? e}); pass number[][] or { data: Float32Array, shape }`));
     }
   }
+  const busy = slot.sent.length > 0;
+  if (busy !== slot.busy) { slot.busy = busy; if (busy) slot.w.busy(); else slot.w.idle(); }
+}
 
+function answered(slot, msg) {
+  const part = slot.sent[0];
+  if (!part || part.id !== msg.id) return;
+  slot.sent.shift();
+  pump(slot);
+  if (msg.error) part.call.fail(toError(msg.error));
+  else part.call.done(part, { data: msg.data, shape: msg.shape });
+}
+
+const partsOf = (slot) => { const parts = [...slot.sent, ...slot.waiting]; slot.sent = []; slot.waiting = []; return parts; };
+
+// the slot's worker failed or exited: its calls fail, later calls too
+function lost(slot, err) {
+  slot.dead = true;
+  try { Promise.resolve(slot.w.terminate()).catch(noop); } catch { /* gone already */ }
+  for (const p of partsOf(slot)) p.call.fail(err);
+}
+
+// Terminate the slot's worker (it holds a part whose call has ended) and start another, which
+// gets the other parts it held, then those waiting.
+function replace(pool, slot) {
+  slot.waiting.unshift(...slot.sent);
+  slot.sent = [];
+  try { Promise.resolve(slot.w.terminate()).catch(noop); } catch { /* gone already */ }
+  if (pool.closed || slot.dead) return;
+  try {
+    startWorker(pool, slot).catch(noop);   // a failure to start reaches the waiting parts through lost()
+  } catch (e) {
+    slot.w = { post: noop, busy: noop, idle: noop, terminate: noop };
+    lost(slot, new AttentionError(ErrorCode.INVALID_ARGUMENT, `attention pool: cannot restart a worker: ${e?.message ?? e}`));
+    return;
+  }
+  slot.busy = null;   // a new worker: ref'd or not, pump() says
+  pump(slot);   // right behind init: the worker waits for its core, then computes them
+}
+
+// ----------------------------------------------------------------------------
+// a call: its parts queued, and its end (every part answered, a failure, abort, time limit)
+
+// Send one call's parts; resolves to their outputs in order. It ends on the first of: every
+// part answered, a part failed, the signal aborted, the time limit, close().
+function run(pool, ranges, inputs, opts, signal, ms) {
+  return new Promise((resolve, reject) => {
+    const outputs = new Array(ranges.length);
+    let remaining = ranges.length, timer;
+    const call = { parts: [], ended: false };
+    const end = () => {
+      call.ended = true;
+      if (timer !== undefined) clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      takeBack(pool, call);
+    };
+    call.fail = (err) => { if (!call.ended) { end(); reject(err); } };
+    call.done = (part, out) => {
+      if (call.ended) return;
+      outputs[part.index] = out;
+      if (--remaining === 0) { end(); resolve(outputs); }
+    };
+    function onAbort() { call.fail(signal.reason); }
+    if (signal) signal.addEventListener('abort', onAbort, { once: true });
+    if (ms !== Infinity) timer = setTimeout(() => call.fail(timeoutError('attention pool: the call', ms)), ms);
+    queue(pool, call, ranges, inputs, opts);
+  });
+}
+
+// one part per range, each on the waiting list of its slot
+function queue(pool, call, ranges, inputs, opts) {
+  for (let i = 0; i < ranges.length && !call.ended; i++) {
+    const slot = pool.slots[i];
+    if (slot.dead) { call.fail(new AttentionError(ErrorCode.INVALID_ARGUMENT, 'attention pool: a worker has failed; create a new pool')); break; }
+    const id = pool.nextId++;
+    const part = { id, index: i, call, slot, msg: { id, inputs, options: { ...opts, rows: ranges[i] } } };
+    call.parts.push(part);
+    slot.waiting.push(part);
+    pump(slot);
+  }
+}
+
+// an ended call's parts still waiting are taken back; a worker that holds one is replaced
+function takeBack(pool, call) {
+  for (const p of call.parts) {
+    const { slot } = p, i = slot.sent.indexOf(p), j = slot.waiting.indexOf(p);
+    if (i >= 0) { slot.sent.splice(i, 1); replace(pool, slot); } else if (j >= 0) slot.waiting.splice(j, 1);
+  }
+}
+
+// ----------------------------------------------------------------------------
+// pool.attention and pool.close
+
+// attention() in this thread on the copies: its errors as they are, anything else (not
+// expected: the copies are plain values) as an AttentionError
+function check(local, inputs, options) {
+  try {
+    local.attention(inputs, options);
+  } catch (e) {
+    throw e instanceof AttentionError ? e : readError('attention pool: reading the arguments failed', e);
+  }
+}
+
+// A call's arguments, each read once into copies and checked by attention() in this thread
+// (one query row computed), so that a bad call fails as attention() fails, whatever the inputs
+// are made of -> { inputs: { q, k, v } as Float32Arrays, o: the options read, n, m, r0, r1, ms }
+function takeCall(pool, inputs, options) {
+  const ctx = { raw: false };
+  const x = takeInputs(inputs, ctx);
+  const o = takeOptions(options, x.n, x.m, ctx);
+  if (!o.plain) {   // attention() rejects them, after the inputs, in its own words (and if not, this does)
+    check(pool.local, x.value, options);
+    fail(ErrorCode.INVALID_ARGUMENT, `attention: options must be a plain object like { causal: true }; received ${describe(options)}`);
+  }
+  if (o.unknown !== undefined) {
+    fail(ErrorCode.INVALID_ARGUMENT, `attention: unknown option "${o.unknown}"; expected one of ${CALL_OPTIONS.join(', ')}`);
+  }
+  if (o.weights === true) {
+    fail(ErrorCode.INVALID_ARGUMENT, 'attention pool: returns the output only; leave weights out or pass { weights: false } (the n×m weights need createAttention().attention)');
+  }
+  const { signal } = o;
+  if (signal !== undefined && signal !== null && !(typeof AbortSignal === 'function' && signal instanceof AbortSignal)) {
+    fail(ErrorCode.INVALID_ARGUMENT, `attention pool: signal must be an AbortSignal (AbortController's signal, AbortSignal.timeout(ms)); received ${describe(signal)}`);
+  }
+  const ms = timeoutArg(o.timeout, 'attention pool') ?? pool.timeout;
+  const base = { causal: o.causal, scale: o.scale, mask: o.mask, weights: o.weights ?? false };
+  const wanted = o.rows;
+  const pair = o.rowsCopied && Number.isInteger(wanted[0]) && Number.isInteger(wanted[1]) &&
+    wanted[0] >= 0 && wanted[0] < wanted[1] ? [wanted[0], wanted[1]] : null;
+  // the check: attention() itself on the first requested row (a bad rows value fails as given)
+  try {
+    check(pool.local, x.value, { ...base, rows: pair ? [pair[0], pair[0] + 1] : wanted ?? [0, 1] });
+  } catch (e) {
+    if (pair && e.code === ErrorCode.INVALID_ARGUMENT && /^rows /.test(e.message)) check(pool.local, x.value, { ...base, rows: pair });
+    throw e;
+  }
+  if (ctx.raw) {
+    fail(ErrorCode.INVALID_ARGUMENT, 'attention pool: the inputs changed while they were being read (a getter or a Proxy answered differently)');
+  }
+  // checked: now the same numbers as plain typed arrays, which structured clone copies as is
+  const q = flatMatrix(x.value.q), k = flatMatrix(x.value.k), v = flatMatrix(x.value.v);
+  const n = q.shape[0], m = k.shape[0];
+  const [r0, r1] = pair ?? [0, n];
+  if (r1 > n) {   // fails: rows past n
+    check(pool.local, x.value, { ...base, rows: [r0, r1] });
+    fail(ErrorCode.INVALID_ARGUMENT, `rows must be [begin, end] with 0 <= begin < end <= n = ${n}; received [${r0}, ${r1}]`);
+  }
+  return { inputs: { q, k, v }, o, n, m, r0, r1, ms };
+}
+
+async function poolAttention(pool, inputs, options) {
+  if (pool.closed) fail(ErrorCode.INVALID_ARGUMENT, 'attention pool: the pool is closed');
+  const { inputs: qkv, o, n, m, r0, r1, ms } = takeCall(pool, inputs, options);
+  if (o.signal?.aborted) throw o.signal.reason;
+  const opts = { causal: o.causal, scale: o.scale, mask: flatMask(o.mask, n, m), weights: false };
+  const ranges = splitRows(r0, r1, m, o.causal === true, pool.count);
+  const parts = await run(pool, ranges, qkv, opts, o.signal ?? undefined, ms);
+  const dv = parts[0].shape[1];
+  const data = new Float32Array((r1 - r0) * dv);
+  for (let i = 0; i < parts.length; i++) data.set(parts[i].data, (ranges[i][0] - r0) * dv);
+  return { output: { data, shape: [r1 - r0, dv] } };
+}
+
+async function closePool(pool) {
+  if (pool.closed) return;
+  pool.closed = true;
+  const err = new AttentionError(ErrorCode.INVALID_ARGUMENT, 'attention pool: closed while the call was running');
+  for (const slot of pool.slots) for (const p of partsOf(slot)) p.call.fail(err);
+  await Promise.all(pool.slots.map((s) => s.w.terminate()));
+}
+
+// ----------------------------------------------------------------------------
+
+/**
+ * Start `workers` workers (default: one per core, at most 8), each loading the core.
+ * options.workerUrl: where the worker script is served, for hosts that move it.
+ * options.timeout: the default time limit of each call in ms (and of the workers' start).
+ */
+export async function createPool(options = {}, platform) {
+  const { workerUrl, relaxed, count, timeout } = await poolOptions(options, platform);
+  // in this thread, the same core checks every call first (takeCall)
+  const local = await createAttention({ relaxed });
+  const init = { relaxed: local.relaxed, module: moduleOf(local) };
+  const make = await platform.spawner(workerUrl);
+  const pool = { local, count, timeout, init, make, slots: [], closed: false, nextId: 1 };
+  for (let i = 0; i < count; i++) pool.slots.push({ w: null, sent: [], waiting: [], dead: false, busy: false });
+  const usesRelaxed = await startAll(pool, timeout);   // the pool's timeout bounds the start too
   return Object.freeze({
     /** The number of workers. */
     size: count,
@@ -540,65 +622,12 @@ export async function createPool(options = {}, platform) {
      * workers. Resolves to { output }, bit for bit what createAttention() gives.
      * options.signal (AbortSignal) and options.timeout (ms) bound the call.
      */
-    async attention(inputs, options) {
-      if (closed) fail(ErrorCode.INVALID_ARGUMENT, 'attention pool: the pool is closed');
-      // every argument read once, into copies: what is checked is what is sent
-      const ctx = { raw: false };
-      const x = takeInputs(inputs, ctx);
-      const o = takeOptions(options, x.n, x.m, ctx);
-      if (!o.plain) {   // attention() rejects them, after the inputs, in its own words (and if not, this does)
-        check(x.value, options);
-        fail(ErrorCode.INVALID_ARGUMENT, `attention: options must be a plain object like { causal: true }; received ${describe(options)}`);
-      }
-      if (o.unknown !== undefined) {
-        fail(ErrorCode.INVALID_ARGUMENT, `attention: unknown option "${o.unknown}"; expected one of ${CALL_OPTIONS.join(', ')}`);
-      }
-      if (o.weights === true) {
-        fail(ErrorCode.INVALID_ARGUMENT, 'attention pool: returns the output only; leave weights out or pass { weights: false } (the n×m weights need createAttention().attention)');
-      }
-      const { signal } = o;
-      if (signal !== undefined && signal !== null && !(typeof AbortSignal === 'function' && signal instanceof AbortSignal)) {
-        fail(ErrorCode.INVALID_ARGUMENT, `attention pool: signal must be an AbortSignal (AbortController's signal, AbortSignal.timeout(ms)); received ${describe(signal)}`);
-      }
-      const ms = timeoutArg(o.timeout, 'attention pool') ?? poolTimeout;
-      const base = { causal: o.causal, scale: o.scale, mask: o.mask, weights: o.weights ?? false };
-      const wanted = o.rows;
-      const pair = o.rowsCopied && Number.isInteger(wanted[0]) && Number.isInteger(wanted[1]) &&
-        wanted[0] >= 0 && wanted[0] < wanted[1] ? [wanted[0], wanted[1]] : null;
-      // the check: attention() itself on the first requested row (a bad rows value fails as given)
-      try {
-        check(x.value, { ...base, rows: pair ? [pair[0], pair[0] + 1] : wanted ?? [0, 1] });
-      } catch (e) {
-        if (pair && e.code === ErrorCode.INVALID_ARGUMENT && /^rows /.test(e.message)) check(x.value, { ...base, rows: pair });
-        throw e;
-      }
-      if (ctx.raw) {
-        fail(ErrorCode.INVALID_ARGUMENT, 'attention pool: the inputs changed while they were being read (a getter or a Proxy answered differently)');
-      }
-      // checked: now the same numbers as plain typed arrays, which structured clone copies as is
-      const q = flatMatrix(x.value.q), k = flatMatrix(x.value.k), v = flatMatrix(x.value.v);
-      const n = q.shape[0], m = k.shape[0];
-      const [r0, r1] = pair ?? [0, n];
-      if (r1 > n) {   // fails: rows past n
-        check(x.value, { ...base, rows: [r0, r1] });
-        fail(ErrorCode.INVALID_ARGUMENT, `rows must be [begin, end] with 0 <= begin < end <= n = ${n}; received [${r0}, ${r1}]`);
-      }
-      if (signal?.aborted) throw signal.reason;
-      const opts = { causal: o.causal, scale: o.scale, mask: flatMask(o.mask, n, m), weights: false };
-      const ranges = splitRows(r0, r1, m, o.causal === true, count);
-      const parts = await run(ranges, { q, k, v }, opts, signal ?? undefined, ms);
-      const dv = parts[0].shape[1];
-      const data = new Float32Array((r1 - r0) * dv);
-      for (let i = 0; i < parts.length; i++) data.set(parts[i].data, (ranges[i][0] - r0) * dv);
-      return { output: { data, shape: [r1 - r0, dv] } };
+    attention(inputs, options) {
+      return poolAttention(pool, inputs, options);
     },
     /** Stop the workers; calls in progress are rejected. */
-    async close() {
-      if (closed) return;
-      closed = true;
-      const err = new AttentionError(ErrorCode.INVALID_ARGUMENT, 'attention pool: closed while the call was running');
-      for (const slot of slots) for (const p of partsOf(slot)) p.call.fail(err);
-      await Promise.all(slots.map((s) => s.w.terminate()));
+    close() {
+      return closePool(pool);
     },
   });
 }

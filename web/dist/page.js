@@ -1015,29 +1015,63 @@
     return 0;
   }
   var segmenter = typeof Intl === "object" && typeof Intl.Segmenter === "function" ? new Intl.Segmenter("en", { granularity: "grapheme" }) : null;
-  var graphemes = (s2) => segmenter ? Array.from(segmenter.segment(s2), (x) => x.segment) : Array.from(s2);
-  var textEm = (s2) => graphemes(s2).reduce((w, g) => w + graphemeEm(g), 0);
-  function fit(s2, maxEm) {
-    const gs = graphemes(s2);
-    const total = gs.reduce((w2, g) => w2 + graphemeEm(g), 0);
-    if (total <= maxEm) return { text: s2, em: total, cut: false };
-    let w = 0, out = "";
-    for (const g of gs) {
-      const gw = graphemeEm(g);
-      if (w + gw > maxEm - 1) break;
-      out += g;
-      w += gw;
+  var WINDOW = 256;
+  function windowEnd(s2, at, size) {
+    const end = at + size;
+    if (end >= s2.length) return s2.length;
+    const c = s2.charCodeAt(end - 1);
+    return c >= 55296 && c <= 56319 ? end - 1 : end;
+  }
+  function* graphemes(s2) {
+    if (!segmenter) {
+      yield* s2;
+      return;
     }
-    out = out.replace(/\s+$/, "");
-    return { text: out + "\u2026", em: textEm(out) + 1, cut: true };
+    for (let at = 0, size = WINDOW; at < s2.length; ) {
+      const end = windowEnd(s2, at, size), whole = end === s2.length;
+      const it = segmenter.segment(s2.slice(at, end))[Symbol.iterator]();
+      let g = it.next().value.segment, next = it.next();
+      if (next.done && !whole) {
+        size *= 2;
+        continue;
+      }
+      const one = size > WINDOW;
+      size = WINDOW;
+      for (; ; ) {
+        yield g;
+        at += g.length;
+        if (one || next.done) break;
+        g = next.value.segment;
+        next = it.next();
+        if (next.done && !whole) break;
+      }
+    }
+  }
+  function textEm(s2) {
+    let w = 0;
+    for (const g of graphemes(s2)) w += graphemeEm(g);
+    return w;
+  }
+  function fit(s2, maxEm) {
+    let total = 0, out = "", growing = true;
+    for (const g of graphemes(s2)) {
+      const gw = graphemeEm(g);
+      if (growing && total + gw > maxEm - 1) growing = false;
+      total += gw;
+      if (total > maxEm) {
+        out = out.replace(/\s+$/, "");
+        return { text: out + "\u2026", em: textEm(out) + 1, cut: true };
+      }
+      if (growing) out += g;
+    }
+    return { text: s2, em: total, cut: false };
   }
   function cut(s2, max) {
     if (s2.length <= max) return s2;
     let out = "";
-    for (const g of segmenter ? segmenter.segment(s2) : s2) {
-      const x = typeof g === "string" ? g : g.segment;
-      if (out.length + x.length > max - 1) break;
-      out += x;
+    for (const g of graphemes(s2)) {
+      if (out.length + g.length > max - 1) break;
+      out += g;
     }
     return out.replace(/\s+$/, "") + "\u2026";
   }

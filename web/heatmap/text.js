@@ -48,32 +48,77 @@ function graphemeEm(g) {
 
 const segmenter = typeof Intl === 'object' && typeof Intl.Segmenter === 'function'
   ? new Intl.Segmenter('en', { granularity: 'grapheme' }) : null;
-const graphemes = (s) => (segmenter ? Array.from(segmenter.segment(s), (x) => x.segment) : Array.from(s));
-export const textEm = (s) => graphemes(s).reduce((w, g) => w + graphemeEm(g), 0);
 
-/** Cut to at most maxEm (with "…"), on grapheme boundaries. Returns { text, em, cut }. */
-export function fit(s, maxEm) {
-  const gs = graphemes(s);
-  const total = gs.reduce((w, g) => w + graphemeEm(g), 0);
-  if (total <= maxEm) return { text: s, em: total, cut: false };
-  let w = 0, out = '';
-  for (const g of gs) {
-    const gw = graphemeEm(g);
-    if (w + gw > maxEm - 1) break;
-    out += g; w += gw;
+// Each step of Intl.Segmenter's iterator costs time in the length of the whole string it was
+// given (Node 20: a 100,000-character token took seconds to minutes to label), so a string is
+// segmented a window at a time. A window's last grapheme may go on past its end: it is left for
+// the next window, which starts where it starts (a boundary: segmenting from there gives the
+// same graphemes). A grapheme that fills a window gets a window twice as large, from which only
+// that grapheme is taken.
+const WINDOW = 256;   // UTF-16 units
+
+// the end of the window of `size` units from `at`: the string's end, or before a surrogate pair
+function windowEnd(s, at, size) {
+  const end = at + size;
+  if (end >= s.length) return s.length;
+  const c = s.charCodeAt(end - 1);
+  return c >= 0xd800 && c <= 0xdbff ? end - 1 : end;
+}
+
+/** The graphemes of s in order, lazily (a caller that stops early segments no further). */
+export function* graphemes(s) {
+  if (!segmenter) { yield* s; return; }
+  for (let at = 0, size = WINDOW; at < s.length;) {
+    const end = windowEnd(s, at, size), whole = end === s.length;
+    const it = segmenter.segment(s.slice(at, end))[Symbol.iterator]();
+    let g = it.next().value.segment, next = it.next();
+    if (next.done && !whole) { size *= 2; continue; }   // one grapheme fills the window
+    const one = size > WINDOW;                          // a widened window: its first grapheme only
+    size = WINDOW;
+    for (;;) {
+      yield g;
+      at += g.length;
+      if (one || next.done) break;
+      g = next.value.segment;
+      next = it.next();
+      if (next.done && !whole) break;                   // g may go on past the window
+    }
   }
-  out = out.replace(/\s+$/, '');
-  return { text: out + '…', em: textEm(out) + 1, cut: true };
+}
+
+export function textEm(s) {
+  let w = 0;
+  for (const g of graphemes(s)) w += graphemeEm(g);
+  return w;
+}
+
+/**
+ * Cut to at most maxEm (with "…"), on grapheme boundaries. Returns { text, em, cut }. Reads
+ * only as far as it must: once the width passes maxEm the text is cut, and what is kept is
+ * already known (it stops growing at maxEm - 1).
+ */
+export function fit(s, maxEm) {
+  let total = 0, out = '', growing = true;
+  for (const g of graphemes(s)) {
+    const gw = graphemeEm(g);
+    if (growing && total + gw > maxEm - 1) growing = false;
+    total += gw;
+    if (total > maxEm) {
+      out = out.replace(/\s+$/, '');
+      return { text: out + '…', em: textEm(out) + 1, cut: true };
+    }
+    if (growing) out += g;
+  }
+  return { text: s, em: total, cut: false };
 }
 
 /** At most max UTF-16 units (with "…"), on grapheme boundaries. */
 export function cut(s, max) {
   if (s.length <= max) return s;
   let out = '';
-  for (const g of segmenter ? segmenter.segment(s) : s) {
-    const x = typeof g === 'string' ? g : g.segment;
-    if (out.length + x.length > max - 1) break;
-    out += x;
+  for (const g of graphemes(s)) {
+    if (out.length + g.length > max - 1) break;
+    out += g;
   }
   return out.replace(/\s+$/, '') + '…';
 }

@@ -1,10 +1,23 @@
-// Issue 20, the model path against hostile text: huge labels and titles in the heatmap.
+// Issue 20, the model path against hostile text: huge labels and titles in the heatmap, huge
+// lines and keys in the tokenizer files (cut in the messages), byte order marks, ids that change
+// as they are read.
 // Where a fix is about work ("it is linear now"), the test counts the work, not the time.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { renderHeatmap } from '../../web/heatmap/heatmap.js';
 import { graphemes, fit, cut, textEm } from '../../web/heatmap/text.js';
-import { seeded } from '../helpers.js';
+import fs from 'node:fs';
+import path from 'node:path';
+import { createBpe, byteToUnicode } from '../../web/model/bpe.js';
+import { createWordPiece } from '../../web/model/wordpiece.js';
+import { createTokenizer } from '../../web/model/tokenizer.js';
+import { expectError, root, seeded } from '../helpers.js';
+
+const vocabTxt = fs.readFileSync(path.join(root, 'tests/fixtures/tokenizer/vocab.txt'), 'utf8');
+const wp = createWordPiece(vocabTxt);
+// a byte-level vocabulary: the 256 byte tokens, then 'ab' (merges: "a b")
+const byteVocab = () => Object.fromEntries(byteToUnicode().map((c, b) => [c, b]));
+const bpe = createBpe({ ...byteVocab(), ab: 256 }, 'a b\n');
 
 // ----------------------------------------------------------------------------
 // 6. labels: segmented a window at a time, and only as far as what can be shown
@@ -97,4 +110,80 @@ test('renderHeatmap with a 100,000-character label, title and captions: cut wher
   assert.equal(drawn[0][1], token, 'the whole label in its <title>');
   assert.match(drawn[0][2], /^x{10,30}…$/, 'the drawn label is cut');
   assert.ok(svg.includes(`aria-label="${title}`), 'the whole title in the root\'s aria-label');
+});
+
+// ----------------------------------------------------------------------------
+// 13. a huge line or key of a tokenizer file is quoted in 80 characters
+
+const huge = (c, n = 1e6) => c.repeat(n);
+const cutQuoted = (e) => {
+  assert.ok(e.message.length < 400, `the message has ${e.message.length} characters`);
+  assert.match(e.message, /"[^"]{80}…"/, 'the input quoted, cut at 80 characters with …');
+};
+
+test('tokenizer files: a 1 MB line or key is cut to 80 characters in every message', () => {
+  const v = byteVocab();
+  // merges.txt: a line that is not two tokens, a token not in vocab.json, a repeated merge
+  cutQuoted(expectError(() => createBpe(v, huge('z')), 'INVALID_MODEL', /^merges\.txt line 1: ".*" is not two tokens/));
+  cutQuoted(expectError(() => createBpe(v, `a ${huge('b')}`), 'INVALID_MODEL', /^merges\.txt line 1: token ".*" is not in vocab\.json/));
+  const long = huge('q', 1000);
+  cutQuoted(expectError(() => createBpe({ ...v, [long]: 256, [`${long}${long}`]: 257 }, `${long} ${long}\n${long} ${long}`),
+    'INVALID_MODEL', /^merges\.txt line 2: the merge ".*" is a repeat/));
+  // vocab.json: a key whose id is wrong, two keys with one id, an id that is a huge string
+  cutQuoted(expectError(() => createBpe(JSON.stringify({ [huge('k')]: -1 }), ''), 'INVALID_MODEL', /^vocab\.json entry ".*": id -1 is not/));
+  cutQuoted(expectError(() => createBpe({ ...v, [huge('k')]: 0 }, ''), 'INVALID_MODEL', /^vocab\.json entries ".*" and ".*" have the same id 0/));
+  cutQuoted(expectError(() => createBpe({ ...v, x: huge('9') }, ''), 'INVALID_MODEL', /^vocab\.json entry "x": id ".*" is not an integer/));
+  // vocab.txt: a repeated line, an unknown token asked for that it lacks
+  cutQuoted(expectError(() => createWordPiece(`[UNK]\n${huge('w')}\n${huge('w')}\n`), 'INVALID_MODEL', /^vocab\.txt line 3 repeats line 2 \(".*"\)/));
+  cutQuoted(expectError(() => createWordPiece('[UNK]\n', { unk: huge('u') }), 'INVALID_MODEL', /^vocab\.txt has no line ".*" \(the unknown token\)/));
+  // through createTokenizer too
+  cutQuoted(expectError(() => createTokenizer({ vocab: v, merges: huge('z') }), 'INVALID_MODEL', /merges\.txt line 1/));
+});
+
+// ----------------------------------------------------------------------------
+// 14. one leading byte order mark is dropped from each tokenizer file
+
+test('tokenizer files with a leading BOM (U+FEFF) load as without it; a second BOM is text', () => {
+  const json = JSON.stringify({ ...byteVocab(), ab: 256 });
+  const plain = createBpe(json, '#version: 0.2\na b\n');
+  const bom = createBpe(`\ufeff${json}`, '\ufeff#version: 0.2\na b\n');
+  assert.deepEqual(bom.encode('abc ab'), plain.encode('abc ab'));
+  assert.deepEqual(createBpe(json, '\ufeffa b\n').encode('ab'), [256], 'the first merge keeps its name');
+  const wordPiece = createWordPiece(`\ufeff${vocabTxt}`);
+  assert.deepEqual(wordPiece.tokens([0, 1]), ['[PAD]', '[UNK]'], 'the first token is [PAD], not "\\ufeff[PAD]"');
+  assert.deepEqual(wordPiece.encode('the cat'), wp.encode('the cat'));
+  expectError(() => createBpe(json, '\ufeff\ufeffa b\n'), 'INVALID_MODEL', /merges\.txt line 1: token "\ufeffa" is not in vocab\.json/);
+});
+
+// ----------------------------------------------------------------------------
+// 15. decode(ids) and tokens(ids) read each id once
+
+// a list whose elements change at every read: [first, other, first, other, ...] per index
+function flipping(first, other) {
+  const reads = new Array(first.length).fill(0);
+  return new Proxy([...first], {
+    get(target, key, receiver) {
+      if (typeof key === 'string' && /^\d+$/.test(key)) return reads[key]++ % 2 === 0 ? first[key] : other[key];
+      return Reflect.get(target, key, receiver);
+    },
+  });
+}
+
+test('decode and tokens: ids read once (a Proxy that changes them gives the ids first read); a getter that throws is INVALID_ARGUMENT', () => {
+  const cat = [6, 7], hello = [10, 11];
+  assert.equal(wp.decode(flipping(cat, hello)), wp.decode(cat));
+  assert.deepEqual(wp.tokens(flipping(cat, hello)), wp.tokens(cat));
+  assert.equal(bpe.decode(flipping([256, 99], [104, 105])), 'abc');
+  assert.deepEqual(bpe.tokens(flipping([256, 99], [104, 105])), ['ab', 'c']);
+  // an id that is valid when checked and out of range when used
+  assert.equal(wp.decode(flipping([6], [1e9])), 'cat');
+  const throwing = new Proxy([1, 2], { get(t, k, r) { if (k === '1') throw new Error('boom'); return Reflect.get(t, k, r); } });
+  for (const tok of [wp, bpe]) {
+    expectError(() => tok.decode(throwing), 'INVALID_ARGUMENT', /^decode\(ids\): ids\[1\] cannot be read \(boom\)/);
+    expectError(() => tok.tokens(throwing), 'INVALID_ARGUMENT', /^tokens\(ids\): ids\[1\] cannot be read \(boom\)/);
+    const lying = new Proxy([], { get(t, k, r) { if (k === 'length') throw new Error('no length'); return Reflect.get(t, k, r); } });
+    expectError(() => tok.decode(lying), 'INVALID_ARGUMENT', /decode\(ids\): ids: its length cannot be read/);
+    assert.equal(tok.decode([]), '');
+    assert.deepEqual(tok.tokens(new Int32Array(0)), []);
+  }
 });

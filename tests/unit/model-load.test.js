@@ -3,8 +3,7 @@
 // what the message says.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { AttentionError } from '../../web/core/errors.js';
-import { parseSafetensors, readTensor, MAX_HEADER_BYTES } from '../../web/model/safetensors.js';
+import { parseSafetensors, readTensor, makeSource, MAX_HEADER_BYTES } from '../../web/model/safetensors.js';
 import { readConfig } from '../../web/model/config.js';
 import { gpt2Tensors } from '../../web/model/checkpoint.js';
 import { expectError } from '../helpers.js';
@@ -104,15 +103,26 @@ test('hostile: a file shorter than the 8-byte header length', () => {
 
 test('hostile: the header cut short (length beyond the file)', () => {
   const whole = file({ a: { dtype: 'F32', shape: [1], data_offsets: [0, 4] } }, f32le(1));
-  parseErr(whole.subarray(0, 20), 'INVALID_MODEL', /the header length says 56 bytes but the file has only 12 bytes after it/);
+  parseErr(whole.subarray(0, 20), 'INVALID_MODEL', /a truncated one: its first 8 bytes give a header length of 56 bytes but the file has only 12 bytes after them/);
 });
 
-test('hostile: a header length above 100 MB is refused before anything is read', () => {
+test('hostile: a header length above 100 MB in a file that long is refused before the header is read', () => {
+  const head = new Uint8Array(8), reads = [];
+  new DataView(head.buffer).setUint32(0, MAX_HEADER_BYTES + 1, true);
+  const big = makeSource(2e9, (begin, end) => { reads.push([begin, end]); return head.subarray(begin, end); });
+  parseErr(big, 'TOO_LARGE', /header length says 100000001 bytes; at most 100000000/);
+  assert.deepEqual(reads, [[0, 8]], 'only the 8-byte length was read');
+});
+
+test('hostile: a header length beyond the file (garbage, HTML, a 19-byte text) is not a safetensors file; the length printed exactly', () => {
   const lie = new Uint8Array(16);
   new DataView(lie.buffer).setUint32(0, MAX_HEADER_BYTES + 1, true);
-  parseErr(lie, 'TOO_LARGE', /header length says 100000001 bytes; at most 100000000/);
-  new DataView(lie.buffer).setUint32(4, 0xffffffff, true);           // ~2^64
-  parseErr(lie, 'TOO_LARGE', /at most 100000000 are read/);
+  parseErr(lie, 'INVALID_MODEL', /not a safetensors file, or a truncated one: its first 8 bytes give a header length of 100000001 bytes but the file has only 8/);
+  new DataView(lie.buffer).setUint32(4, 0xffffffff, true);
+  parseErr(lie, 'INVALID_MODEL', /header length of 18446744069514584321 bytes/);
+  parseErr(new TextEncoder().encode('<!DOCTYPE html><html><body>not found</body></html>'), 'INVALID_MODEL', /not a safetensors file/);
+  // 'hello, s' little-endian is 8295679370688488808 exactly (through a float it printed 8295679370688489000)
+  parseErr(new TextEncoder().encode('hello, safetensors!'), 'INVALID_MODEL', /header length of 8295679370688488808 bytes but the file has only 11 bytes/);
 });
 
 test('hostile: a header that is not JSON', () => {

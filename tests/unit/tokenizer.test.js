@@ -169,7 +169,7 @@ function gpt2ByteTable() {
 
 test('BPE: bad arguments are INVALID_ARGUMENT', () => {
   rejects(() => gpt2.encode(42), 'INVALID_ARGUMENT', /encode\(text\): text must be a string/);
-  rejects(() => gpt2.decode([1, 50257]), 'INVALID_ARGUMENT', /ids\[1\] = number 50257 is not a token id/);
+  rejects(() => gpt2.decode([1, 50257]), 'INVALID_ARGUMENT', /decode\(ids\): ids\[1\] must be an integer token id in \[0, vocab_size = 50257\); received number 50257/);
   rejects(() => gpt2.decode([1.5]), 'INVALID_ARGUMENT', /ids\[0\]/);
   rejects(() => gpt2.tokens('abc'), 'INVALID_ARGUMENT', /tokens\(ids\): ids must be an array/);
 });
@@ -315,7 +315,7 @@ test('WordPiece: bad arguments are INVALID_ARGUMENT', () => {
   rejects(() => createWordPiece(vocabTxt, { stripAccents: 1 }), 'INVALID_ARGUMENT', /stripAccents/);
   rejects(() => createWordPiece(vocabTxt, { maxCharsPerWord: 0 }), 'INVALID_ARGUMENT', /maxCharsPerWord must be a positive integer/);
   rejects(() => wp.encode(null), 'INVALID_ARGUMENT', /text must be a string; received null/);
-  rejects(() => wp.decode([43]), 'INVALID_ARGUMENT', /ids\[0\] = number 43 is not a token id \(0\.\.42\)/);
+  rejects(() => wp.decode([43]), 'INVALID_ARGUMENT', /decode\(ids\): ids\[0\] must be an integer token id in \[0, vocab_size = 43\); received number 43/);
 });
 
 // broken vocab.txt: one test each

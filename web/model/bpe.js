@@ -28,7 +28,9 @@
 //   that is not part of a complete UTF-8 character inside the token, e.g. the halves of 猫.
 // A token that is not byte-level (an added token with characters outside the table) is its own text.
 
-import { AttentionError, ErrorCode, describe } from '../core/errors.js';
+import { AttentionError, ErrorCode, describe, quote } from '../core/errors.js';
+import { tokenIds } from './token-ids.js';
+import { stripBom } from './text-files.js';
 
 const bad = (message) => new AttentionError(ErrorCode.INVALID_MODEL, message);
 const badArg = (message) => new AttentionError(ErrorCode.INVALID_ARGUMENT, message);
@@ -55,7 +57,7 @@ export function byteToUnicode() {
 function readVocab(vocabJson) {
   let vocab = vocabJson;
   if (typeof vocab === 'string') {
-    try { vocab = JSON.parse(vocab); } catch (e) { throw bad(`vocab.json is not JSON: ${e.message}`); }
+    try { vocab = JSON.parse(stripBom(vocab)); } catch (e) { throw bad(`vocab.json is not JSON: ${String(e?.message).slice(0, 200)}`); }
   }
   if (vocab === null || typeof vocab !== 'object' || Array.isArray(vocab)) {
     throw bad(`vocab.json must be an object of token -> integer id; received ${describe(vocab)}`);
@@ -65,9 +67,9 @@ function readVocab(vocabJson) {
   const byId = new Array(entries.length);
   for (const [token, id] of entries) {
     if (!Number.isInteger(id) || id < 0 || id >= entries.length) {
-      throw bad(`vocab.json entry ${JSON.stringify(token)}: id ${JSON.stringify(id)} is not an integer in 0..${entries.length - 1} (ids must number the ${entries.length} tokens)`);
+      throw bad(`vocab.json entry ${quote(token)}: id ${typeof id === 'number' ? id : typeof id === 'string' ? quote(id) : describe(id)} is not an integer in 0..${entries.length - 1} (ids must number the ${entries.length} tokens)`);
     }
-    if (byId[id] !== undefined) throw bad(`vocab.json entries ${JSON.stringify(byId[id])} and ${JSON.stringify(token)} have the same id ${id}`);
+    if (byId[id] !== undefined) throw bad(`vocab.json entries ${quote(byId[id])} and ${quote(token)} have the same id ${id}`);
     byId[id] = token;
   }
   return byId;
@@ -76,13 +78,13 @@ function readVocab(vocabJson) {
 // merges.txt -> Map(left id * n + right id -> rank), and the merged token's id by rank
 function readMerges(mergesTxt, ids, n) {
   if (typeof mergesTxt !== 'string') throw bad(`merges.txt must be text; received ${describe(mergesTxt)}`);
-  const lines = mergesTxt.split('\n');
+  const lines = stripBom(mergesTxt).split('\n');
   while (lines.length > 0 && lines[lines.length - 1].trim() === '') lines.pop();
   const ranks = new Map();
   const merged = [];
   const idOf = (token, line) => {
     const id = ids.get(token);
-    if (id === undefined) throw bad(`merges.txt line ${line}: token ${JSON.stringify(token)} is not in vocab.json`);
+    if (id === undefined) throw bad(`merges.txt line ${line}: token ${quote(token)} is not in vocab.json`);
     return id;
   };
   for (let i = 0; i < lines.length; i++) {
@@ -90,10 +92,10 @@ function readMerges(mergesTxt, ids, n) {
     if (i === 0 && text.startsWith('#version')) continue;
     const parts = text.split(' ');
     if (parts.length !== 2 || parts[0] === '' || parts[1] === '') {
-      throw bad(`merges.txt line ${i + 1}: ${JSON.stringify(text.slice(0, 60))} is not two tokens separated by one space`);
+      throw bad(`merges.txt line ${i + 1}: ${quote(text)} is not two tokens separated by one space`);
     }
     const key = idOf(parts[0], i + 1) * n + idOf(parts[1], i + 1);
-    if (ranks.has(key)) throw bad(`merges.txt line ${i + 1}: the merge ${JSON.stringify(text)} is a repeat of an earlier line`);
+    if (ranks.has(key)) throw bad(`merges.txt line ${i + 1}: the merge ${quote(text)} is a repeat of an earlier line`);
     ranks.set(key, merged.length);
     merged.push(idOf(parts[0] + parts[1], i + 1));
   }
@@ -201,7 +203,7 @@ export function createBpe(vocabJson, mergesTxt) {
   const fromChar = new Map(toChar.map((c, b) => [c, b]));
   const byteIds = toChar.map((c, b) => {
     const id = ids.get(c);
-    if (id === undefined) throw bad(`vocab.json has no token for byte 0x${b.toString(16).padStart(2, '0')} (spelt ${JSON.stringify(c)}): a byte-level vocabulary needs all 256`);
+    if (id === undefined) throw bad(`vocab.json has no token for byte 0x${b.toString(16).padStart(2, '0')} (spelt ${quote(c)}): a byte-level vocabulary needs all 256`);
     return id;
   });
 
@@ -218,14 +220,6 @@ export function createBpe(vocabJson, mergesTxt) {
       tokenBytes[id] = Uint8Array.from(out);
     }
     return tokenBytes[id];
-  };
-
-  const checkIds = (ids, fn) => {
-    if (!Array.isArray(ids) && !(ArrayBuffer.isView(ids) && !(ids instanceof DataView))) throw badArg(`${fn}(ids): ids must be an array of token ids; received ${describe(ids)}`);
-    for (let i = 0; i < ids.length; i++) {
-      const id = ids[i];
-      if (!Number.isInteger(id) || id < 0 || id >= n) throw badArg(`${fn}(ids): ids[${i}] = ${describe(id)} is not a token id (0..${n - 1})`);
-    }
   };
 
   const cache = new Map();
@@ -254,17 +248,16 @@ export function createBpe(vocabJson, mergesTxt) {
       return out;
     },
     decode(ids) {
-      checkIds(ids, 'decode');
+      const list = tokenIds(ids, 'decode(ids): ids', n);   // read once: a Proxy cannot change them
       let total = 0;
-      for (const id of ids) total += bytesOf(id).length;
+      for (const id of list) total += bytesOf(id).length;
       const all = new Uint8Array(total);
       let at = 0;
-      for (const id of ids) { all.set(bytesOf(id), at); at += tokenBytes[id].length; }
+      for (const id of list) { all.set(bytesOf(id), at); at += tokenBytes[id].length; }
       return new TextDecoder('utf-8', { ignoreBOM: true }).decode(all);   // invalid UTF-8 (a cut sequence) becomes U+FFFD
     },
     tokens(ids) {
-      checkIds(ids, 'tokens');
-      return Array.from(ids, (id) => {
+      return Array.from(tokenIds(ids, 'tokens(ids): ids', n), (id) => {
         for (const c of byId[id]) if (!fromChar.has(c)) return byId[id];
         return label(bytesOf(id));
       });

@@ -35,7 +35,7 @@
 // (the message names the tensor, the shape expected with the config keys it comes from, and the
 // shape found); a parameter whose dtype readTensor cannot read. INVALID_ARGUMENT for arguments
 // that are not a readConfig result and a parseSafetensors result.
-import { ErrorCode, fail, asError, describe, shapeText } from '../core/errors.js';
+import { ErrorCode, fail, asError, describe, shapeText, quote } from '../core/errors.js';
 import { READABLE_DTYPES } from './safetensors.js';
 
 const PREFIX = 'transformer.';
@@ -69,7 +69,7 @@ const BUFFERS = new Set(['attn.bias', 'attn.masked_bias']);
 const LAYER = /^h\.(0|[1-9][0-9]{0,9})\.(.+)$/;
 
 const bad = (message) => fail(ErrorCode.INVALID_MODEL, message);
-const q = (s) => JSON.stringify(s.length > 80 ? s.slice(0, 80) + '…' : s);
+const q = (s) => quote(s);
 const sameShape = (a, b) => a.length === b.length && a.every((d, i) => d === b[i]);
 
 export function gpt2Tensors(config, parsed) {
@@ -93,10 +93,12 @@ function match(config, parsed) {
     const reason = classify(name, info, prefix, cfg, tensors, layersSeen);
     if (reason) ignored.push({ name, reason });
   }
-  // step 2: the config's layers against the file's
-  const missing = [];
-  for (let i = 0; i < cfg.n_layer; i++) if (!layersSeen.has(i)) missing.push(i);
-  if (missing.length) {
+  // step 2: the config's layers against the file's, before anything loops over n_layer (every
+  // layer seen is below n_layer, so fewer seen than n_layer means some are missing: the first 8
+  // are found in at most layersSeen.size + 8 steps)
+  if (layersSeen.size < cfg.n_layer) {
+    const missing = [];
+    for (let i = 0; missing.length < 9 && i < cfg.n_layer; i++) if (!layersSeen.has(i)) missing.push(i);
     bad(`the config says n_layer = ${cfg.n_layer} but the file has tensors for ${layersSeen.size} layer${layersSeen.size === 1 ? '' : 's'}` +
       ` (none for layer${missing.length === 1 ? '' : 's'} ${missing.slice(0, 8).join(', ')}${missing.length > 8 ? ', …' : ''})`);
   }

@@ -44,6 +44,7 @@
 // A key and its alias both present with different values are refused (HF would silently take
 // the alias). A key given null counts as absent except where HF gives null a meaning (n_inner).
 import { ErrorCode, fail, asError, describe } from '../core/errors.js';
+import { stripBom } from './text-files.js';
 
 const MAX_DIM = 0x7fffffff;     // C int, as web/core/args.js
 
@@ -76,7 +77,7 @@ export function readConfig(config) {
 function read(config) {
   let raw = config;
   if (typeof config === 'string') {
-    try { raw = JSON.parse(config); } catch (e) { bad(`not valid JSON (${e.message})`); }
+    try { raw = JSON.parse(stripBom(config)); } catch (e) { bad(`not valid JSON (${e.message})`); }
     if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) bad(`config.json must hold a JSON object; it holds ${describe(raw)}`);
   } else if (config === null || typeof config !== 'object' || Array.isArray(config)) {
     fail(ErrorCode.INVALID_ARGUMENT, `readConfig: config must be an object (config.json parsed) or its JSON text; received ${describe(config)}`);
@@ -104,6 +105,8 @@ function epsilon(raw) {
   if (!has(raw, 'layer_norm_epsilon')) return 1e-5;
   const e = raw.layer_norm_epsilon;
   if (typeof e !== 'number' || !Number.isFinite(e) || e <= 0) bad(`layer_norm_epsilon must be a positive finite number; received ${describe(e)}`);
+  if (Math.fround(e) === 0) bad(`layer_norm_epsilon = ${e} underflows to 0 in float32, which the runtime computes in (the smallest it keeps is about 1.4e-45)`);
+  if (!Number.isFinite(Math.fround(e))) bad(`layer_norm_epsilon = ${e} is beyond float32's range (about 3.4e38)`);
   return e;
 }
 

@@ -3,50 +3,111 @@
 //
 //   const model = await loadModel('path/to/gpt2');   // config.json, model.safetensors,
 //                                                     // vocab.json + merges.txt or vocab.txt
-import fs from 'node:fs/promises';
+//
+// The files are opened without blocking (a FIFO does not hang the load), must be regular files
+// (a link to /dev/zero is refused, not read forever), and are read no further than the size
+// they report. The weights are never read whole: the header first, then each tensor straight
+// into wasm memory, a piece at a time (safetensors.js makeSource), so a file above 2 GiB loads
+// and memory holds the weights once.
+import fs from 'node:fs';
 import path from 'node:path';
-import { ErrorCode, AttentionError, fail } from '../core/errors.js';
+import { ErrorCode, AttentionError, fail, formatBytes } from '../core/errors.js';
 import { loadModel as loadFiles } from './model.js';
+import { makeSource } from './safetensors.js';
+import { stripBom } from './text-files.js';
 
 export { AttentionError };
 
-async function readOptional(file, encoding) {
+const MAX_TEXT_BYTES = 64 * 1024 * 1024;     // config and tokenizer files (tokenizer.json: a few MB)
+const OPEN_FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0);
+
+// an open regular file { fd, size }, or undefined when absent; refuses anything else by name
+function openRegular(file) {
+  let fd;
   try {
-    return await fs.readFile(file, encoding);
+    fd = fs.openSync(file, OPEN_FLAGS);
   } catch (e) {
     if (e.code === 'ENOENT') return undefined;
-    throw new AttentionError(ErrorCode.INVALID_MODEL, `${file}: cannot be read (${e.code ?? e.message})`, { cause: e });
+    throw new AttentionError(ErrorCode.INVALID_MODEL, `${file}: cannot be opened (${e.code ?? e.message})`, { cause: e });
+  }
+  const st = fs.fstatSync(fd);
+  if (!st.isFile()) {
+    fs.closeSync(fd);
+    const what = st.isFIFO() ? 'a FIFO' : st.isCharacterDevice() ? 'a character device' : st.isBlockDevice() ? 'a block device' : st.isSocket() ? 'a socket' : 'a folder';
+    fail(ErrorCode.INVALID_MODEL, `${file}: is ${what}, not a regular file`);
+  }
+  return { fd, size: st.size };
+}
+
+// bytes [begin, begin + dest.length) of the file into dest; a file shorter than it said is broken
+function readFully(fd, dest, begin, file) {
+  for (let done = 0; done < dest.length;) {
+    const n = fs.readSync(fd, dest, done, Math.min(dest.length - done, 1 << 30), begin + done);
+    if (n === 0) fail(ErrorCode.INVALID_MODEL, `${file}: ended at byte ${begin + done}, before the ${begin + dest.length} its size and header promised (it changed while being read?)`);
+    done += n;
   }
 }
 
-/** The files of a checkpoint folder, as loadModel({ ... }) takes them. */
-export async function readCheckpointFolder(folder) {
-  const stat = await fs.stat(folder).catch(() => null);
+function readText(file) {
+  const f = openRegular(file);
+  if (!f) return undefined;
+  try {
+    if (f.size > MAX_TEXT_BYTES) fail(ErrorCode.TOO_LARGE, `${file}: ${formatBytes(f.size)}; a config or tokenizer file is read up to ${formatBytes(MAX_TEXT_BYTES)}`);
+    const bytes = new Uint8Array(f.size);
+    readFully(f.fd, bytes, 0, file);
+    return new TextDecoder().decode(bytes);
+  } finally {
+    fs.closeSync(f.fd);
+  }
+}
+
+/** A safetensors file as a source that reads a piece at a time (close() when done). */
+function fileSource(file) {
+  const f = openRegular(file);
+  if (!f) return undefined;
+  let piece = new Uint8Array(0);
+  const read = (begin, end) => {
+    if (piece.length < end - begin) piece = new Uint8Array(end - begin);
+    const out = piece.subarray(0, end - begin);
+    readFully(f.fd, out, begin, file);
+    return out;
+  };
+  return { source: makeSource(f.size, read, (begin, dest) => readFully(f.fd, dest, begin, file)), close: () => fs.closeSync(f.fd) };
+}
+
+/** The files of a checkpoint folder, as loadModel({ ... }) takes them; close() releases the weights file. */
+export function readCheckpointFolder(folder) {
+  const stat = fs.statSync(folder, { throwIfNoEntry: false });
   if (!stat?.isDirectory()) fail(ErrorCode.INVALID_ARGUMENT, `loadModel: ${folder} is not a folder (expected a checkpoint folder with config.json and model.safetensors)`);
   const at = (name) => path.join(folder, name);
-  const [config, weights, vocab, merges, vocabTxt, tokenizerConfig] = await Promise.all([
-    readOptional(at('config.json'), 'utf8'), readOptional(at('model.safetensors')),
-    readOptional(at('vocab.json'), 'utf8'), readOptional(at('merges.txt'), 'utf8'),
-    readOptional(at('vocab.txt'), 'utf8'), readOptional(at('tokenizer_config.json'), 'utf8'),
-  ]);
+  const config = readText(at('config.json'));
   if (config === undefined) fail(ErrorCode.INVALID_MODEL, `${folder} has no config.json`);
+  const [vocab, merges, vocabTxt, tokenizerConfig] = ['vocab.json', 'merges.txt', 'vocab.txt', 'tokenizer_config.json'].map((n) => readText(at(n)));
+  const weights = fileSource(at('model.safetensors'));
   if (weights === undefined) fail(ErrorCode.INVALID_MODEL, `${folder} has no model.safetensors (other weight formats, such as pytorch_model.bin, are not read)`);
-  const files = { config, weights };
+  const files = { config, weights: weights.source };
   if (vocab !== undefined || merges !== undefined) Object.assign(files, { vocab, merges });
   else if (vocabTxt !== undefined) {
     files.vocabTxt = vocabTxt;
     // BERT vocabularies: tokenizer_config.json's do_lower_case, when it says
     try {
-      const lower = tokenizerConfig === undefined ? undefined : JSON.parse(tokenizerConfig).do_lower_case;
+      const lower = tokenizerConfig === undefined ? undefined : JSON.parse(stripBom(tokenizerConfig)).do_lower_case;
       if (typeof lower === 'boolean') files.lowercase = lower;
     } catch (e) {
-      fail(ErrorCode.INVALID_MODEL, `${at('tokenizer_config.json')}: not JSON (${e.message})`);
+      weights.close();
+      fail(ErrorCode.INVALID_MODEL, `${at('tokenizer_config.json')}: not JSON (${e.message.slice(0, 200)})`);
     }
   }
-  return files;
+  return { files, close: weights.close };
 }
 
 /** loadModel(files) as in model.js, or loadModel(folder) with the path of a checkpoint folder. */
 export async function loadModel(source) {
-  return loadFiles(typeof source === 'string' ? await readCheckpointFolder(source) : source);
+  if (typeof source !== 'string') return loadFiles(source);
+  const { files, close } = readCheckpointFolder(source);
+  try {
+    return await loadFiles(files);
+  } finally {
+    close();
+  }
 }

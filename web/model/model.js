@@ -21,7 +21,7 @@
 // In Node, model-node.js also takes a folder's path (the "./model" export's node condition).
 import { ErrorCode, AttentionError, fail, asError, describe } from '../core/errors.js';
 import { readConfig } from './config.js';
-import { parseSafetensors, readTensor } from './safetensors.js';
+import { parseSafetensors, readTensor, bytesSource, isSource } from './safetensors.js';
 import { gpt2Tensors } from './checkpoint.js';
 import { createTokenizer } from './tokenizer.js';
 import { createRuntime } from './runtime.js';
@@ -35,15 +35,18 @@ function readFiles(files) {
   if (files === null || typeof files !== 'object' || Array.isArray(files)) {
     fail(ErrorCode.INVALID_ARGUMENT, `loadModel: expected { config, weights, vocab?, merges?, vocabTxt? }; received ${describe(files)}`);
   }
-  for (const key of Object.keys(files)) {
-    if (!FILES.includes(key)) fail(ErrorCode.INVALID_ARGUMENT, `loadModel: unknown field "${key}"; expected one of ${FILES.join(', ')}`);
+  const f = { ...files };   // each field read once
+  for (const key of Object.keys(f)) {
+    if (!FILES.includes(key)) fail(ErrorCode.INVALID_ARGUMENT, `loadModel: unknown field "${key.slice(0, 40)}"; expected one of ${FILES.join(', ')}`);
   }
-  if (files.config === undefined) fail(ErrorCode.INVALID_ARGUMENT, 'loadModel: config is missing (config.json: its text or the parsed object)');
-  const w = files.weights;
+  if (f.config === undefined) fail(ErrorCode.INVALID_ARGUMENT, 'loadModel: config is missing (config.json: its text or the parsed object)');
+  const w = f.weights;
+  if (isSource(w)) return f;   // a file read piece by piece (model-node.js)
   if (!(w instanceof Uint8Array) && !(w instanceof ArrayBuffer)) {
     fail(ErrorCode.INVALID_ARGUMENT, `loadModel: weights must be the bytes of model.safetensors (a Uint8Array or an ArrayBuffer); received ${describe(w)}`);
   }
-  return { ...files, weights: w instanceof Uint8Array ? w : new Uint8Array(w) };
+  // genuine and not detached, as the safetensors reader checks them
+  return { ...f, weights: bytesSource(w, 'loadModel: weights') };
 }
 
 /**

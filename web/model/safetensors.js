@@ -1,10 +1,11 @@
 // safetensors.js - reading a .safetensors file without trusting it.
 //
 //   parseSafetensors(bytes, label = 'model.safetensors')
-//     bytes: Uint8Array | ArrayBuffer, the whole file
+//     bytes: Uint8Array | ArrayBuffer, the whole file, or a source (makeSource: a file read
+//     piece by piece, model-node.js) of which only the header is read here
 //     -> { tensors: Map<name, { name, dtype, shape, begin, end }>, metadata: { [key]: string } | null }
 //        begin/end are byte offsets into `bytes` (absolute, header included), end exclusive
-//   readTensor(bytes, info, out)
+//   readTensor(bytes, info, out)            bytes: as above; read a piece (1 MiB) at a time
 //     writes the tensor's values as float32 into out, a Float32Array of exactly prod(shape)
 //     elements (a view into wasm memory is fine: nothing else of that size is allocated);
 //     F32, F16 and BF16 are converted exactly; a NaN or ±Inf is refused (INVALID_MODEL)
@@ -15,7 +16,7 @@
 //             { name: { dtype, shape, data_offsets: [begin, end] }, "__metadata__"?: { str: str } }
 //   the rest  the data section; data_offsets are relative to its start, little-endian, row-major
 // and the rules the reference enforces, which this file enforces too: N ≤ 100,000,000, keys
-// unique, the data section "entirely indexed" (the tensors, sorted by offset, tile it with no
+// unique (at every level), nesting no deeper than the format's (3), the data section "entirely indexed" (the tensors, sorted by offset, tile it with no
 // hole, no overlap and nothing after the last one: that rules out polyglot files),
 // end − begin = prod(shape) · bits(dtype) / 8, empty tensors (a 0 in the shape) and 0-rank
 // tensors (shape []) allowed.
@@ -24,10 +25,11 @@
 // (a GPT-2 export may keep a BOOL or U8 buffer next to its weights); only F32, F16 and BF16 can be
 // read: readTensor, and checkpoint.js for the tensors a model uses, refuse the others by name.
 //
-// Every failure is an AttentionError: INVALID_MODEL for a broken or unsupported file, TOO_LARGE
-// for a header above the limit, INVALID_ARGUMENT for arguments of the wrong type. Nothing is
+// Every failure is an AttentionError: INVALID_MODEL for a broken or unsupported file (a header
+// length beyond the file: not a safetensors file, or a truncated one), TOO_LARGE for a header
+// above the limit in a file that has it, INVALID_ARGUMENT for arguments of the wrong type. Nothing is
 // allocated from a size the file claims before that size has been checked against the file.
-import { ErrorCode, fail, asError, describe, shapeText } from '../core/errors.js';
+import { ErrorCode, fail, asError, describe, shapeText, quote } from '../core/errors.js';
 
 export const MAX_HEADER_BYTES = 100_000_000;     // the reference's MAX_HEADER_SIZE
 
@@ -48,8 +50,33 @@ const TA_TAG = intrinsic(Symbol.toStringTag), TA_LENGTH = intrinsic('length');
 const TA_BUFFER = intrinsic('buffer'), TA_OFFSET = intrinsic('byteOffset');
 const AB_BYTES = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, 'byteLength').get;
 
+/** The most tensors one file may list: far above any checkpoint's (a 70 B model has ~700 a shard). */
+export const MAX_TENSORS = 65_536;
+
 const bad = (message) => fail(ErrorCode.INVALID_MODEL, message);
-const q = (s) => JSON.stringify(s.length > 80 ? s.slice(0, 80) + '…' : s);
+const q = (s) => quote(s);
+
+// ----------------------------------------------------------------------------
+// sources: where the file's bytes are read from
+
+/**
+ * A file to read from without holding it whole: { size, read(begin, end) -> Uint8Array,
+ * readInto?(begin, dest) }. read returns the bytes [begin, end) (end <= size), a view that may
+ * be reused by the next read; readInto, when there, fills dest from offset begin (a file read
+ * straight into wasm memory). model-node.js makes one of a file (fileSource); bytes in memory
+ * are one too (bytesSource). Made by makeSource, so that it cannot be confused with bytes.
+ */
+const SOURCE = Symbol('attnmap.source');
+export const makeSource = (size, read, readInto) => Object.freeze({ [SOURCE]: true, size, read, readInto });
+export const isSource = (x) => x !== null && typeof x === 'object' && x[SOURCE] === true;
+
+/** Bytes in memory as a source (a Uint8Array or an ArrayBuffer, checked as fileBytes checks them). */
+export function bytesSource(bytes, fn = 'parseSafetensors') {
+  const file = fileBytes(bytes, fn);
+  return makeSource(file.length, (begin, end) => file.subarray(begin, end), (begin, dest) => dest.set(file.subarray(begin, begin + dest.length)));
+}
+
+const sourceOf = (x, fn) => (isSource(x) ? x : bytesSource(x, fn));
 
 // The file as a fresh Uint8Array over the same memory (never a copy).
 function fileBytes(bytes, fn) {
@@ -59,8 +86,11 @@ function fileBytes(bytes, fn) {
     try {
       return isBuffer ? new Uint8Array(bytes) : new Uint8Array(TA_BUFFER.call(bytes), TA_OFFSET.call(bytes), TA_LENGTH.call(bytes));
     } catch {
-      fail(ErrorCode.INVALID_ARGUMENT, `${fn}: bytes is detached (transferred to a worker or wasm memory that grew)`);
+      fail(ErrorCode.INVALID_ARGUMENT, `${fn}: bytes is detached (its ArrayBuffer was transferred to a worker, or was wasm memory that grew): pass the file's bytes again`);
     }
+  }
+  if (bytes instanceof Uint8Array || bytes instanceof ArrayBuffer) {
+    fail(ErrorCode.INVALID_ARGUMENT, `${fn}: bytes looks like a ${bytes instanceof Uint8Array ? 'Uint8Array' : 'n ArrayBuffer'} but is not one (a Proxy or an object given its prototype): pass the Uint8Array or ArrayBuffer itself`);
   }
   return fail(ErrorCode.INVALID_ARGUMENT, `${fn}: bytes must be a Uint8Array or an ArrayBuffer holding the whole .safetensors file; received ${describe(bytes)}`);
 }
@@ -78,17 +108,19 @@ export function parseSafetensors(bytes, label = 'model.safetensors') {
 
 function parse(bytes, label) {
   if (typeof label !== 'string') fail(ErrorCode.INVALID_ARGUMENT, `parseSafetensors: label must be a string; received ${describe(label)}`);
-  const file = fileBytes(bytes, 'parseSafetensors');
-  // step 1: the header's length, checked against the limit (first, as the reference does) and the
-  // file before anything is read
-  if (file.length < 8) bad(`${label}: the file has ${file.length} bytes; a safetensors file starts with an 8-byte header length`);
-  const view = new DataView(file.buffer, file.byteOffset, 8);
-  const n = view.getUint32(4, true) * 2 ** 32 + view.getUint32(0, true);   // exact below 2^53, and beyond that far too big anyway
-  if (n > MAX_HEADER_BYTES) fail(ErrorCode.TOO_LARGE, `${label}: the header length says ${n} bytes; at most ${MAX_HEADER_BYTES} are read`);
-  if (n > file.length - 8) bad(`${label}: the header length says ${n} bytes but the file has only ${file.length - 8} bytes after it (a truncated or broken file)`);
+  const src = sourceOf(bytes, 'parseSafetensors'), size = src.size;
+  // step 1: the header's length, checked against the file and the limit before anything is read
+  if (size < 8) bad(`${label}: the file has ${size} bytes; a safetensors file starts with an 8-byte header length`);
+  const head = src.read(0, 8);
+  const n = new DataView(head.buffer, head.byteOffset, 8).getBigUint64(0, true);
+  if (n > BigInt(size - 8)) {
+    bad(`${label}: not a safetensors file, or a truncated one: its first 8 bytes give a header length of ${n} bytes ` +
+      `but the file has only ${size - 8} bytes after them`);
+  }
+  if (n > BigInt(MAX_HEADER_BYTES)) fail(ErrorCode.TOO_LARGE, `${label}: the header length says ${n} bytes; at most ${MAX_HEADER_BYTES} are read`);
   // step 2: the JSON header
-  const header = readHeader(file.subarray(8, 8 + n), label);
-  const dataStart = 8 + n, dataLength = file.length - dataStart;
+  const header = readHeader(src.read(8, 8 + Number(n)), label);
+  const dataStart = 8 + Number(n), dataLength = size - dataStart;
   // step 3: each entry on its own, then the layout of the data section as a whole
   let metadata = null;
   const tensors = new Map();
@@ -103,7 +135,7 @@ function parse(bytes, label) {
 
 function readHeader(raw, label) {
   if (raw.length === 0 || raw[0] !== 0x7b) {
-    bad(`${label}: the header must be a JSON object starting with "{"; it starts with ${raw.length ? `byte 0x${raw[0].toString(16).padStart(2, '0')}` : 'nothing (length 0)'}`);
+    bad(`${label}: not a safetensors file: the header must be a JSON object starting with "{"; it starts with ${raw.length ? `byte 0x${raw[0].toString(16).padStart(2, '0')}` : 'nothing (length 0)'}`);
   }
   let text, header;
   try {
@@ -111,6 +143,7 @@ function readHeader(raw, label) {
   } catch {
     bad(`${label}: the header is not valid UTF-8`);
   }
+  scanHeader(text, label);   // before JSON.parse: nesting, duplicates and counts cost it nothing
   try {
     header = JSON.parse(text);
   } catch (e) {
@@ -119,38 +152,50 @@ function readHeader(raw, label) {
   if (header === null || typeof header !== 'object' || Array.isArray(header)) {
     bad(`${label}: the header must be a JSON object { name: { dtype, shape, data_offsets } }; received ${describe(header)}`);
   }
-  const dup = duplicateKey(text);
-  if (dup !== null) bad(`${label}: the header has the key ${q(dup)} twice (the safetensors format disallows duplicate keys)`);
   return header;
 }
 
-// The first key that appears twice at the top level of a valid JSON object text, or null.
-// JSON.parse keeps the last silently; the format forbids duplicates.
-function duplicateKey(text) {
-  const seen = new Set();
-  let depth = 0, expectKey = false;
+// The format nests three deep at most: the header object, an entry (or __metadata__), an array
+// (shape, data_offsets). One pass over the text, before JSON.parse, refuses deeper nesting, a key
+// twice in any object (JSON.parse keeps the last silently, the reference refuses it), and more
+// than MAX_TENSORS entries; it leaves every other question about the text to JSON.parse.
+const MAX_DEPTH = 3;
+
+function scanHeader(text, label) {
+  const keys = [];               // one Set per open object, null per open array
+  let entries = 0, expectKey = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === 0x22) {                                           // a string: find its end
       let j = i + 1;
-      while (text.charCodeAt(j) !== 0x22) j += text.charCodeAt(j) === 0x5c ? 2 : 1;
-      if (depth === 1 && expectKey) {
-        const key = JSON.parse(text.slice(i, j + 1));
-        if (seen.has(key)) return key;
-        seen.add(key);
-        expectKey = false;
-      }
+      while (j < text.length && text.charCodeAt(j) !== 0x22) j += text.charCodeAt(j) === 0x5c ? 2 : 1;
+      if (j >= text.length) return;                           // unterminated: JSON.parse says so
+      if (expectKey && keys.length && keys[keys.length - 1]) checkKey(keys, text.slice(i, j + 1), entries, label);
+      if (expectKey && keys.length === 1) entries++;
+      if (entries > MAX_TENSORS) bad(`${label}: the header lists more than ${MAX_TENSORS} tensors`);
+      expectKey = false;
       i = j;
     } else if (c === 0x7b || c === 0x5b) {
-      depth++;
-      if (depth === 1) expectKey = true;
+      keys.push(c === 0x7b ? new Set() : null);
+      if (keys.length > MAX_DEPTH) bad(`${label}: the header nests deeper than the format's ${MAX_DEPTH} levels (header, entry, shape) at byte ${i}`);
+      expectKey = c === 0x7b;
     } else if (c === 0x7d || c === 0x5d) {
-      depth--;
-    } else if (c === 0x2c && depth === 1) {
-      expectKey = true;
+      keys.pop();
+      expectKey = false;
+    } else if (c === 0x2c) {
+      expectKey = keys.length > 0 && keys[keys.length - 1] !== null;
     }
   }
-  return null;
+}
+
+function checkKey(keys, quoted, entries, label) {
+  let key;
+  try { key = JSON.parse(quoted); } catch { return; }           // a bad escape: JSON.parse says so
+  const seen = keys[keys.length - 1];
+  if (seen.has(key)) {
+    bad(`${label}: the header has the key ${q(key)} twice${keys.length > 1 ? ` inside one entry (entry ${entries})` : ''} (the safetensors format disallows duplicate keys)`);
+  }
+  seen.add(key);
 }
 
 function readMetadata(entry, label) {
@@ -249,11 +294,11 @@ export function readTensor(bytes, info, out) {
 }
 
 function read(bytes, info, out) {
-  const file = fileBytes(bytes, 'readTensor');
+  const file = sourceOf(bytes, 'readTensor');
   if (info === null || typeof info !== 'object') fail(ErrorCode.INVALID_ARGUMENT, `readTensor: info must be an entry of parseSafetensors(...).tensors; received ${describe(info)}`);
   const { name, dtype, shape, begin, end } = info;
   const count = Array.isArray(shape) && shape.every((d) => Number.isSafeInteger(d) && d >= 0) ? elementCount(shape) : -1;
-  if (count < 0 || !Number.isSafeInteger(begin) || !Number.isSafeInteger(end) || begin < 0 || end > file.length ||
+  if (count < 0 || !Number.isSafeInteger(begin) || !Number.isSafeInteger(end) || begin < 0 || end > file.size ||
       !Object.hasOwn(DTYPE_BITS, dtype) || end - begin !== count * DTYPE_BITS[dtype] / 8) {
     fail(ErrorCode.INVALID_ARGUMENT, `readTensor: info must be an entry of parseSafetensors(...).tensors for these bytes; received { dtype: ${describe(dtype)}, shape: ${shapeText(shape)}, begin: ${describe(begin)}, end: ${describe(end)} }`);
   }
@@ -263,16 +308,38 @@ function read(bytes, info, out) {
     fail(ErrorCode.INVALID_ARGUMENT, `readTensor: out must be a Float32Array of ${count} elements (shape ${shapeText(shape)}); received ${describe(out)}`);
   }
   const dst = new Float32Array(TA_BUFFER.call(out), TA_OFFSET.call(out), count);
-  const src = file.subarray(begin, end);
-  let firstBad = -1;
-  if (dtype === 'F32') firstBad = readF32(src, dst);
-  else if (dtype === 'F16') firstBad = readF16(src, dst);
-  else firstBad = readBF16(src, dst);
+  const firstBad = readPieces(file, begin, dtype, dst);
   if (firstBad >= 0) {
     const raw = dst[firstBad];
     const what = Number.isNaN(raw) ? 'NaN' : raw > 0 ? 'Infinity' : '-Infinity';
     bad(`${t} has a non-finite value (${what}) at index ${firstBad}${shape.length > 1 ? ` (${indexText(firstBad, shape)})` : ''}: weights must be finite`);
   }
+}
+
+// The tensor's values from the source into dst, converted piece by piece (never the whole tensor
+// twice in memory); float32 straight into dst when the source can (readInto). Returns the first
+// index of a non-finite value, or -1.
+const PIECE_BYTES = 1 << 20;
+
+function readPieces(file, begin, dtype, dst) {
+  const width = DTYPE_BITS[dtype] / 8;
+  if (dtype === 'F32' && file.readInto && LITTLE_ENDIAN) {
+    file.readInto(begin, new Uint8Array(dst.buffer, dst.byteOffset, dst.length * 4));
+    return firstNonFinite(dst);
+  }
+  const per = PIECE_BYTES / width;
+  for (let i = 0; i < dst.length; i += per) {
+    const n = Math.min(per, dst.length - i);
+    const src = file.read(begin + i * width, begin + (i + n) * width), out = dst.subarray(i, i + n);
+    const bad = dtype === 'F32' ? readF32(src, out) : dtype === 'F16' ? readF16(src, out) : readBF16(src, out);
+    if (bad >= 0) return i + bad;
+  }
+  return -1;
+}
+
+function firstNonFinite(dst) {
+  for (let i = 0; i < dst.length; i++) { const x = dst[i]; if (x - x !== 0) return i; }
+  return -1;
 }
 
 // flat index -> [i, j, ...] in a row-major shape
@@ -290,8 +357,7 @@ function readF32(src, dst) {
     const v = new DataView(src.buffer, src.byteOffset, src.length);
     for (let i = 0; i < dst.length; i++) dst[i] = v.getFloat32(4 * i, true);
   }
-  for (let i = 0; i < dst.length; i++) { const x = dst[i]; if (x - x !== 0) return i; }
-  return -1;
+  return firstNonFinite(dst);
 }
 
 function readF16(src, dst) {

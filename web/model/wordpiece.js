@@ -28,7 +28,9 @@
 // convert_tokens_to_string does (without clean_up_tokenization_spaces): 'hello , world', and CJK
 // comes back with a space between characters ('猫 吃 鱼').
 
-import { AttentionError, ErrorCode, describe } from '../core/errors.js';
+import { AttentionError, ErrorCode, describe, quote } from '../core/errors.js';
+import { stripBom } from './text-files.js';
+import { tokenIds } from './token-ids.js';
 
 const bad = (message) => new AttentionError(ErrorCode.INVALID_MODEL, message);
 const badArg = (message) => new AttentionError(ErrorCode.INVALID_ARGUMENT, message);
@@ -46,6 +48,8 @@ const isPunctuation = (ch) => {
   return (cp >= 33 && cp <= 47) || (cp >= 58 && cp <= 64) || (cp >= 91 && cp <= 96) || (cp >= 123 && cp <= 126) || /^\p{P}$/u.test(ch);
 };
 // Python's str.split(): what str.isspace() calls space (after cleaning only ' ', U+2028, U+2029 remain)
+// (the control characters U+001C-U+001F are among them: Python calls them space)
+// eslint-disable-next-line no-control-regex
 const SPLIT = /[\t-\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/u;
 const words = (text) => text.split(SPLIT).filter((w) => w !== '');
 
@@ -84,13 +88,13 @@ function splitPunctuation(word) {
 // vocab.txt -> tokens by id
 function readVocabTxt(vocabTxt) {
   if (typeof vocabTxt !== 'string') throw bad(`vocab.txt must be text; received ${describe(vocabTxt)}`);
-  const lines = vocabTxt.split('\n').map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
+  const lines = stripBom(vocabTxt).split('\n').map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
   while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
   if (lines.length === 0) throw bad('vocab.txt is empty: it needs one token per line');
   const seen = new Map();
   lines.forEach((token, i) => {
     if (token === '') throw bad(`vocab.txt line ${i + 1} is empty (a token per line, ids by line number)`);
-    if (seen.has(token)) throw bad(`vocab.txt line ${i + 1} repeats line ${seen.get(token) + 1} (${JSON.stringify(token)})`);
+    if (seen.has(token)) throw bad(`vocab.txt line ${i + 1} repeats line ${seen.get(token) + 1} (${quote(token)})`);
     seen.set(token, i);
   });
   return { byId: lines, ids: seen };
@@ -114,7 +118,7 @@ export function createWordPiece(vocabTxt, options = {}) {
   const o = checkOptions(options);
   const { byId, ids } = readVocabTxt(vocabTxt);
   const unkId = ids.get(o.unk);
-  if (unkId === undefined) throw bad(`vocab.txt has no line ${JSON.stringify(o.unk)} (the unknown token)`);
+  if (unkId === undefined) throw bad(`vocab.txt has no line ${quote(o.unk)} (the unknown token)`);
 
   // step 6, for one word
   const wordPiece = (word, out) => {
@@ -140,13 +144,6 @@ export function createWordPiece(vocabTxt, options = {}) {
     return id;
   };
 
-  const checkIds = (list, fn) => {
-    if (!Array.isArray(list) && !(ArrayBuffer.isView(list) && !(list instanceof DataView))) throw badArg(`${fn}(ids): ids must be an array of token ids; received ${describe(list)}`);
-    for (let i = 0; i < list.length; i++) {
-      if (!Number.isInteger(list[i]) || list[i] < 0 || list[i] >= byId.length) throw badArg(`${fn}(ids): ids[${i}] = ${describe(list[i])} is not a token id (0..${byId.length - 1})`);
-    }
-  };
-
   return {
     vocabSize: byId.length,
     encode(text, { special = false } = {}) {
@@ -161,12 +158,10 @@ export function createWordPiece(vocabTxt, options = {}) {
       return out;
     },
     decode(list) {
-      checkIds(list, 'decode');
-      return Array.from(list, (id) => byId[id]).join(' ').replaceAll(' ##', '').trim();
+      return Array.from(tokenIds(list, 'decode(ids): ids', byId.length), (id) => byId[id]).join(' ').replaceAll(' ##', '').trim();
     },
     tokens(list) {
-      checkIds(list, 'tokens');
-      return Array.from(list, (id) => byId[id]);
+      return Array.from(tokenIds(list, 'tokens(ids): ids', byId.length), (id) => byId[id]);
     },
   };
 }

@@ -1,16 +1,17 @@
 // Issue 20, the model path against hostile text: huge labels and titles in the heatmap, huge
 // lines and keys in the tokenizer files (cut in the messages), byte order marks, ids that change
-// as they are read.
+// as they are read, words that made WordPiece quadratic, and top-k over a large vocabulary.
 // Where a fix is about work ("it is linear now"), the test counts the work, not the time.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { renderHeatmap } from '../../web/heatmap/heatmap.js';
-import { graphemes, fit, cut, textEm } from '../../web/heatmap/text.js';
 import fs from 'node:fs';
 import path from 'node:path';
+import { renderHeatmap } from '../../web/heatmap/heatmap.js';
+import { graphemes, fit, cut, textEm } from '../../web/heatmap/text.js';
 import { createBpe, byteToUnicode } from '../../web/model/bpe.js';
 import { createWordPiece } from '../../web/model/wordpiece.js';
 import { createTokenizer } from '../../web/model/tokenizer.js';
+import { topK, pickToken } from '../../web/model/sample.js';
 import { expectError, root, seeded } from '../helpers.js';
 
 const vocabTxt = fs.readFileSync(path.join(root, 'tests/fixtures/tokenizer/vocab.txt'), 'utf8');
@@ -186,4 +187,55 @@ test('decode and tokens: ids read once (a Proxy that changes them gives the ids 
     assert.equal(tok.decode([]), '');
     assert.deepEqual(tok.tokens(new Int32Array(0)), []);
   }
+});
+
+// ----------------------------------------------------------------------------
+// 17. WordPiece: no candidate longer than the longest token; top-k without a full sort
+
+// the vocabulary lookups (Map.prototype.get) fn makes
+function lookups(fn) {
+  const original = Map.prototype.get;
+  let count = 0;
+  Map.prototype.get = function (key) { count++; return original.call(this, key); };
+  try { return { result: fn(), count }; } finally { Map.prototype.get = original; }
+}
+
+test('WordPiece: 100-character words over an a / ##a vocabulary: one lookup per character (it was 50 per character)', () => {
+  const small = createWordPiece('[UNK]\na\n##a\n');
+  const text = `${'a'.repeat(100)} `.repeat(1000);
+  const { result, count } = lookups(() => small.encode(text));
+  assert.deepEqual(result, Array.from({ length: 1000 }, () => [1, ...Array(99).fill(2)]).flat());
+  assert.ok(count <= 2 * text.length, `${count} lookups for ${text.length} characters`);
+  // the longest match still wins where tokens are longer
+  assert.deepEqual(wp.tokens(wp.encode('unaffable hello cats')), ['un', '##aff', '##able', 'hello', 'cat', '##s']);
+});
+
+test('topK: the ids of a full sort (ties: the lower id first), each logit read once', () => {
+  const random = seeded(17);
+  const values = [-Infinity, Infinity, 0, -2, 1.5, 3];
+  for (let t = 0; t < 300; t++) {
+    const n = 1 + Math.floor(random() * 400), k = 1 + Math.floor(random() * n);
+    const logits = Float32Array.from({ length: n }, () => (random() < 0.5 ? values[Math.floor(random() * values.length)] : Math.round(random() * 8)));
+    const sorted = Array.from(logits.keys()).sort((a, b) => logits[b] - logits[a] || a - b);
+    assert.deepEqual(topK(logits, k), sorted.slice(0, k), `n ${n}, k ${k}`);
+  }
+  // pickToken reads a logit about once (a full sort read each about 2·log2(n) times: 34 here)
+  const n = 100000, data = Array.from({ length: n }, () => random());
+  let reads = 0;
+  const counted = new Proxy(data, { get(t, key, r) { if (typeof key === 'string' && /^\d+$/.test(key)) reads++; return Reflect.get(t, key, r); } });
+  const id = pickToken(counted, { temperature: 1, topK: 40, random: seeded(3) });
+  assert.ok(topK(data, 40).includes(id));
+  assert.ok(reads <= n + 3 * 40, `${reads} reads of ${n} logits`);
+});
+
+test('topK over a 1,000,000-token vocabulary: the 40 largest, in order', { timeout: 60000 }, () => {
+  const random = seeded(5), n = 1e6;
+  const logits = Float32Array.from({ length: n }, () => random());
+  logits[777777] = 5; logits[3] = 5; logits[999999] = 4;
+  const top = topK(logits, 40);
+  assert.deepEqual(top.slice(0, 3), [3, 777777, 999999]);
+  for (let i = 1; i < 40; i++) assert.ok(logits[top[i - 1]] >= logits[top[i]]);
+  let bigger = 0;
+  for (let i = 0; i < n; i++) if (logits[i] > logits[top[39]]) bigger++;
+  assert.equal(bigger, 39);
 });

@@ -61,20 +61,65 @@ export function argmax(logits) {
   return best;
 }
 
+/**
+ * The ids of the k largest logits, largest first, the lower id first among equals: the first k
+ * of a full sort, found in O(n log k) with a heap of the k best so far (the worst of them at its
+ * root). Each logit is read once; NaN ranks as -Infinity.
+ */
+export function topK(logits, k) {
+  const n = logits.length;
+  k = Math.min(k, n);
+  if (k <= 0) return [];
+  const value = new Float64Array(k), id = new Int32Array(k);
+  // heap order: a is worse than b (a smaller logit, or an equal one with a larger id)
+  const worse = (a, b) => value[a] < value[b] || (value[a] === value[b] && id[a] > id[b]);
+  const swap = (a, b) => {
+    const v = value[a]; value[a] = value[b]; value[b] = v;
+    const i = id[a]; id[a] = id[b]; id[b] = i;
+  };
+  const siftDown = (at, size) => {
+    for (;;) {
+      let c = 2 * at + 1;
+      if (c >= size) return;
+      if (c + 1 < size && worse(c + 1, c)) c++;
+      if (!worse(c, at)) return;
+      swap(c, at);
+      at = c;
+    }
+  };
+  for (let i = 0; i < n; i++) {
+    let x = logits[i];
+    if (Number.isNaN(x)) x = -Infinity;
+    if (i < k) {
+      value[i] = x; id[i] = i;
+      if (i === k - 1) for (let at = (k >> 1) - 1; at >= 0; at--) siftDown(at, k);
+    } else if (x > value[0]) {   // an equal logit has a larger id than every kept one: worse
+      value[0] = x; id[0] = i;
+      siftDown(0, k);
+    }
+  }
+  const out = new Array(k);
+  for (let size = k; size > 0; size--) {   // the worst first, to the end
+    out[size - 1] = id[0];
+    swap(0, size - 1);
+    siftDown(0, size - 1);
+  }
+  return out;
+}
+
 /** The next token: argmax at temperature 0, else a draw from softmax(logits / temperature) over the top k. */
-export function pickToken(logits, { temperature, topK, random }) {
+export function pickToken(logits, { temperature, topK: k, random }) {
   if (temperature === 0) return argmax(logits);
-  let ids = Array.from(logits.keys());
-  if (topK > 0 && topK < ids.length) ids = ids.sort((a, b) => logits[b] - logits[a] || a - b).slice(0, topK);
+  const ids = k > 0 && k < logits.length ? topK(logits, k) : Array.from(logits.keys());
   let max = -Infinity;
   for (const i of ids) if (logits[i] > max) max = logits[i];
   const weights = ids.map((i) => Math.exp((logits[i] - max) / temperature));
   let total = 0;
   for (const w of weights) total += w;
   let u = random() * total;
-  for (let k = 0; k < ids.length; k++) {
-    u -= weights[k];
-    if (u < 0) return ids[k];
+  for (let j = 0; j < ids.length; j++) {
+    u -= weights[j];
+    if (u < 0) return ids[j];
   }
   return ids[ids.length - 1];
 }

@@ -100,6 +100,17 @@ function readVocabTxt(vocabTxt) {
   return { byId: lines, ids: seen };
 }
 
+// the most code points a match can have (bounded by UTF-16 units, never fewer): head, a word's
+// first piece (any token); tail, a continuation ('##' and at most tail code points)
+function longestTokens(byId) {
+  let head = 0, tail = 0;
+  for (const token of byId) {
+    head = Math.max(head, token.length);
+    if (token.startsWith('##')) tail = Math.max(tail, token.length - 2);
+  }
+  return { head, tail };
+}
+
 function checkOptions({ lowercase = true, stripAccents, unk = '[UNK]', maxCharsPerWord = 100 }) {
   if (typeof lowercase !== 'boolean') throw badArg(`createWordPiece: lowercase must be true or false; received ${describe(lowercase)}`);
   if (stripAccents !== undefined && typeof stripAccents !== 'boolean') throw badArg(`createWordPiece: stripAccents must be true, false or undefined; received ${describe(stripAccents)}`);
@@ -120,15 +131,18 @@ export function createWordPiece(vocabTxt, options = {}) {
   const unkId = ids.get(o.unk);
   if (unkId === undefined) throw bad(`vocab.txt has no line ${quote(o.unk)} (the unknown token)`);
 
-  // step 6, for one word
+  // step 6, for one word: the longest match first, never longer than the longest token
+  const longest = longestTokens(byId);
   const wordPiece = (word, out) => {
-    const chars = Array.from(word);
-    if (chars.length > o.maxCharsPerWord) { out.push(unkId); return; }
+    const at = [0];                                  // code point i starts at word[at[i]]
+    for (const ch of word) at.push(at[at.length - 1] + ch.length);
+    const count = at.length - 1;
+    if (count > o.maxCharsPerWord) { out.push(unkId); return; }
     const pieces = [];
-    for (let start = 0; start < chars.length;) {
-      let end = chars.length, id;
+    for (let start = 0; start < count;) {
+      let end = Math.min(count, start + (start > 0 ? longest.tail : longest.head)), id;
       for (; end > start; end--) {
-        id = ids.get((start > 0 ? '##' : '') + chars.slice(start, end).join(''));
+        id = ids.get((start > 0 ? '##' : '') + word.slice(at[start], at[end]));
         if (id !== undefined) break;
       }
       if (end === start) { out.push(unkId); return; }

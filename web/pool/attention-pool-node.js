@@ -28,6 +28,7 @@ const node = {
  * Start `workers` workers (default: one per core, at most 8), each running the core.
  * options.workerUrl: where a worker script is, for hosts that move it (a file URL or path).
  * options.timeout: the default time limit of each call in ms (and of the workers' start).
+ * options.startTimeout: the time limit of the workers' start in ms (default: options.timeout).
  */
 export function createAttentionPool(options) {
   return createPool(options, node);

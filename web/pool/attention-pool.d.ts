@@ -16,10 +16,16 @@ export interface AttentionPoolOptions {
   /**
    * The default time limit of every `pool.attention` call, in milliseconds (more than 0, at most
    * 2147483647, or Infinity): see {@link PoolAttentionOptions.timeout}. It also bounds the
-   * workers' start: createAttentionPool rejects with a `DOMException` named `'TimeoutError'` when
-   * they have not all loaded the core by then. Default: no limit.
+   * workers' start unless `startTimeout` is given. Default: no limit.
    */
   timeout?: number;
+  /**
+   * The time limit of the workers' start, in milliseconds (more than 0, at most 2147483647, or
+   * Infinity for none): createAttentionPool rejects with a `DOMException` named `'TimeoutError'`
+   * when they have not all loaded the core by then. Default: `timeout` (no limit without one).
+   * `{ timeout: 200, startTimeout: Infinity }` bounds the calls only.
+   */
+  startTimeout?: number;
 }
 
 export interface PoolAttentionOptions extends AttentionOptions {
@@ -70,7 +76,8 @@ export interface AttentionPool {
 /**
  * Start the workers, each loading its own copy of the core. An idle pool does not keep Node
  * running. Rejects with an AttentionError (INVALID_ARGUMENT) for bad or unknown options or a
- * worker that cannot start, and a `DOMException` named `'TimeoutError'` after `options.timeout`.
+ * worker that cannot start, and a `DOMException` named `'TimeoutError'` after
+ * `options.startTimeout` (default: `options.timeout`).
  *
  * @example
  * ```ts

@@ -37,6 +37,7 @@ const browser = {
  * Start `workers` workers (default: one per core, at most 8), each running the core.
  * options.workerUrl: where attention-worker.js is served, for hosts that move it.
  * options.timeout: the default time limit of each call in ms (and of the workers' start).
+ * options.startTimeout: the time limit of the workers' start in ms (default: options.timeout).
  */
 export function createAttentionPool(options) {
   return createPool(options, browser);

@@ -24,6 +24,8 @@
 // what this thread checks is what the workers get, whatever a getter or a Proxy answers the
 // next time. A call can be bounded ({ signal }, { timeout }): the workers still computing it
 // when it is stopped are terminated and replaced, and the calls queued behind it go on there.
+// The pool's { timeout } is every call's default limit and, unless { startTimeout } says
+// otherwise, the limit of the workers' start too.
 import { createAttention } from '../core/attention.js';
 import { AttentionError, ErrorCode, describe, fail } from '../core/errors.js';
 import { moduleOf } from '../core/instantiate.js';
@@ -31,7 +33,7 @@ import { moduleOf } from '../core/instantiate.js';
 const MAX_WORKERS = 8;
 const MAX_TIMEOUT = 0x7fffffff;   // ms: setTimeout's limit (about 24.8 days)
 const CALL_OPTIONS = ['causal', 'scale', 'mask', 'weights', 'rows', 'signal', 'timeout'];
-const POOL_OPTIONS = ['workers', 'workerUrl', 'relaxed', 'timeout'];
+const POOL_OPTIONS = ['workers', 'workerUrl', 'relaxed', 'timeout', 'startTimeout'];
 const INPUTS = ['q', 'k', 'v'];
 const noop = () => {};
 const toError = (e) => (e instanceof AttentionError ? e
@@ -52,11 +54,11 @@ function readError(what, e) {
 
 const isPlainProto = (p) => p === Object.prototype || p === null;
 
-// A time limit: undefined or null (none given), Infinity (none), or ms in (0, 2^31 - 1].
-function timeoutArg(t, fn) {
+// A time limit (option `name`): undefined or null (none given), Infinity (none), or ms in (0, 2^31 - 1].
+function timeoutArg(t, fn, name = 'timeout') {
   if (t === undefined || t === null) return undefined;
   if (typeof t !== 'number' || !(t === Infinity || (t > 0 && t <= MAX_TIMEOUT))) {
-    fail(ErrorCode.INVALID_ARGUMENT, `${fn}: timeout must be a number of milliseconds, more than 0 and at most ${MAX_TIMEOUT}, or Infinity for none; received ${describe(t)}`);
+    fail(ErrorCode.INVALID_ARGUMENT, `${fn}: ${name} must be a number of milliseconds, more than 0 and at most ${MAX_TIMEOUT}, or Infinity for none; received ${describe(t)}`);
   }
   return t;
 }
@@ -320,7 +322,8 @@ export function splitRows(r0, r1, m, causal, parts) {
 // ----------------------------------------------------------------------------
 // the pool's options
 
-// createAttentionPool's options, each read once and checked -> { workerUrl, relaxed, count, timeout }
+// createAttentionPool's options, each read once and checked -> { workerUrl, relaxed, count,
+// timeout, startTimeout }
 async function poolOptions(options, platform) {
   if (options === null || typeof options !== 'object') {
     fail(ErrorCode.INVALID_ARGUMENT, `createAttentionPool: options must be an object like { workers: 2 }; received ${String(options)}`);
@@ -343,7 +346,8 @@ async function poolOptions(options, platform) {
     fail(ErrorCode.INVALID_ARGUMENT, `createAttentionPool: workers must be an integer from 1 to 64; received ${String(count)}`);
   }
   const timeout = timeoutArg(given.timeout, 'createAttentionPool') ?? Infinity;
-  return { workerUrl, relaxed, count, timeout };
+  const startTimeout = timeoutArg(given.startTimeout, 'createAttentionPool', 'startTimeout') ?? timeout;
+  return { workerUrl, relaxed, count, timeout, startTimeout };
 }
 
 // ----------------------------------------------------------------------------
@@ -602,16 +606,17 @@ async function closePool(pool) {
  * Start `workers` workers (default: one per core, at most 8), each loading the core.
  * options.workerUrl: where the worker script is served, for hosts that move it.
  * options.timeout: the default time limit of each call in ms (and of the workers' start).
+ * options.startTimeout: the time limit of the workers' start in ms (default: options.timeout).
  */
 export async function createPool(options = {}, platform) {
-  const { workerUrl, relaxed, count, timeout } = await poolOptions(options, platform);
+  const { workerUrl, relaxed, count, timeout, startTimeout } = await poolOptions(options, platform);
   // in this thread, the same core checks every call first (takeCall)
   const local = await createAttention({ relaxed });
   const init = { relaxed: local.relaxed, module: moduleOf(local) };
   const make = await platform.spawner(workerUrl);
   const pool = { local, count, timeout, init, make, slots: [], closed: false, nextId: 1 };
   for (let i = 0; i < count; i++) pool.slots.push({ w: null, sent: [], waiting: [], dead: false, busy: false });
-  const usesRelaxed = await startAll(pool, timeout);   // the pool's timeout bounds the start too
+  const usesRelaxed = await startAll(pool, startTimeout);
   return Object.freeze({
     /** The number of workers. */
     size: count,

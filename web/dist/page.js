@@ -1088,8 +1088,11 @@
     return Object.is(r, -0) ? "0" : String(r);
   }
 
-  // web/heatmap/read.js
+  // web/heatmap/budgets.js
   var MAX_CELLS = 65536;
+  var CELL_TEXT = 1048576;
+
+  // web/heatmap/read.js
   var ROLES = ["img", "group", "grid"];
   function describe2(x) {
     if (x === null) return "null";
@@ -1512,7 +1515,6 @@
   // web/heatmap/draw.js
   var FONT_STACK = 'system-ui, "PingFang SC", "Noto Sans CJK SC", "Microsoft YaHei", sans-serif';
   var MAX_LABEL_EM = 10;
-  var CELL_TEXT = 1048576;
   var PAD = 12;
   function draw(rows, cols, values, o) {
     const L = layout(rows, cols, values, o);
@@ -2752,7 +2754,7 @@
     } catch {
       return state2;
     }
-    const get = (k) => {
+    const get2 = (k) => {
       const v = p.get(k);
       return v === null ? null : v;
     };
@@ -2761,19 +2763,19 @@
       const r = splitTokens(ts.join(" "));
       if (r.tokens && r.tokens.length === ts.length) state2.tokens = r.tokens;
     }
-    const seed = get("seed");
+    const seed = get2("seed");
     if (seed !== null && /^\d{1,10}$/.test(seed) && Number(seed) <= MAX_SEED2) state2.seed = Number(seed);
-    const dk = get("dk");
+    const dk = get2("dk");
     if (dk !== null && /^\d{1,3}$/.test(dk) && DK_CHOICES.includes(Number(dk))) state2.dk = Number(dk);
-    const causal = get("causal");
+    const causal = get2("causal");
     if (causal === "1" || causal === "true") state2.causal = true;
-    const heads = get("heads");
+    const heads = get2("heads");
     if (heads !== null && /^\d$/.test(heads) && HEAD_CHOICES.includes(Number(heads))) state2.heads = Number(heads);
-    const lang = get("lang");
+    const lang = get2("lang");
     if (LANGS.includes(lang)) state2.lang = lang;
-    const x = get("x");
+    const x = get2("x");
     if (x !== null && x.length < 2e4) state2.x = parseX(x, state2.tokens.length);
-    parseTeach(get, state2);
+    parseTeach(get2, state2);
     return state2;
   }
   function formatHash(state2) {
@@ -2788,12 +2790,12 @@
     p.set("lang", state2.lang);
     return p.toString().replace(/%2C/g, ",").replace(/%3B/g, ";");
   }
-  function parseTeach(get, state2) {
-    if (get("input") === "embed") state2.input = "embed";
-    if (get("pe") === "0") state2.pe = false;
-    const temp = get("temp");
+  function parseTeach(get2, state2) {
+    if (get2("input") === "embed") state2.input = "embed";
+    if (get2("pe") === "0") state2.pe = false;
+    const temp = get2("temp");
     if (temp !== null && /^\d{1,2}(\.\d{1,2})?$/.test(temp) && TEMPERATURES.includes(Number(temp))) state2.temp = Number(temp);
-    const colour2 = get("colour");
+    const colour2 = get2("colour");
     if (COLOUR_SCALES.includes(colour2)) state2.colour = colour2;
   }
   function formatTeach(p, state2) {
@@ -3690,6 +3692,28 @@
     );
   }
 
+  // web/element/trusted.js
+  var SCRIPTS = /^(attnmap-model|toy-zh)\.js$/;
+  var policy;
+  function get() {
+    if (policy === void 0) {
+      try {
+        policy = globalThis.trustedTypes?.createPolicy("attnmap", {
+          createHTML: (s2) => s2,
+          createScriptURL: (u) => {
+            const url = new URL(u);
+            if (!/^(https?|file):$/.test(url.protocol) || !SCRIPTS.test(url.pathname.split("/").pop())) throw new TypeError(`attnmap: ${u} is not one of its scripts`);
+            return url.href;
+          }
+        }) ?? null;
+      } catch {
+        policy = null;
+      }
+    }
+    return policy;
+  }
+  var scriptUrl = (url) => get() ? policy.createScriptURL(url) : url;
+
   // web/element/classic-import.js
   var own = globalThis.document?.currentScript?.src;
   var pending = {};
@@ -3703,7 +3727,7 @@
         delete pending[src];
         reject(new Error(`${src} did not load (it belongs beside ${self})`));
       };
-      script.src = src;
+      script.src = scriptUrl(src);
       document.head.append(script);
     });
   }

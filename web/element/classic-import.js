@@ -9,6 +9,8 @@
 // globalThis.__attnmapModels['toy-zh']). Each file is requested once per bundle and page; after a
 // failure, the next call tries again.
 
+import { scriptUrl } from './trusted.js';
+
 // The bundle's own URL, read while it runs (afterwards currentScript is another script or null);
 // loaded as a module it has none: then the <script> whose src ends in the bundle's file name (self).
 const own = globalThis.document?.currentScript?.src;
@@ -24,7 +26,7 @@ export function classicImport(file, global, key, self) {
       delete pending[src];       // the next call tries again
       reject(new Error(`${src} did not load (it belongs beside ${self})`));
     };
-    script.src = src;
+    script.src = scriptUrl(src);      // under Trusted Types, through the attnmap policy
     document.head.append(script);
   });
 }

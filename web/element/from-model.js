@@ -25,7 +25,18 @@ export function readModelInput(a, d) {
   if (model === null) return stray(NAMES) ? bad(`${stray(NAMES)}: only with the model attribute`) : null;
   if (stray(NOT_WITH_MODEL)) bad(`with model, remove ${stray(NOT_WITH_MODEL)}`);
   const name = model.trim();
-  return { name, key: SHIPPED[name] ? name : new URL(name, document.baseURI).href, text, ids, layer, head };
+  return { name, key: SHIPPED.has(name) ? name : folderUrl(name), text, ids, layer, head };
+}
+
+// a checkpoint folder's URL: relative, or absolute over http(s); other schemes (data:,
+// javascript:, blob:, file: from a served page) are refused by name before any fetch
+function folderUrl(name) {
+  let url;
+  try { url = new URL(name, document.baseURI); } catch { bad(`model must be a shipped model's name or a folder URL; ${JSON.stringify(name.slice(0, 80))} is neither`); }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:' && !(url.protocol === 'file:' && location.protocol === 'file:')) {
+    bad(`model: a folder URL must be http: or https:; ${JSON.stringify(url.protocol)} URLs are not fetched (${JSON.stringify(name.slice(0, 40))})`);
+  }
+  return url.href;
 }
 
 const models = new Map();        // key -> { promise, ready }: one per model on the page
@@ -46,7 +57,8 @@ export function sharedModel({ name, key }) {
 
 async function load(name, key) {
   const code = await importModel().catch(problem);
-  const model = await code.openModel(SHIPPED[name] ? { ...await SHIPPED[name]().catch(problem) } : key).catch(problem);
+  const shipped = SHIPPED.get(name);
+  const model = await code.openModel(shipped ? { ...await shipped().catch(problem) } : key).catch(problem);
   return { code, model };
 }
 

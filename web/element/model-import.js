@@ -10,7 +10,10 @@
 /** { openModel, attentionOf } (web/model/element-support.js, with attnmap/model). */
 export const importModel = () => import('../model/element-support.js');
 
-/** The checkpoints shipped with the package, by the name model="…" gives: () => { config, vocabTxt, weights }. */
-export const SHIPPED = {
-  'toy-zh': () => import('../models/toy-zh/toy-zh.js'),
-};
+/**
+ * The checkpoints shipped with the package, by the name model="…" gives: () => { config, vocabTxt,
+ * weights }. A Map, so that "constructor" or "__proto__" is a name like any other, not shipped.
+ */
+export const SHIPPED = new Map([
+  ['toy-zh', () => import('../models/toy-zh/toy-zh.js')],
+]);

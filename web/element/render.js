@@ -4,10 +4,9 @@ import { renderHeatmap } from '../heatmap/heatmap.js';
 import { isList } from '../heatmap/read.js';
 import { Problem, bad } from './parse.js';
 
-// Budgets of one element, checked before anything is computed or drawn (docs/EMBED.md):
-const MAX_CELLS = 65536;        // all its heatmaps (heads, output) together: one 256×256
-const MAX_LABEL_CHARS = 16384;  // all tokens together (256 tokens of 64 characters)
-const CELL_TEXT = 1048576;      // as in heatmap/draw.js: tokens are shown cut to CELL_TEXT / cells
+// Budgets of one element, checked before anything is computed or drawn (docs/EMBED.md): at most
+// MAX_CELLS over all its heatmaps (heads, output) together, MAX_LABEL_CHARS over all tokens.
+import { MAX_CELLS, MAX_LABEL_CHARS, CELL_TEXT } from '../heatmap/budgets.js';
 
 /** renderHeatmap, its TypeError/RangeError (a matrix it cannot draw) shown as an input problem. */
 export function draw(matrix, options) {

@@ -1,6 +1,7 @@
 // view.js - the element's shadow DOM: its stylesheet, its parts (loading line, panels, caption
 // lines, message), showing a result or a problem, and the keyboard and pointer on the cells.
 import { AttentionError } from '../core/attention.js';
+import { html } from './trusted.js';   // Trusted Types: the SVG strings of renderHeatmap
 import { gridKey } from '../heatmap/grid-keys.js';
 import { Problem } from './parse.js';
 
@@ -51,16 +52,6 @@ p { margin: 0; }
 let sheet = null;
 let count = 0;
 
-// Trusted Types (CSP require-trusted-types-for 'script'): the SVG strings come from renderHeatmap,
-// which escapes every label, so one named pass-through policy, "attnmap", is enough. A page that
-// lists allowed policy names (trusted-types …) must list attnmap. Created on first use.
-let policy;
-function html(svg) {
-  if (policy === undefined) {
-    try { policy = globalThis.trustedTypes?.createPolicy('attnmap', { createHTML: (s) => s }) ?? null; } catch { policy = null; }
-  }
-  return policy ? policy.createHTML(svg) : svg;
-}
 
 /**
  * The shadow root's content: a loading line, the panels (one per head, created on demand, and the

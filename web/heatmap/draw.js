@@ -2,6 +2,7 @@
 // (a box that grows with each part), then each part is written in drawing order. Pure.
 // FULL_API (scripts/build-embed.js): the element draws no standalone file and no focus ring.
 import { esc, clean, isolate, textEm, fit, cut, n, fixed, compact } from './text.js';
+import { CELL_TEXT } from './budgets.js';
 import { colour, textOn, toHex, niceTicks, logTicks, apart, position } from './colour.js';
 import * as SCALE_TEXT from '../strings/heatmap-scale.js';
 
@@ -9,7 +10,6 @@ const FONT_STACK = 'system-ui, "PingFang SC", "Noto Sans CJK SC", "Microsoft YaH
 const MAX_LABEL_EM = 10;        // longer labels are cut with an ellipsis (full text in <title>)
 // In the cells' titles and aria-labels (2 labels, twice each) a label is cut to CELL_TEXT / cells
 // characters (16 at 256×256, 12,945 at 9×9), so they hold at most 4 × CELL_TEXT whatever the tokens
-const CELL_TEXT = 1048576;
 const PAD = 12;
 
 /** rows × cols values (row-major) and the options of read.js -> the SVG string. */

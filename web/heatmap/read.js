@@ -8,7 +8,7 @@
 import * as TEXT from '../strings/heatmap.js';
 import { clean } from './text.js';
 
-const MAX_CELLS = 65536;        // 256 × 256: beyond that the SVG is tens of megabytes
+import { MAX_CELLS } from './budgets.js';
 const ROLES = ['img', 'group', 'grid'];
 
 export function describe(x) {

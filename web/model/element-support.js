@@ -10,6 +10,12 @@
 // loadModel's message), 'input' (text, ids, layer, head; characters outside the vocabulary).
 import { loadModel } from './model.js';
 import { fetchCheckpoint } from './fetch-checkpoint.js';
+import { MAX_CELLS, MAX_LABEL_CHARS } from '../heatmap/budgets.js';
+
+const MAX_TOKENS = Math.floor(Math.sqrt(MAX_CELLS));   // one n×n map: 256 tokens
+// every head's maps are kept for the last ids (switching heads costs no forward pass) while they
+// fit in this many floats; a larger model computes the one head shown
+const KEEP_FLOATS = 4 * 1024 * 1024;
 
 const problem = (kind, e) => Object.assign(new Error(e.code ? `${e.code}: ${e.message}` : e.message ?? String(e)), { kind });
 
@@ -33,13 +39,30 @@ export function attentionOf(model, { text, ids, layer, head }) {
   const { n_layer: L, n_head: H } = model.config;
   const l = index(layer, 'layer', L, 'layers'), h = index(head, 'head', H, 'heads in each layer');
   if ((text === null) === (ids === null)) throw problem('input', { message: 'model needs text, or ids (a JSON array of token ids), and not both' });
+  // the element's budgets, before the tokenizer and the forward pass run
+  if (text !== null && text.length > MAX_LABEL_CHARS) budget(`the text has ${text.length} characters; the budget is ${MAX_LABEL_CHARS}`);
+  if (ids !== null && ids.length > 8 * MAX_CELLS) budget(`the ids attribute has ${ids.length} characters; it can hold at most ${MAX_TOKENS} ids`);
   const list = ids === null ? encode(model, text) : parseIds(ids);
+  if (list.length > MAX_TOKENS) budget(`${list.length} tokens make a ${list.length}×${list.length} map; the budget is ${MAX_CELLS} cells (${MAX_TOKENS} tokens)`);
+  const tokens = model.tokenizer ? model.tokens(list) : list.map(String);
+  const chars = tokens.reduce((sum, t) => sum + t.length, 0);
+  if (chars > MAX_LABEL_CHARS) budget(`the tokens have ${chars} characters; the budget is ${MAX_LABEL_CHARS} for all tokens together`);
+  return { ids: list, tokens, layer: l, head: h, weights: weightsOf(model, list, l, h) };
+}
+
+function budget(message) { throw problem('input', { message }); }
+
+// one head's map, from the last pass over these ids when it kept every head
+function weightsOf(model, list, l, h) {
+  const { n_layer: L, n_head: H } = model.config, key = list.join();
   let pass = passes.get(model);
-  if (pass?.key !== list.join()) {
-    pass = { key: list.join(), attention: call(() => model.forward(list, { attention: true }).attention) };
+  if (pass?.key !== key || !pass.attention[l][h]) {
+    const all = L * H * list.length * list.length <= KEEP_FLOATS;
+    const attention = all ? true : { layers: [l], heads: [h] };
+    pass = { key, attention: call(() => model.forward(list, { attention }).attention) };
     passes.set(model, pass);
   }
-  return { ids: list, tokens: model.tokenizer ? model.tokens(list) : list.map(String), layer: l, head: h, weights: pass.attention[l][h] };
+  return pass.attention[l][h];
 }
 
 function index(text, name, count, what) {

@@ -1,19 +1,23 @@
 // fetch-checkpoint.js - a checkpoint folder fetched over http(s), as loadModel takes it: what
-// <attention-heatmap model="/path/to/folder/"> loads (model-node.js reads a folder from disk).
+// loadModel(url) and <attention-heatmap model="/path/to/folder/"> load (model-node.js reads a
+// folder from disk).
 //
 //   import { loadModel } from 'attnmap/model';
-//   import { fetchCheckpoint } from '.../web/model/fetch-checkpoint.js';
-//   const model = await loadModel(await fetchCheckpoint('/models/toy/', document.baseURI));
+//   const model = await loadModel('/models/gpt2/');                    // fetchCheckpoint inside
+//   const files = await fetchCheckpoint('/models/toy/', document.baseURI, { files: ['config.json', 'model.safetensors', 'vocab.txt'] });
 //
 // The folder's URL is resolved against base (a page: document.baseURI) and gets a trailing "/".
 // config.json first (a missing folder costs one request), then model.safetensors and the tokenizer:
 // vocab.json + merges.txt (GPT-2's BPE), else vocab.txt (WordPiece). The tokenizer files are
-// optional: a 404 on them is no error (the browser still logs the 404). Same-origin requests need
-// only `connect-src 'self'`; another host needs CORS.
+// optional: a 404 on them is no error (the browser still logs the 404), and neither is an HTML
+// page in their place (an SPA's fallback answers every path with index.html and status 200).
+// options.files, the names the folder holds, fetches those alone: no request for what is not there.
+// Same-origin requests need only `connect-src 'self'`; another host needs CORS.
 //
-// A file that cannot be fetched (HTTP status other than 2xx, network error, CSP, CORS, file://)
-// rejects with a ModelFetchError naming its URL and the HTTP status; a file that is there but
-// broken is loadModel's AttentionError (INVALID_MODEL).
+// A file that cannot be fetched (HTTP status other than 2xx, network error, CSP, CORS, file://,
+// an HTML page where a required file should be), a body that stops (no bytes for
+// options.stallMs, default 30 s) or breaks off, rejects with a ModelFetchError naming its URL and
+// the HTTP status; a file that is there but broken is loadModel's AttentionError (INVALID_MODEL).
 
 export class ModelFetchError extends Error {
   constructor(message, url, status) {
@@ -24,28 +28,80 @@ export class ModelFetchError extends Error {
   }
 }
 
-/** One file: text or bytes; undefined for an optional file that answers 404. */
-async function get(url, bytes, optional) {
-  let res;
+const STALL_MS = 30_000;
+
+// an HTML page: by its content type, or a first byte of "<" (a file of ours never starts so)
+const isHtml = (res, first) => /^text\/html\b/i.test(res.headers.get('content-type') ?? '') || first === 0x3c;
+
+// the body, chunk by chunk: a stall (no bytes for stallMs) or a cut cancels it and says so
+async function readBody(res, url, stallMs) {
+  const total = Number(res.headers.get('content-length') ?? NaN);
+  const reader = res.body.getReader(), chunks = [];
+  let received = 0, timer;
+  const stall = () => new Promise((resolve, reject) => {
+    timer = setTimeout(() => reject(new ModelFetchError(`${url}: no data for ${stallMs / 1000} s after ${received} bytes${Number.isFinite(total) ? ` of ${total}` : ''}: the server stalled`, url, res.status)), stallMs);
+  });
   try {
-    res = await fetch(url);
+    for (;;) {
+      let step;
+      try {
+        step = await Promise.race([reader.read(), stall()]);
+      } catch (e) {
+        if (e instanceof ModelFetchError) throw e;
+        throw new ModelFetchError(`${url}: the download broke off after ${received} bytes${Number.isFinite(total) ? ` of ${total}` : ''} (${e.message})`, url, res.status);
+      } finally {
+        clearTimeout(timer);
+      }
+      if (step.done) break;
+      chunks.push(step.value);
+      received += step.value.length;
+    }
   } catch (e) {
-    throw new ModelFetchError(`${url}: could not be fetched (${e.message}; a page opened from disk cannot fetch, ` +
-      'and another host needs CORS and connect-src)', url, 0);
+    reader.cancel().catch(() => {});
+    throw e;
+  }
+  if (Number.isFinite(total) && received < total) throw new ModelFetchError(`${url}: the download broke off after ${received} bytes of ${total}`, url, res.status);
+  const out = new Uint8Array(received);
+  let at = 0;
+  for (const c of chunks) { out.set(c, at); at += c.length; }
+  return out;
+}
+
+/** One file's bytes; undefined for an optional file that is absent (404, or an HTML page). */
+async function get(url, { optional, stallMs }) {
+  let res;
+  const headers = new AbortController(), timer = setTimeout(() => headers.abort(), stallMs);
+  try {
+    res = await fetch(url, { signal: headers.signal });
+  } catch (e) {
+    throw new ModelFetchError(headers.signal.aborted ? `${url}: no answer within ${stallMs / 1000} s`
+      : `${url}: could not be fetched (${e.message}; a page opened from disk cannot fetch, and another host needs CORS and connect-src)`, url, 0);
+  } finally {
+    clearTimeout(timer);
   }
   if (optional && res.status === 404) return undefined;
   if (!res.ok) throw new ModelFetchError(`${url}: HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ''}`, url, res.status);
-  return bytes ? new Uint8Array(await res.arrayBuffer()) : res.text();
+  const bytes = await readBody(res, url, stallMs);
+  if (isHtml(res, bytes[0])) {
+    if (optional) return undefined;
+    throw new ModelFetchError(`${url}: the server answered with an HTML page, not the file (a missing file behind a single-page app's fallback?)`, url, res.status);
+  }
+  return bytes;
 }
 
+const text = (bytes) => (bytes === undefined ? undefined : new TextDecoder().decode(bytes));
+
 /** The folder's files as loadModel({ config, weights, vocab, merges } or { config, weights, vocabTxt }) takes them. */
-export async function fetchCheckpoint(folder, base) {
+export async function fetchCheckpoint(folder, base, options = {}) {
   const url = new URL(folder, base);
   if (!url.pathname.endsWith('/')) url.pathname += '/';
-  const at = (name) => new URL(name, url).href;
-  const config = await get(at('config.json'), false, false);
-  const [weights, vocab] = await Promise.all([get(at('model.safetensors'), true, false), get(at('vocab.json'), false, true)]);
-  if (vocab !== undefined) return { config, weights, vocab, merges: await get(at('merges.txt'), false, false) };
-  const vocabTxt = await get(at('vocab.txt'), false, true);
+  const stallMs = options.stallMs ?? STALL_MS;
+  const listed = options.files ? new Set(options.files) : null;
+  const has = (name) => listed === null || listed.has(name);
+  const at = (name, optional) => (has(name) ? get(new URL(name, url).href, { optional, stallMs }) : Promise.resolve(undefined));
+  const config = text(await at('config.json', false));
+  const [weights, vocab] = await Promise.all([at('model.safetensors', false), at('vocab.json', true)]);
+  if (vocab !== undefined) return { config, weights, vocab: text(vocab), merges: text(await at('merges.txt', false)) };
+  const vocabTxt = text(await at('vocab.txt', true));
   return vocabTxt === undefined ? { config, weights } : { config, weights, vocabTxt };
 }

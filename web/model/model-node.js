@@ -11,12 +11,14 @@
 // and memory holds the weights once.
 import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { ErrorCode, AttentionError, fail, formatBytes } from '../core/errors.js';
 import { loadModel as loadFiles } from './model.js';
 import { makeSource } from './safetensors.js';
 import { stripBom } from './text-files.js';
 
 export { AttentionError };
+export { ModelFetchError, fetchCheckpoint } from './fetch-checkpoint.js';
 
 const MAX_TEXT_BYTES = 64 * 1024 * 1024;     // config and tokenizer files (tokenizer.json: a few MB)
 const OPEN_FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0);
@@ -101,10 +103,20 @@ export function readCheckpointFolder(folder) {
   return { files, close: weights.close };
 }
 
-/** loadModel(files) as in model.js, or loadModel(folder) with the path of a checkpoint folder. */
-export async function loadModel(source) {
+// the checkpoints shipped in the package (web/models/NAME/), by name
+const SHIPPED = new Set(['toy-zh']);
+const MODELS = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'models');
+
+/**
+ * loadModel(files) as in model.js; loadModel(folder) with the path of a checkpoint folder;
+ * loadModel('toy-zh'), a model shipped in the package (when no folder of that name is there);
+ * loadModel('https://…/folder/'), fetched (fetch-checkpoint.js; options { files, stallMs }).
+ */
+export async function loadModel(source, options = {}) {
   if (typeof source !== 'string') return loadFiles(source);
-  const { files, close } = readCheckpointFolder(source);
+  if (/^https?:\/\//i.test(source)) return loadFiles(source, options);
+  const folder = SHIPPED.has(source) && !fs.existsSync(source) ? path.join(MODELS, source) : source;
+  const { files, close } = readCheckpointFolder(folder);
   try {
     return await loadFiles(files);
   } finally {

@@ -28,6 +28,7 @@ import { createRuntime } from './runtime.js';
 import { readSampling } from './sample.js';
 import { generate, readPrompt, slotsByHead } from './generate.js';
 import { idsArg } from '../core/args.js';
+import { fetchCheckpoint, ModelFetchError } from './fetch-checkpoint.js';
 
 const FILES = ['config', 'weights', 'vocab', 'merges', 'vocabTxt', 'lowercase', 'wasm'];
 
@@ -50,11 +51,17 @@ function readFiles(files) {
 }
 
 /**
- * Load a checkpoint: its config, its safetensors weights and, optionally, its tokenizer files.
- * Resolves to a Model; rejects with an AttentionError (INVALID_MODEL for a broken or unsupported
- * checkpoint, naming the file and the field or tensor; TOO_LARGE when it cannot fit).
+ * Load a checkpoint: its files ({ config, weights, … }), or a checkpoint folder's URL (fetched:
+ * fetch-checkpoint.js; relative to the page; options { files, stallMs }). Resolves to a Model;
+ * rejects with an AttentionError (INVALID_MODEL for a broken or unsupported checkpoint, naming the
+ * file and the field or tensor; TOO_LARGE when it cannot fit) or a ModelFetchError (a file that
+ * could not be fetched, with its URL and HTTP status).
  */
-export async function loadModel(files) {
+export async function loadModel(files, options = {}) {
+  if (typeof files === 'string') {
+    const base = globalThis.document?.baseURI ?? globalThis.location?.href;
+    return loadModel(await fetchCheckpoint(files, base, options));
+  }
   let parts;
   try {
     const f = readFiles(files);
@@ -141,4 +148,4 @@ function makeModel(rt, config, tokenizer) {
   });
 }
 
-export { AttentionError };
+export { AttentionError, ModelFetchError, fetchCheckpoint };

@@ -1,0 +1,106 @@
+// fetch-checkpoint.test.js - loadModel(url) and fetchCheckpoint against servers that misbehave as
+// real ones do: a single-page app's fallback (every path answers index.html with 200), a server
+// that stalls in the middle of a file, one that cuts a body short. In Node, whose fetch is the
+// browser's; the element runs the same code (tests/browser/element-model.test.js).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import fs from 'node:fs';
+import path from 'node:path';
+import { loadModel, fetchCheckpoint, ModelFetchError } from '../../web/model/model-node.js';
+import { root } from '../helpers.js';
+
+const TOY = path.join(root, 'web/models/toy-zh');
+const toyFile = (name) => fs.readFileSync(path.join(TOY, name));
+const INDEX = '<!doctype html><html><body><div id="app"></div></body></html>';
+
+// serve(handler) -> { url, requests, close }; handler(req, res, name) for /m/NAME
+async function serve(handler) {
+  const requests = [];
+  const server = http.createServer((req, res) => {
+    requests.push(req.url);
+    handler(req, res, req.url.replace(/^\/m\//, ''));
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${server.address().port}/m/`, requests,
+    close: () => new Promise((r) => { server.closeAllConnections(); server.close(r); }),
+  };
+}
+
+// the toy folder, and index.html with 200 for anything else (Vite's dev server and preview do this)
+const spa = (req, res, name) => {
+  if (['config.json', 'model.safetensors', 'vocab.txt'].includes(name)) res.end(toyFile(name));
+  else { res.writeHead(200, { 'content-type': 'text/html' }); res.end(INDEX); }
+};
+
+test('behind an SPA fallback: an optional file answered with index.html is absent, and the model loads', async () => {
+  const s = await serve(spa);
+  try {
+    const model = await loadModel(s.url);
+    assert.equal(model.tokenizer, 'wordpiece', 'vocab.json was index.html: absent; vocab.txt used');
+    assert.deepEqual(model.encode('猫吃鱼').length, 3);
+    model.dispose();
+  } finally {
+    await s.close();
+  }
+});
+
+test('files: [...] fetches the files listed and nothing else', async () => {
+  const s = await serve(spa);
+  try {
+    const files = await fetchCheckpoint(s.url, undefined, { files: ['config.json', 'model.safetensors', 'vocab.txt'] });
+    assert.deepEqual(Object.keys(files).sort(), ['config', 'vocabTxt', 'weights']);
+    assert.deepEqual(s.requests.sort(), ['/m/config.json', '/m/model.safetensors', '/m/vocab.txt']);
+  } finally {
+    await s.close();
+  }
+});
+
+test('a required file answered with an HTML page is a ModelFetchError naming it, not a JSON error', async () => {
+  const s = await serve((req, res) => { res.writeHead(200, { 'content-type': 'text/html' }); res.end(INDEX); });
+  try {
+    await assert.rejects(loadModel(s.url), (e) => e instanceof ModelFetchError && /m\/config\.json: the server answered with an HTML page, not the file/.test(e.message));
+  } finally {
+    await s.close();
+  }
+});
+
+test('a server that stalls in the middle of the weights: a ModelFetchError after stallMs naming the file', async () => {
+  const s = await serve((req, res, name) => {
+    if (name !== 'model.safetensors') return spa(req, res, name);
+    const bytes = toyFile(name);
+    res.writeHead(200, { 'content-length': bytes.length });
+    res.write(bytes.subarray(0, 1000));                              // then nothing, ever
+  });
+  try {
+    await assert.rejects(loadModel(s.url, { stallMs: 300 }), (e) => e instanceof ModelFetchError && e.status === 200 &&
+      /m\/model\.safetensors: no data for 0\.3 s after 1000 bytes of \d+: the server stalled/.test(e.message));
+  } finally {
+    await s.close();
+  }
+});
+
+test('a body cut short names the file and how much came', async () => {
+  const s = await serve((req, res, name) => {
+    if (name !== 'model.safetensors') return spa(req, res, name);
+    const bytes = toyFile(name);
+    res.writeHead(200, { 'content-length': bytes.length });
+    res.end(bytes.subarray(0, 5000));
+    res.socket.destroy();
+  });
+  try {
+    await assert.rejects(loadModel(s.url), (e) => e instanceof ModelFetchError && /m\/model\.safetensors: the download broke off after \d+ bytes/.test(e.message));
+  } finally {
+    await s.close();
+  }
+});
+
+test('headers that never come: a ModelFetchError after stallMs', async () => {
+  const s = await serve(() => {});                                    // never answers
+  try {
+    await assert.rejects(loadModel(s.url, { stallMs: 300 }), (e) => e instanceof ModelFetchError && /config\.json: no answer within 0\.3 s/.test(e.message));
+  } finally {
+    await s.close();
+  }
+});

@@ -58,9 +58,12 @@ export const ENTRY = 'web/element/attention-heatmap.js';
 // kept as TARGET and printed. The budget that fails the test is the last measurement plus about
 // 2.5%, so that growth fails while the sources are made smaller. Issue 16 (model="…": the
 // attributes, the loading state, the messages, the <script src> loader; the model itself stays
-// out, see below) added 1,266 B: 29,058 -> 30,324 B; the budget grew by as much.
+// out, see below) added 1,266 B: 29,058 -> 30,324 B; the budget grew by as much. Issue 20
+// (the element's budgets before the model runs, folder URLs checked by scheme, the Trusted Types
+// policy for the classic bundles' scripts, labels segmented in windows) added 620 B:
+// 30,324 -> 30,944 B; the budget grew by as much.
 export const TARGET = 25600;
-export const BUDGET = 30920;
+export const BUDGET = 31540;
 export const WASM = {                              // the base64 modules the core may import
   default: 'web/wasm/attention-wasm.js',
   embed: 'web/wasm/attention-embed-wasm.js',       // size-optimised: same exports, tiled kernel compiled out

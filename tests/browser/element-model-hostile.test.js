@@ -33,14 +33,16 @@ page('budget.html', `<attention-heatmap id="text" model="wide/" text="${'a'.repe
 <attention-heatmap id="ok" model="wide/" ids="[4,5,4,5,4]" layer="11" head="63"></attention-heatmap>`);
 page('names.html', ['constructor', '__proto__', 'toString', 'hasOwnProperty'].map((n, i) => `<attention-heatmap id="n${i}" model="${n}" text="猫"></attention-heatmap>`).join('\n') +
   '\n<attention-heatmap id="data" model="data:text/plain,{}" text="猫"></attention-heatmap>\n<attention-heatmap id="js" model="javascript:alert(1)" text="猫"></attention-heatmap>');
+page('spa.html', '<attention-heatmap id="good" model="spa/" text="猫吃鱼" layer="1" head="3"></attention-heatmap><attention-heatmap id="none" model="nothing/" text="猫吃鱼"></attention-heatmap>');
 page('tt.html', '<attention-heatmap id="a" model="toy-zh" text="猫吃鱼" layer="1" head="3"></attention-heatmap>', '<script src="../../web/dist/attention-heatmap.min.js"></script>');
 
 const server = await startServer({ root, allow: [DIR], headers: (p) => (p.endsWith('/tt.html') ? { 'content-security-policy': TT } : {}) });
 const browser = await launch();
 after(async () => { await browser.close(); await server.close(); fs.rmSync(path.join(root, DIR), { recursive: true, force: true }); });
 
-async function open(name) {
+async function open(name, route) {
   const p = await browser.newPage();
+  if (route) await p.route(...route);
   const log = { pageErrors: [], violations: [] };
   p.on('pageerror', (e) => log.pageErrors.push(e.message));
   p.on('console', (m) => { if (/Trusted Type|TrustedScriptURL|violat/i.test(m.text())) log.violations.push(m.text()); });
@@ -81,6 +83,22 @@ test('the one-file embed with model="toy-zh" under require-trusted-types-for \'s
   assert.equal(r.message, null, String(r.message));
   assert.equal(r.svg, '3');
   assert.deepEqual(log.violations, []);
+  assert.deepEqual(log.pageErrors, []);
+  await p.close();
+});
+
+test('behind a single-page app\'s fallback (index.html, 200, for every missing path): the folder loads; a folder that is not there gets the fallback hint', async () => {
+  const TOY = path.join(root, 'web/models/toy-zh');
+  const { page: p, log } = await open('spa.html', ['**/{spa,nothing}/*', (route) => {
+    const name = new URL(route.request().url()).pathname.split('/').pop();
+    const real = route.request().url().includes('/spa/') && ['config.json', 'model.safetensors', 'vocab.txt'].includes(name);
+    return real ? route.fulfill({ status: 200, body: fs.readFileSync(path.join(TOY, name)) })
+      : route.fulfill({ status: 200, contentType: 'text/html', body: '<!doctype html><div id="app"></div>' });
+  }]);
+  assert.equal((await shown(p, 'good')).svg, '3', 'vocab.json answered with HTML is absent: vocab.txt used');
+  const none = await shown(p, 'none');
+  assert.match(none.message[1], /nothing\/config\.json: the server answered with an HTML page, not the file/);
+  assert.match(none.message[2], /单页应用的回退页/);
   assert.deepEqual(log.pageErrors, []);
   await p.close();
 });

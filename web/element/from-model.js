@@ -63,7 +63,7 @@ async function load(name, key) {
 }
 
 // an error of the model code (web/model/element-support.js: e.kind), or a script that did not load
-function problem(e) { throw new Problem(e.kind ?? 'model', e.message); }
+function problem(e) { throw new Problem(e.kind ?? 'model', e.message, e.hint); }
 
 /** The event detail: { model, ids, tokens, layer, head, weights }. */
 export function modelAttention({ code, model }, m) {

@@ -9,7 +9,8 @@ const MAX_HEADS = 256;
 
 /** A problem shown inside the element. kind: 'input' | 'wasm' | 'rng', or 'model' (model="…": missing or broken files). */
 export class Problem extends Error {
-  constructor(kind, message) { super(message); this.name = 'AttentionHeatmapProblem'; this.kind = kind; }
+  // hint: { zh, en } under the message (default the strings' `${kind}Hint`; null for none)
+  constructor(kind, message, hint) { super(message); this.name = 'AttentionHeatmapProblem'; this.kind = kind; this.hint = hint; }
 }
 export const bad = (message) => { throw new Problem('input', message); };
 const show = (x) => (typeof x === 'string' ? JSON.stringify(x.length > 40 ? x.slice(0, 40) + '…' : x)

@@ -136,7 +136,7 @@ export function showPanels(view, { svgs, active, sharing, attrs = {} }, t) {
 
 /** A readable message instead of the panels: the headline, the error's own words, a hint. */
 export function showProblem(view, e, t) {
-  const [headline, hint] = e instanceof Problem && e.kind !== 'input' ? [t[e.kind], t[`${e.kind}Hint`]]
+  const [headline, hint] = e instanceof Problem && e.kind !== 'input' ? [t[e.kind], e.hint === null ? undefined : e.hint?.[t.htmlLang.slice(0, 2)] ?? t[`${e.kind}Hint`]]
     : e instanceof Problem || e instanceof AttentionError || e instanceof RangeError ? [t.input]
       : [t.other];
   const p = (cls, text) => Object.assign(view.root.ownerDocument.createElement('p'), { className: cls, textContent: text });

@@ -11,13 +11,23 @@
 import { loadModel } from './model.js';
 import { fetchCheckpoint } from './fetch-checkpoint.js';
 import { MAX_CELLS, MAX_LABEL_CHARS } from '../heatmap/budgets.js';
+import { MODEL_HINTS } from '../strings/model-hints.js';
 
 const MAX_TOKENS = Math.floor(Math.sqrt(MAX_CELLS));   // one n×n map: 256 tokens
 // every head's maps are kept for the last ids (switching heads costs no forward pass) while they
 // fit in this many floats; a larger model computes the one head shown
 const KEEP_FLOATS = 4 * 1024 * 1024;
 
-const problem = (kind, e) => Object.assign(new Error(e.code ? `${e.code}: ${e.message}` : e.message ?? String(e)), { kind });
+const problem = (kind, e) => Object.assign(new Error(e.code ? `${e.code}: ${e.message}` : e.message ?? String(e)), { kind, hint: hintOf(e) });
+
+// the hint under a model's failure: none for a broken file (the message says what is wrong),
+// { zh, en } by how the fetch failed, or undefined for the element's own (modelHint: no answer)
+function hintOf(e) {
+  if (e.name !== 'ModelFetchError') return e.code ? null : undefined;
+  if (e.status === 0) return /no answer within/.test(e.message) ? MODEL_HINTS.stall : undefined;
+  if (e.status === 404) return MODEL_HINTS.missing;
+  return /HTML page/.test(e.message) ? MODEL_HINTS.html : /stalled|broke off/.test(e.message) ? MODEL_HINTS.stall : undefined;
+}
 
 /** A model from its files ({ config, weights, … }) or from a checkpoint folder's absolute URL. */
 export async function openModel(source) {

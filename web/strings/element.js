@@ -22,6 +22,7 @@ export const zh = {
   modelLoading: '正在加载模型…',
   modelTitle: (layer, head) => `第 ${layer} 层 · 头 ${head}`,
   model: '注意力热力图无法显示：模型文件缺失或损坏。',
+  // the hint under a fetch that got no answer; the others come with the model code (strings/model-hints.js)
   modelHint: '从磁盘打开的页面只能用 toy-zh；文件夹要和页面在同一个网站上。',
 };
 

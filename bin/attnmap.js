@@ -202,12 +202,24 @@ function readOptions(args) {
     decimals = /^\d{1,2}$/.test(args.decimals) ? Number(args.decimals) : NaN;
     if (!(decimals <= 10)) usage(`--decimals must be a whole number from 0 to 10; received ${JSON.stringify(args.decimals)}`);
   }
-  let maxBytes = MAX_BYTES;
-  if (args['max-bytes'] !== undefined) {
-    maxBytes = /^\d{1,9}$/.test(args['max-bytes']) ? Number(args['max-bytes']) : NaN;
-    if (!(maxBytes >= 1 && maxBytes <= MAX_BYTES)) usage(`--max-bytes must be a whole number from 1 to ${MAX_BYTES}; received ${JSON.stringify(args['max-bytes'])}`);
+  return { scale, lang, decimals, maxBytes: maxBytesArg(args['max-bytes']) };
+}
+
+/** --max-bytes (of every command that writes): MAX_BYTES when absent. */
+function maxBytesArg(text) {
+  if (text === undefined) return MAX_BYTES;
+  const maxBytes = /^\d{1,9}$/.test(text) ? Number(text) : NaN;
+  if (!(maxBytes >= 1 && maxBytes <= MAX_BYTES)) usage(`--max-bytes must be a whole number from 1 to ${MAX_BYTES}; received ${JSON.stringify(text)}`);
+  return maxBytes;
+}
+
+/** out, if it is within the output budget; else a usage error (nothing is written): "the SVG would be N bytes; ..." */
+function budget(out, maxBytes, what, advice) {
+  const bytes = Buffer.byteLength(out);
+  if (bytes > maxBytes) {
+    usage(`${what} would be ${bytes} bytes; the output budget is ${maxBytes} bytes${maxBytes === MAX_BYTES ? ' (32 MiB)' : ' (--max-bytes)'}: ${advice}`);
   }
-  return { scale, lang, decimals, maxBytes };
+  return out;
 }
 
 /** --tokens and --key-tokens: one per query row and one per key row; --tokens alone labels both when n = m. */
@@ -260,11 +272,7 @@ function heatmapSvg(weights, { rowLabels, colLabels }, args, { lang, decimals, m
     if (e instanceof RangeError || e instanceof TypeError) throw new UsageError(e.message.replace(/^renderHeatmap: /, ''));
     throw e;
   }
-  const bytes = Buffer.byteLength(svg);
-  if (bytes > maxBytes) {
-    usage(`the SVG would be ${bytes} bytes; the output budget is ${maxBytes} bytes${maxBytes === MAX_BYTES ? ' (32 MiB)' : ' (--max-bytes)'}: use fewer or shorter tokens`);
-  }
-  return svg;
+  return budget(svg, maxBytes, 'the SVG', 'use fewer or shorter tokens');
 }
 
 // attnmap model FOLDER ...: bin/model.js (loaded only for this command)
@@ -272,7 +280,7 @@ async function runModelCommand(argv) {
   const { runModel } = await import('./model.js');
   let out;
   try {
-    out = await runModel(argv, usage);
+    out = await runModel(argv, { usage, maxBytesArg, budget });
   } catch (e) {
     // a bad checkpoint, text or id is the user's to fix
     if (e?.name === 'AttentionError' && e.code !== 'OUT_OF_MEMORY') throw new UsageError(e.message);

@@ -2,6 +2,8 @@
 // or a summary of the strongest head of each layer (bin/attnmap.js hands the arguments over).
 import { parseArgs } from 'node:util';
 import { renderHeatmap } from '../web/heatmap/heatmap.js';
+import { clean, cut } from '../web/heatmap/text.js';
+import { quote } from '../web/core/errors.js';
 
 export const MODEL_USAGE = `Usage: attnmap model FOLDER (--text TEXT | --ids IDS) [options] > heatmap.svg
 
@@ -20,9 +22,12 @@ Options:
   --lang zh|en         language of the captions (default zh)
   --decimals N         decimals printed in each cell, 0 to 10 (default 2)
   --title TEXT         title above the heatmap
+  --max-bytes N        refuse to write more than N bytes, SVG or summary (default and
+                       at most 33554432, 32 MiB)
   -h, --help           show this help
 
-At most 256 tokens. Example:
+At most 256 tokens, and 32 MiB of output (--max-bytes): over either budget nothing is
+written (exit 2). The summary cuts each token to 40 characters. Example:
   attnmap model ./gpt2 --text "The cat ate the fish" --layer 5 --head 1 > head.svg
   attnmap model ./gpt2 --text "The cat ate the fish" --summary
 `;
@@ -31,7 +36,7 @@ const MAX_TOKENS = 256;   // 65,536 cells, the heatmap's budget
 const OPTIONS = {
   text: { type: 'string' }, ids: { type: 'string' }, layer: { type: 'string' }, head: { type: 'string' },
   summary: { type: 'boolean' }, lang: { type: 'string' }, decimals: { type: 'string' }, title: { type: 'string' },
-  help: { type: 'boolean', short: 'h' },
+  'max-bytes': { type: 'string' }, help: { type: 'boolean', short: 'h' },
 };
 
 function intArg(text, flag, max) {
@@ -47,6 +52,7 @@ function pattern(i, j) {
 }
 
 const SUMMARY_HEADS = 3;   // heads listed per layer
+const SUMMARY_LABEL = 40;  // UTF-16 units of a token in the summary ("…" included)
 
 /**
  * One head, from its causal weights (n, n): its strongest look at an earlier token other than
@@ -75,7 +81,9 @@ function headSummary({ data, shape: [n] }, h) {
  * many GPT-2 heads rest on, nor the token itself), strongest first: "head 3: 吃 → 猫 0.807;
  * most rows look at an earlier token (4 of 8)". At most SUMMARY_HEADS heads per layer.
  */
-export function summarize(attention, labels) {
+export function summarize(attention, tokens) {
+  // (cut to what can be shown before it is cleaned: one more code point decides the last boundary)
+  const labels = tokens.map((t) => cut(clean(t.slice(0, SUMMARY_LABEL + 2)), SUMMARY_LABEL));
   if (labels.length === 1) return `1 token: ${labels[0]}; it can only look at itself\n`;
   const lines = [`${labels.length} tokens: ${labels.join(' ')}`];
   attention.forEach((heads, l) => {
@@ -89,8 +97,36 @@ export function summarize(attention, labels) {
   return `${lines.join('\n')}\n`;
 }
 
-/** attnmap model ...: the output text, or throws usage(message) / an AttentionError. */
-export async function runModel(argv, usage) {
+/**
+ * attnmap model ...: the output text. cli: bin/attnmap.js's usage(message) (throws),
+ * maxBytesArg(text) and budget(out, maxBytes, what, advice); or throws an AttentionError.
+ */
+export async function runModel(argv, cli) {
+  const { args, folder, lang, decimals, maxBytes } = readArgs(argv, cli);
+  if (args.help) return MODEL_USAGE;
+  const { loadModel } = await import('../web/model/model-node.js');
+  const model = await loadModel(folder);
+  try {
+    const { n_layer: L, n_head: H } = model.config;
+    const layer = intArg(args.layer, '--layer', L - 1), head = intArg(args.head, '--head', H - 1);
+    for (const x of [layer, head]) if (x.error) cli.usage(x.error);
+    const ids = args.text !== undefined ? model.encode(args.text) : idsArg(args.ids, model, cli.usage);
+    if (ids.length === 0) cli.usage('the text has no tokens');
+    if (ids.length > MAX_TOKENS) cli.usage(`${ids.length} tokens; at most ${MAX_TOKENS}: use a shorter text`);
+    const labels = labelsOf(model, ids);
+    if (!args.summary) labelBudget(labels, maxBytes, cli.usage);
+    const { attention } = model.forward(ids, { attention: true });
+    if (args.summary) return cli.budget(summarize(attention, labels), maxBytes, 'the summary', 'use a shorter text');
+    const title = args.title ?? `layer ${layer} · head ${head}`;
+    const svg = renderHeatmap(attention[layer][head], { rowLabels: labels, colLabels: labels, masked: 'causal', lang, decimals, title, standalone: true });
+    return cli.budget(svg, maxBytes, 'the SVG', 'use a shorter text or title, or --summary');
+  } finally {
+    model.dispose();
+  }
+}
+
+// the arguments, checked before the checkpoint is read
+function readArgs(argv, { usage, maxBytesArg }) {
   let parsed;
   try {
     parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
@@ -98,34 +134,45 @@ export async function runModel(argv, usage) {
     usage(`${e.message.replace(/\s+/g, ' ').trim()} (see attnmap model --help)`);
   }
   const { values: args, positionals } = parsed;
-  if (args.help) return MODEL_USAGE;
+  if (args.help) return { args };
   if (positionals.length !== 1) usage('expected one checkpoint folder: attnmap model FOLDER --text TEXT (see attnmap model --help)');
   if ((args.text === undefined) === (args.ids === undefined)) usage('give --text TEXT or --ids IDS (one of them)');
   const lang = args.lang ?? 'zh';
   if (lang !== 'zh' && lang !== 'en') usage(`--lang must be zh or en; received ${JSON.stringify(lang)}`);
   const decimals = intArg(args.decimals ?? '2', '--decimals', 10);
   if (decimals.error) usage(decimals.error);
+  return { args, folder: positionals[0], lang, decimals, maxBytes: maxBytesArg(args['max-bytes']) };
+}
 
-  const { loadModel } = await import('../web/model/model-node.js');
-  const model = await loadModel(positionals[0]);
+// --ids: comma-separated ids, each below the model's vocab_size (checked here, so that the
+// message names the option, not the model's argument)
+function idsArg(text, model, usage) {
+  const ids = text.split(',').map((s) => (/^\s*\d{1,9}\s*$/.test(s) ? Number(s) : NaN));
+  if (ids.some(Number.isNaN)) usage(`--ids must be comma-separated token ids such as 464,3797; received ${quote(text)}`);
+  const V = model.config.vocab_size, bad = ids.find((id) => id >= V);
+  if (bad !== undefined) usage(`--ids: ${bad} is not a token id of this model (vocab_size = ${V}: ids 0 to ${V - 1})`);
+  return ids;
+}
+
+// Each id as the tokenizer spells it; by its number without a tokenizer, or for an id the model
+// has and its tokenizer lacks (a vocabulary padded past the tokenizer's, as nanoGPT's 50304).
+function labelsOf(model, ids) {
+  if (!model.tokenizer) return ids.map(String);
   try {
-    const { n_layer: L, n_head: H } = model.config;
-    const layer = intArg(args.layer, '--layer', L - 1), head = intArg(args.head, '--head', H - 1);
-    for (const x of [layer, head]) if (x.error) usage(x.error);
-    let ids;
-    if (args.text !== undefined) ids = model.encode(args.text);
-    else {
-      ids = args.ids.split(',').map((s) => (/^\s*\d{1,9}\s*$/.test(s) ? Number(s) : NaN));
-      if (ids.some(Number.isNaN)) usage(`--ids must be comma-separated token ids such as 464,3797; received ${JSON.stringify(args.ids)}`);
-    }
-    if (ids.length === 0) usage('the text has no tokens');
-    if (ids.length > MAX_TOKENS) usage(`${ids.length} tokens; at most ${MAX_TOKENS}: use a shorter text`);
-    const labels = model.tokenizer ? model.tokens(ids) : ids.map(String);
-    const { attention } = model.forward(ids, { attention: true });
-    if (args.summary) return summarize(attention, labels);
-    const title = args.title ?? `layer ${layer} · head ${head}`;
-    return renderHeatmap(attention[layer][head], { rowLabels: labels, colLabels: labels, masked: 'causal', lang, decimals, title, standalone: true });
-  } finally {
-    model.dispose();
+    return model.tokens(ids);
+  } catch {
+    return ids.map((id) => { try { return model.tokens([id])[0]; } catch { return String(id); } });
+  }
+}
+
+// The SVG writes every row's and every column's label whole (drawn, or in the <title> of a cut
+// one; escaping and cleaning never make it shorter in UTF-8): refused before the model runs
+// when that alone is over the output budget.
+function labelBudget(labels, maxBytes, usage) {
+  let bytes = 0;
+  for (const l of labels) bytes += 2 * Buffer.byteLength(l);
+  if (bytes > maxBytes) {
+    usage(`the tokens' labels alone would make ${bytes} bytes of SVG (each is written whole for its row and its column); ` +
+      `the output budget is ${maxBytes} bytes: use a shorter text or --summary`);
   }
 }

@@ -1,15 +1,16 @@
 // `attnmap model` (bin/model.js), run as a child process the way a user runs it, on the golden
 // checkpoints of tests/golden/gpt2/ (PyTorch's attention weights in expected.json).
-import { test } from 'node:test';
+import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { root } from '../helpers.js';
 
 const BIN = fileURLToPath(new URL('../../bin/attnmap.js', import.meta.url));
-const run = (...args) => spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', env: { ...process.env, ATTNMAP_DEBUG: '' } });
+const run = (...args) => spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, env: { ...process.env, ATTNMAP_DEBUG: '' } });
 const WIDE = path.join(root, 'tests/golden/gpt2/wide-f32');
 const expected = JSON.parse(fs.readFileSync(path.join(WIDE, 'expected.json'), 'utf8'));
 
@@ -71,7 +72,7 @@ test('attnmap model web/models/toy-zh --summary: layer 1 head 3, the verb lookin
 });
 
 test('attnmap model: bad arguments and checkpoints give one line and exit 2', () => {
-  assertUsageError(run('model', WIDE, '--ids', '1,64'), /ids\[1\] must be an integer token id in \[0, vocab_size = 64\)/);
+  assertUsageError(run('model', WIDE, '--ids', '1,64'), /^attnmap: --ids: 64 is not a token id of this model \(vocab_size = 64: ids 0 to 63\)\n$/);
   assertUsageError(run('model', WIDE, '--text', 'hi'), /without tokenizer files/);
   assertUsageError(run('model', WIDE, '--ids', '1,2', '--layer', '3'), /--layer must be a whole number from 0 to 2/);
   assertUsageError(run('model', WIDE), /give --text TEXT or --ids IDS/);
@@ -93,4 +94,65 @@ test('attnmap model web/models/toy-zh --text: the shipped toy\'s head, tokenised
   const cells = [...r.stdout.matchAll(/<rect class="cell"[^>]*?data-row="(\d+)" data-col="(\d+)" data-value="([^"]*)"/g)];
   assert.equal(cells.length, n * n);
   for (const [, i, j, v] of cells) assert.ok(Math.abs(Number(v) - want[i][j]) <= 1e-5, `cell ${i},${j}: ${v} vs ${want[i][j]}`);
+});
+
+// ----------------------------------------------------------------------------
+// issue 20: the output budget for model too, the summary's labels cut, --ids checked by the CLI
+
+const TOY = path.join(root, 'web/models/toy-zh');
+// toy-zh with vocab.txt line 6 (id 5) replaced by a token of n × "x"
+let tmp;
+function toyWithLongToken(n) {
+  tmp ??= fs.mkdtempSync(path.join(os.tmpdir(), 'attnmap-cli-model-'));
+  const dir = path.join(tmp, `toy-${n}`);
+  if (!fs.existsSync(dir)) {
+    fs.mkdirSync(dir);
+    for (const f of ['config.json', 'model.safetensors']) fs.copyFileSync(path.join(TOY, f), path.join(dir, f));
+    const lines = fs.readFileSync(path.join(TOY, 'vocab.txt'), 'utf8').split('\n');
+    lines[5] = 'x'.repeat(n);
+    fs.writeFileSync(path.join(dir, 'vocab.txt'), lines.join('\n'));
+  }
+  return dir;
+}
+after(() => { if (tmp) fs.rmSync(tmp, { recursive: true, force: true }); });
+
+test('attnmap model --ids: an id past vocab_size is named as --ids, before the model runs (it said tokens(ids))', () => {
+  const r = run('model', TOY, '--ids', '1,2,99999');
+  assertUsageError(r, /^attnmap: --ids: 99999 is not a token id of this model \(vocab_size = 43: ids 0 to 42\)\n$/);
+  assert.equal(run('model', TOY, '--ids', '1,2,42', '--summary').status, 0);
+});
+
+test('attnmap model --max-bytes: the SVG and the summary within the budget; over it nothing is written', () => {
+  const svg = run('model', WIDE, '--ids', '1,2,3', '--max-bytes', '1000');
+  assertUsageError(svg, /^attnmap: the SVG would be \d{4,} bytes; the output budget is 1000 bytes \(--max-bytes\)/);
+  const size = Number(/would be (\d+) bytes/.exec(svg.stderr)[1]);
+  const exact = run('model', WIDE, '--ids', '1,2,3', '--max-bytes', String(size));
+  assert.equal(exact.status, 0, exact.stderr);
+  assert.equal(Buffer.byteLength(exact.stdout), size);
+  assertUsageError(run('model', WIDE, '--ids', '1,2,3', '--summary', '--max-bytes', '50'),
+    /^attnmap: the summary would be \d+ bytes; the output budget is 50 bytes \(--max-bytes\)/);
+  for (const bad of ['0', '-1', '33554433', 'lots', '1e6']) {
+    assertUsageError(run('model', WIDE, '--ids', '1', `--max-bytes=${bad}`), /--max-bytes must be a whole number from 1 to 33554432/);
+  }
+  assert.match(run('model', '--help').stdout, /--max-bytes N/);
+});
+
+test('attnmap model --summary with a 1,000,000-character token: each token cut to 40 characters, a few hundred bytes written', () => {
+  const r = run('model', toyWithLongToken(1e6), '--ids', '2,5,3', '--summary');
+  assert.equal(r.status, 0, r.stderr);
+  const long = `${'x'.repeat(39)}…`;
+  assert.equal(r.stdout.split('\n')[0], `3 tokens: 我 ${long} 看`);
+  assert.ok(r.stdout.length < 2000, `the summary has ${r.stdout.length} characters`);
+  assert.ok(r.stdout.split('\n').every((l) => l.length < 200));
+});
+
+test('attnmap model: labels that alone are over the output budget are refused before the model runs', () => {
+  const dir = toyWithLongToken(1e6);
+  assertUsageError(run('model', dir, '--ids', '2,5,3', '--max-bytes', '1000000'),
+    /^attnmap: the tokens' labels alone would make 2000\d{3} bytes of SVG .*; the output budget is 1000000 bytes/);
+  // 17 labels of 1 MB: 34 MB, over the default 32 MiB (it was written)
+  assertUsageError(run('model', dir, '--ids', Array(17).fill(5).join(',')), /labels alone would make 34000000 bytes of SVG .*the output budget is 33554432 bytes/);
+  const ok = run('model', dir, '--ids', '2,5,3');
+  assert.equal(ok.status, 0, ok.stderr);
+  assert.ok(ok.stdout.includes(`<title>${'x'.repeat(1e6)}</title>`), 'the whole label in its <title>');
 });

@@ -45,7 +45,7 @@ export async function* generate(rt, state, tokenizer, config, seq, sampling) {
 
 // (id, last) -> the text this step adds: decode of every new id so far, less what was given,
 // less a trailing U+FFFD that more bytes may complete (given at the last step as it is)
-function textStream(tokenizer) {
+export function textStream(tokenizer) {
   const ids = [];
   let given = '';
   return (id, last) => {

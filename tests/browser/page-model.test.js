@@ -376,6 +376,13 @@ test('broken checkpoints: a message, and the rest of the page keeps working', as
     assert.match(await page.textContent('#checkpoint-msg'), /不是一个能用的 GPT-2 检查点.*INVALID_MODEL|不是一个能用的 GPT-2 检查点/);
     assert.match(await page.textContent('#checkpoint-msg'), /model\.safetensors/);
     assert.equal(await page.isHidden('#checkpoint-model'), true);
+    // a 19-byte text named model.safetensors: not a safetensors file (it said "too large", with a
+    // header length rounded through a float; "this is no" is 2338328219631577204 exactly)
+    await loadCheckpoint(page, [file('config.json', config), file('model.safetensors', Buffer.from('this is not weights'))]);
+    await page.waitForFunction(() => /not a safetensors file/.test(document.querySelector('#checkpoint-msg').textContent));
+    const text = await page.textContent('#checkpoint-msg');
+    assert.doesNotMatch(text, /太大/);
+    assert.match(text, /header length of 2338328219631577204 bytes but the file has only 11 bytes/);
     // missing config.json
     await loadCheckpoint(page, [file('model.safetensors', weights)]);
     await page.waitForFunction(() => /config\.json/.test(document.querySelector('#checkpoint-msg').textContent));

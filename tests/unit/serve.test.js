@@ -401,3 +401,68 @@ test('close() resolves even while a client holds a response open', { timeout: 30
     fs.rmSync(path.join(top, 'web/big2.bin'), { force: true });
   }
 });
+
+// issue 20: a body is never waited for, and two Host headers are one too many
+
+/** Request head, then a body dripped a byte at a time (every `every` ms, `bytes` of them): what the
+ * server sent, whether it closed the connection, and how many body bytes had gone out by then. */
+function drip(port, head, { bytes = 60, every = 100, chunked = false } = {}) {
+  return new Promise((resolve) => {
+    const chunks = [];
+    let sent = 0, timer = null, closed = false;
+    const socket = net.connect(port, '127.0.0.1', () => {
+      socket.write(head);
+      timer = setInterval(() => {
+        if (sent === bytes) { clearInterval(timer); finish(); return; }
+        socket.write(chunked ? '1\r\nx\r\n' : 'x');
+        sent++;
+      }, every);
+    });
+    const finish = () => { clearInterval(timer); socket.destroy(); resolve({ text: Buffer.concat(chunks).toString('latin1'), closed, sent }); };
+    socket.on('data', (c) => chunks.push(c));
+    socket.on('end', () => { closed = true; finish(); });
+    socket.on('close', () => { closed = true; finish(); });
+    socket.on('error', () => {}); // a reset after the answer: 'close' follows
+  });
+}
+
+test('a request with a body: 405 (or 413 for GET) at once, and the connection closed before the body is sent (it stayed open 330 s)', { timeout: 60000 }, async () => {
+  await withServer({}, async ({ port }) => {
+    const host = `Host: 127.0.0.1:${port}\r\n`;
+    const cases = [
+      [`POST /web/app.js HTTP/1.1\r\n${host}Content-Length: 60\r\n\r\n`, 405, {}],
+      [`PUT /web/app.js HTTP/1.1\r\n${host}Transfer-Encoding: chunked\r\n\r\n`, 405, { chunked: true }],
+      [`GET /web/app.js HTTP/1.1\r\n${host}Content-Length: 60\r\n\r\n`, 413, {}],
+    ];
+    for (const [head, status, opts] of cases) {
+      const r = await drip(port, head, opts);
+      const what = head.split('\r\n')[0];
+      assert.match(r.text, new RegExp(`^HTTP/1\\.1 ${status} `), `${what}: ${r.text.slice(0, 40)}`);
+      assert.doesNotMatch(r.text, new RegExp(APP_JS.trim().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')), what);
+      assert.match(r.text, /\r\nconnection: close\r\n/i, what);
+      assert.ok(r.closed && r.sent < 60, `${what}: the connection was ${r.closed ? 'closed' : 'still open'} after ${r.sent} of 60 body bytes`);
+    }
+    assert.equal((await request(port, { target: '/web/app.js' })).status, 200, 'and the server answers');
+    // POST without a body: 405, the connection kept as asked
+    assert.match(await raw(port, `POST / HTTP/1.1\r\n${host}Content-Length: 0\r\nConnection: close\r\n\r\n`), /^HTTP\/1\.1 405 /);
+  });
+});
+
+test('time limits: headers within 20 s, a whole request within 30 s (Node\'s defaults: 60 s and 300 s)', async () => {
+  await withServer({}, async ({ server }) => {
+    assert.ok(server.headersTimeout > 0 && server.headersTimeout <= 20000, `headersTimeout ${server.headersTimeout}`);
+    assert.ok(server.requestTimeout > 0 && server.requestTimeout <= 30000, `requestTimeout ${server.requestTimeout}`);
+  });
+});
+
+test('two Host headers: 400, whichever comes first (it answered 200 with the first)', async () => {
+  await withServer({}, async ({ port }) => {
+    for (const hosts of [[`127.0.0.1:${port}`, 'evil.example'], ['evil.example', `127.0.0.1:${port}`], [`localhost:${port}`, `localhost:${port}`]]) {
+      const text = await raw(port, `GET /web/app.js HTTP/1.1\r\n${hosts.map((h) => `Host: ${h}\r\n`).join('')}Connection: close\r\n\r\n`);
+      assert.match(text, /^HTTP\/1\.1 400 /, `Host: ${hosts.join(', Host: ')}`);
+      assert.ok(!text.includes(APP_JS), 'no file');
+      assert.match(text, /\r\nx-content-type-options: nosniff\r\n/i);
+    }
+    assert.match(await raw(port, `GET /web/app.js HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`), /^HTTP\/1\.1 200 /);
+  });
+});

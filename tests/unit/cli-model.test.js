@@ -120,6 +120,13 @@ test('attnmap model --ids: an id past vocab_size is named as --ids, before the m
   const r = run('model', TOY, '--ids', '1,2,99999');
   assertUsageError(r, /^attnmap: --ids: 99999 is not a token id of this model \(vocab_size = 43: ids 0 to 42\)\n$/);
   assert.equal(run('model', TOY, '--ids', '1,2,42', '--summary').status, 0);
+  // an id the model has and its tokenizer lacks (vocab.txt cut to 40 lines, vocab_size 43): its number
+  const short = path.join(toyWithLongToken(1), '..', 'toy-short');
+  fs.cpSync(TOY, short, { recursive: true });
+  fs.writeFileSync(path.join(short, 'vocab.txt'), fs.readFileSync(path.join(TOY, 'vocab.txt'), 'utf8').split('\n').slice(0, 40).join('\n'));
+  const r2 = run('model', short, '--ids', '2,41', '--summary');
+  assert.equal(r2.status, 0, r2.stderr);
+  assert.equal(r2.stdout.split('\n')[0], '2 tokens: 我 41');
 });
 
 test('attnmap model --max-bytes: the SVG and the summary within the budget; over it nothing is written', () => {

@@ -24,9 +24,10 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * Wait until every <attention-heatmap> on the page has rendered or shown a message; returns how
- * many there are. Polls with evaluate (nothing is eval'd, so it works under a strict CSP).
+ * many there are. Polls with evaluate (nothing is eval'd, so it works under a strict CSP). The
+ * limit only stops a hang: a slow machine does not get near it.
  */
-export async function settled(page, timeout = 10000) {
+export async function settled(page, timeout = 60000) {
   const start = Date.now();
   for (;;) {
     const state = await page.evaluate(() => {

@@ -389,12 +389,10 @@ async function answer(page, attrs, limit = 60000) {
       for (const [name, value] of Object.entries(a)) el.setAttribute(name, value);
       let computed = 0;
       el.addEventListener('attention-computed', () => computed++);
-      const t0 = performance.now();
       document.body.append(el);
       while (!el.result && !el.error) await new Promise((r) => setTimeout(r, 5));
-      const ms = performance.now() - t0;
       const sr = el.shadowRoot, message = sr.querySelector('[part="message"]');
-      const out = { ms, computed, error: el.error?.message ?? null, message: message.hidden ? null : message.textContent,
+      const out = { computed, error: el.error?.message ?? null, message: message.hidden ? null : message.textContent,
         heatmaps: [...sr.querySelectorAll('[part="heatmap"]')].filter((p) => !p.hidden).length, nodes: sr.querySelectorAll('*').length };
       el.id = `el${document.querySelectorAll('attention-heatmap').length}`;
       return out;
@@ -412,8 +410,8 @@ describe('<attention-heatmap heads>: the budget of one element', () => {
     const { page, log } = await open('budget.html');
     const x = xAttr(256, 256);
     for (const [heads, cells] of [['8', 589824], ['64', 4259840]]) {
+      // "at once": refused before any work, not timed (no event, no heatmap, torch-rng.js never asked for)
       const r = await answer(page, { x, seed: '0', heads, tokens: '' });
-      assert.ok(r.ms < 2000, `heads="${heads}": answered after ${Math.round(r.ms)} ms`);
       assert.match(r.message, /^注意力热力图无法显示：输入有误。/);
       assert.ok(r.message.includes(`this would draw ${cells} cells (${heads} heads × 256×256 weights + 256×256 output); ` +
         'the budget is 65536 cells per element, all heatmaps together'), r.message);

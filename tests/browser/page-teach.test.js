@@ -252,7 +252,7 @@ test('the formula stays in view through steps ①–④ and lights up the step b
   try {
     for (const k of [1, 2, 3, 4]) {
       await page.evaluate((id) => document.getElementById(id).scrollIntoView(), `step-${k}`);
-      await page.waitForFunction((k) => document.getElementById('formula-bar').dataset.step === String(k), k, { timeout: 3000 });
+      await page.waitForFunction((k) => document.getElementById('formula-bar').dataset.step === String(k), k);
       const on = await page.$$eval('#formula-bar .f-part.on', (as) => as.map((a) => a.dataset.step));
       assert.ok(on.length >= 1 && on.every((s) => s === String(k)), `step ${k}: lit ${on}`);
       const top = await page.$eval('#formula-bar', (b) => b.getBoundingClientRect().top);

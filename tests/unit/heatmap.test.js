@@ -495,19 +495,17 @@ const EXTREMES = {
   'adjacent doubles, diverging': [[[1e16, 1e16 + 2]], { scale: 'diverging', min: 1e16, max: 1e16 + 2 }],
 };
 
-test('extreme finite ranges return well-formed SVG, quickly, with a sensible legend (issue 5)', (t) => {
+// (that each returns at all is the child's to say: a renderer that hangs or runs out of memory
+// fails inChild; how fast it returns is not asserted)
+test('extreme finite ranges return well-formed SVG, with a sensible legend (issue 5)', (t) => {
   const { out, ms } = inChild(`
     const cases = ${JSON.stringify(Object.entries(EXTREMES))};   // JSON keeps every double exactly
     const out = {};
-    for (const [name, [matrix, options]] of cases) {
-      const t0 = performance.now();
-      out[name] = { svg: renderHeatmap(matrix, options), ms: performance.now() - t0 };
-    }
+    for (const [name, [matrix, options]] of cases) out[name] = { svg: renderHeatmap(matrix, options) };
     process.stdout.write(JSON.stringify(out));`);
   t.diagnostic(`${Object.keys(out).length} renderings in a child of ${ms} ms`);
   const xmllint = !spawnSync('xmllint', ['--version']).error;
-  for (const [name, { svg, ms: took }] of Object.entries(out)) {
-    assert.ok(took < 1000, `${name}: ${took} ms`);
+  for (const [name, { svg }] of Object.entries(out)) {
     const root = parseXml(svg);
     assert.equal(root.name, 'svg', name);
     assert.doesNotMatch(svg, /NaN|Infinity|undefined/, `${name}: no NaN, Infinity or undefined anywhere`);

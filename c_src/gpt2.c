@@ -6,12 +6,13 @@
 // its logits): they use 4-wide vectors (internal.h: SSE natively, wasm simd128 under -msimd128,
 // so the native tests run the very kernel the wasm runs). Attention itself is attention.c's.
 #include "gpt2.h"
-#include "internal.h"  // v4f, load4, store4, splat, hsum, dot, exp4, fits, all_finite, gather, scatter
+#include "internal.h"  // v4f, load4, store4, splat, hsum, dot, exp4, fits, all_finite, gather, scatter,
+                       // attn_linear_t_fast
+#include "tensor.h"    // ATTN_F32
 
 #include <math.h>
 #include <string.h>
 
-static int min_int(int a, int b) { return a < b ? a : b; }
 
 // ----------------------------------------------------------------------------
 // sizes and layouts
@@ -116,71 +117,10 @@ size_t attn_gpt2_workspace_size(const attn_gpt2_config *cfg, int T, int m) {
 // + b, exactly the naive loop's order (no fused multiply-add: -ffp-contract=off), so both give
 // the same bits.
 
-// out = a·wᵀ, w (p, k), for checked arguments: 2 rows of a × 4 rows of w per register tile
-// (8 vectors), summed over k four lanes at a time; w in blocks of WB rows (96 KiB at k = 768)
-enum { WB = 32 };
-
-// o[r·ldo + j] = a_r · w_j for r < rows (1 or 2), j < 4
-static void dot_tile(float *o, const float *a0, const float *a1, const float *w, int k, int ldo, int rows) {
-    const float *w0 = w, *w1 = w + k, *w2 = w + 2 * (size_t)k, *w3 = w + 3 * (size_t)k;
-    v4f c[2][4];
-    for (int r = 0; r < 2; r++)
-        for (int j = 0; j < 4; j++) c[r][j] = splat(0.0f);
-    int t = 0;
-    for (; t + 4 <= k; t += 4) {
-        v4f x0 = load4(a0 + t), x1 = load4(a1 + t);
-        v4f y0 = load4(w0 + t), y1 = load4(w1 + t), y2 = load4(w2 + t), y3 = load4(w3 + t);
-        c[0][0] += x0 * y0; c[0][1] += x0 * y1; c[0][2] += x0 * y2; c[0][3] += x0 * y3;
-        c[1][0] += x1 * y0; c[1][1] += x1 * y1; c[1][2] += x1 * y2; c[1][3] += x1 * y3;
-    }
-    const float *ar[2] = {a0, a1}, *wr[4] = {w0, w1, w2, w3};
-    for (int r = 0; r < rows; r++) {
-        for (int j = 0; j < 4; j++) {
-            float s = hsum(c[r][j]);
-            for (int u = t; u < k; u++) s += ar[r][u] * wr[j][u];
-            o[(size_t)r * ldo + j] = s;
-        }
-    }
-}
-
-// o[j] = a · w_j for j < 8: one row of a (decoding's matrix-vector product, where dot_tile would
-// compute the row twice); each sum as dot_tile's, so the same bits as that row in a full pass
-static void dot_row8(float *o, const float *a, const float *w, int k) {
-    v4f c[8];
-    for (int j = 0; j < 8; j++) c[j] = splat(0.0f);
-    int t = 0;
-    for (; t + 4 <= k; t += 4) {
-        v4f x = load4(a + t);
-        for (int j = 0; j < 8; j++) c[j] += x * load4(w + (size_t)j * k + t);
-    }
-    for (int j = 0; j < 8; j++) {
-        float s = hsum(c[j]);
-        for (int u = t; u < k; u++) s += a[u] * w[(size_t)j * k + u];
-        o[j] = s;
-    }
-}
-
+// out = a·wᵀ, w (p, k): linear.c's kernel (tensor.h), shared with the LLaMA family, over float
+// weights (no scratch): 2 rows of a × 4 rows of w per register tile, or one row against 8
 static void linear_t_fast(float *out, const float *a, const float *w, int n, int k, int p) {
-    if (n == 1) {  // one row: 8 rows of w at a time
-        int j = 0;
-        for (; j + 8 <= p; j += 8) dot_row8(out + j, a, w + (size_t)j * k, k);
-        for (; j + 4 <= p; j += 4) dot_tile(out + j, a, a, w + (size_t)j * k, k, p, 1);
-        for (; j < p; j++) out[j] = dot(a, w + (size_t)j * k, k);
-        return;
-    }
-    for (int j0 = 0; j0 < p; j0 += WB) {
-        int jend = min_int(p, j0 + WB);
-        for (int i = 0; i < n; i += 2) {
-            int rows = min_int(2, n - i);
-            const float *a0 = a + (size_t)i * k, *a1 = rows > 1 ? a0 + k : a0;
-            float *o = out + (size_t)i * p;
-            int j = j0;
-            for (; j + 4 <= jend; j += 4) dot_tile(o + j, a0, a1, w + (size_t)j * k, k, p, rows);
-            for (; j < jend; j++) {
-                for (int r = 0; r < rows; r++) o[(size_t)r * p + j] = dot(a0 + (size_t)r * k, w + (size_t)j * k, k);
-            }
-        }
-    }
+    attn_linear_t_fast(out, a, w, ATTN_F32, NULL, n, k, p, NULL);
 }
 
 static attn_status check_linear(const float *out, const float *a, const float *w, int n, int k, int p) {

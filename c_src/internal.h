@@ -107,4 +107,9 @@ static inline void scatter(float *dst, const float *src, int rows, int dst_cols,
 void attn_pack_fast(float *packed, const float *w, int k, int p);
 void attn_linear_fast(float *out, const float *a, const float *packed, const float *b, int n, int k, int p);
 
+// linear.c's kernel without the checks (tensor.h attn_linear_typed): out (n, p) = a·wᵀ + b, w
+// (p, k) in dtype; scratch as attn_linear_scratch_floats(k) (NULL for F32 or n = 1).
+void attn_linear_t_fast(float *out, const float *a, const void *w, int dtype, const float *b,
+                        int n, int k, int p, float *scratch);
+
 #endif // ATTN_INTERNAL_H

@@ -12,11 +12,13 @@ export const WASM_FUNCTIONS = Object.freeze([
   'attn_mha_forward', 'attn_mha_workspace_size',
 ]);
 
-// The model build (web/wasm/attention-model.wasm, c_src/gpt2.c beside the core): what
-// web/model/runtime.js calls. Its own list: the three builds above do not have gpt2.c.
+// The model build (web/wasm/attention-model.wasm: c_src/gpt2.c, linear.c and llama.c beside the
+// core): what web/model/runtime.js and the families (web/model/families/) call. Its own list:
+// the three builds above have none of the models.
 export const WASM_MODEL_FUNCTIONS = Object.freeze([
   'malloc', 'free',
-  'attn_status_string',
+  'attn_status_string', 'attn_first_non_finite', 'attn_cache_move',
   'attn_gpt2_param_layout', 'attn_gpt2_check_params', 'attn_gpt2_pack_scratch_size', 'attn_gpt2_pack',
   'attn_gpt2_cache_size', 'attn_gpt2_workspace_size', 'attn_gpt2_forward',
+  'attn_llama_check', 'attn_llama_cache_size', 'attn_llama_workspace_size', 'attn_llama_forward',
 ]);

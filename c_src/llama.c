@@ -1,0 +1,355 @@
+// llama.c - the LLaMA family's forward pass with a KV cache; see llama.h for the model, shapes
+// and statuses.
+//
+// Sections: sizes and layouts; the layers' pieces (embedding, RMSNorm, RoPE, SiLU, attention over
+// the cache with grouped keys and values); the forward pass. The products are linear.c's
+// (attn_linear_t_fast: weights in their own dtype, widened as they are read); attention itself
+// is attention.c's, one query head at a time, as gpt2.c does it.
+#include "llama.h"
+#include "internal.h"  // v4f, load4, store4, splat, exp4, select4, fits, all_finite, gather, scatter
+
+#include <math.h>
+#include <string.h>
+
+static int max_int(int a, int b) { return a > b ? a : b; }
+
+static attn_status check_config(const attn_llama_config *cfg) {
+    if (!cfg) return ATTN_ERR_NULL;
+    if (cfg->n_layer < 1 || cfg->n_head < 1 || cfg->n_kv_head < 1 || cfg->head_dim < 2 || cfg->hidden < 1 ||
+        cfg->intermediate < 1 || cfg->vocab_size < 1 || cfg->n_positions < 1) return ATTN_ERR_SIZE;
+    if (cfg->n_head % cfg->n_kv_head != 0 || cfg->head_dim % 2 != 0) return ATTN_ERR_SIZE;
+    if (!(cfg->eps > 0.0f) || !isfinite(cfg->eps)) return ATTN_ERR_RANGE;
+    return ATTN_OK;
+}
+
+static const attn_tensor *layer_tensors(const attn_tensor *t, int l) {
+    return t + ATTN_LLAMA_GLOBALS + (size_t)l * ATTN_LLAMA_PER_LAYER;
+}
+
+// a matrix: there, of a known dtype; a vector: F32 (or absent when optional)
+static int matrix_ok(const attn_tensor *t) { return t->data && attn_dtype_size(t->dtype) != 0; }
+static int vector_ok(const attn_tensor *t, int optional) { return t->data ? t->dtype == ATTN_F32 : optional; }
+
+attn_status attn_llama_check(const attn_llama_config *cfg, const attn_tensor *t) {
+    attn_status st = check_config(cfg);
+    if (st != ATTN_OK) return st;
+    if (!t || !t[ATTN_LLAMA_EMBED].data || !t[ATTN_LLAMA_NORM].data || !t[ATTN_LLAMA_INV_FREQ].data) return ATTN_ERR_NULL;
+    if (!matrix_ok(&t[ATTN_LLAMA_EMBED]) || (t[ATTN_LLAMA_LM_HEAD].data && !matrix_ok(&t[ATTN_LLAMA_LM_HEAD])) ||
+        !vector_ok(&t[ATTN_LLAMA_NORM], 0) || !vector_ok(&t[ATTN_LLAMA_INV_FREQ], 0)) return ATTN_ERR_FLAGS;
+    static const int matrices[] = {ATTN_LLAMA_WQ, ATTN_LLAMA_WK, ATTN_LLAMA_WV, ATTN_LLAMA_WO, ATTN_LLAMA_WGATE, ATTN_LLAMA_WUP, ATTN_LLAMA_WDOWN};
+    static const int required[] = {ATTN_LLAMA_LN1, ATTN_LLAMA_LN2};
+    static const int optional[] = {ATTN_LLAMA_BQ, ATTN_LLAMA_BK, ATTN_LLAMA_BV, ATTN_LLAMA_QNORM, ATTN_LLAMA_KNORM,
+                                   ATTN_LLAMA_BO, ATTN_LLAMA_BGATE, ATTN_LLAMA_BUP, ATTN_LLAMA_BDOWN};
+    for (int l = 0; l < cfg->n_layer; l++) {
+        const attn_tensor *lt = layer_tensors(t, l);
+        for (size_t i = 0; i < sizeof matrices / sizeof *matrices; i++) {
+            if (!lt[matrices[i]].data) return ATTN_ERR_NULL;
+            if (!matrix_ok(&lt[matrices[i]])) return ATTN_ERR_FLAGS;
+        }
+        for (size_t i = 0; i < sizeof required / sizeof *required; i++) {
+            if (!lt[required[i]].data) return ATTN_ERR_NULL;
+            if (!vector_ok(&lt[required[i]], 0)) return ATTN_ERR_FLAGS;
+        }
+        for (size_t i = 0; i < sizeof optional / sizeof *optional; i++)
+            if (!vector_ok(&lt[optional[i]], 1)) return ATTN_ERR_FLAGS;
+        if (!lt[ATTN_LLAMA_QNORM].data != !lt[ATTN_LLAMA_KNORM].data) return ATTN_ERR_NULL;
+    }
+    return ATTN_OK;
+}
+
+// *total += rows·cols floats, 0 when it would not fit in size_t bytes
+static int add_floats(size_t *total, size_t rows, size_t cols) {
+    if (!fits(rows, cols)) return 0;
+    const size_t n = rows * cols;
+    if (*total > ((size_t)-1 / sizeof(float)) - n) return 0;
+    *total += n;
+    return 1;
+}
+
+size_t attn_llama_cache_size(const attn_llama_config *cfg, int S) {
+    size_t total = 0;
+    if (check_config(cfg) != ATTN_OK || S < 1) return 0;
+    const size_t blocks = (size_t)cfg->n_layer * 2 * (size_t)cfg->n_kv_head;
+    if (!fits(blocks, (size_t)S) || !add_floats(&total, blocks * (size_t)S, (size_t)cfg->head_dim)) return 0;
+    return total * sizeof(float);
+}
+
+// The workspace: the residual stream h (T, C); x (T, C), RMSNorm's output and the products';
+// q (T, H·D), k and v (T, G·D); y (T, H·D), the heads side by side; gate and up (T, F); one
+// head's q and output (T, D); RoPE's cos and sin (T, D/2); the causal mask (T, m) bytes;
+// attn_forward's workspace; linear.c's scratch for widening weights.
+typedef struct {
+    float *h, *x, *q, *k, *v, *y, *gate, *up, *qh, *oh, *cos, *sin, *aws, *scratch;
+    uint8_t *mask;
+} llama_buffers;
+
+static size_t workspace_layout(llama_buffers *ws, float *base, const attn_llama_config *cfg, int T, int m) {
+    if (check_config(cfg) != ATTN_OK || T < 1 || m < T) return 0;
+    const size_t t = (size_t)T, C = (size_t)cfg->hidden, D = (size_t)cfg->head_dim, F = (size_t)cfg->intermediate;
+    const size_t HD = (size_t)cfg->n_head * D, GD = (size_t)cfg->n_kv_head * D;
+    const size_t aws = attn_workspace_size(T, m, (int)D, (int)D);
+    if (aws == 0 || !fits((size_t)cfg->n_head, D)) return 0;
+    const int kmax = max_int(max_int(cfg->hidden, cfg->intermediate), cfg->n_head * cfg->head_dim);
+    const size_t rows[15] = {t, t, t, t, t, t, t, t, t, t, t, t, t, (aws + 3) / 4, attn_linear_scratch_floats(kmax)};
+    const size_t cols[15] = {C, C, HD, GD, GD, HD, F, F, D, D, D / 2, D / 2, ((size_t)m + 3) / 4, 1, 1};
+    size_t at[15], total = 0;
+    for (int i = 0; i < 15; i++) {
+        at[i] = total;
+        if (!add_floats(&total, rows[i], cols[i]) || !add_floats(&total, 3, 1)) return 0;
+        total &= ~(size_t)3;   // each buffer 16-byte aligned
+    }
+    if (base) {
+        float *p[15];
+        for (int i = 0; i < 15; i++) p[i] = base + at[i];
+        *ws = (llama_buffers){.h = p[0], .x = p[1], .q = p[2], .k = p[3], .v = p[4], .y = p[5], .gate = p[6], .up = p[7],
+                              .qh = p[8], .oh = p[9], .cos = p[10], .sin = p[11], .mask = (uint8_t *)p[12],
+                              .aws = p[13], .scratch = p[14]};
+    }
+    return total;
+}
+
+size_t attn_llama_workspace_size(const attn_llama_config *cfg, int T, int m) {
+    return workspace_layout(NULL, NULL, cfg, T, m) * sizeof(float);
+}
+
+attn_status attn_cache_move(float *dst, int S_dst, const float *src, int S_src, int blocks, int d, int length) {
+    if (!dst || !src) return ATTN_ERR_NULL;
+    if (S_dst < 1 || S_src < 1 || blocks < 1 || d < 1 || length < 0 || length > S_dst || length > S_src) return ATTN_ERR_SIZE;
+    for (int b = 0; b < blocks; b++)
+        memcpy(dst + (size_t)b * S_dst * d, src + (size_t)b * S_src * d, (size_t)length * d * sizeof *dst);
+    return ATTN_OK;
+}
+
+// ----------------------------------------------------------------------------
+// the layers' pieces
+
+// h (T, C) = embed[ids], widened
+static void embed(float *h, const attn_tensor *e, const int32_t *ids, int T, int C) {
+    const size_t row = (size_t)C * attn_dtype_size(e->dtype);
+    for (int i = 0; i < T; i++) attn_widen(h + (size_t)i * C, (const char *)e->data + (size_t)ids[i] * row, e->dtype, (size_t)C);
+}
+
+// out (rows, n) = x / sqrt(mean(x²) + eps) · w per row of n values, the mean summed in double;
+// out may be x
+static void rmsnorm(float *out, const float *x, const float *w, int rows, int n, float eps) {
+    for (int i = 0; i < rows; i++) {
+        const float *xi = x + (size_t)i * n;
+        float *o = out + (size_t)i * n;
+        double sq = 0.0;
+        for (int c = 0; c < n; c++) sq += (double)xi[c] * xi[c];
+        const float rstd = (float)(1.0 / sqrt(sq / n + eps));
+        for (int c = 0; c < n; c++) o[c] = (xi[c] * rstd) * w[c];
+    }
+}
+
+// cos and sin (T, D/2) of the angles (pos + r)·inv_freq[i], in double, rounded once
+static void rope_table(float *cs, float *sn, const float *inv_freq, int T, int pos, int half) {
+    for (int r = 0; r < T; r++) {
+        for (int i = 0; i < half; i++) {
+            const double a = (double)(pos + r) * (double)inv_freq[i];
+            cs[(size_t)r * half + i] = (float)cos(a);
+            sn[(size_t)r * half + i] = (float)sin(a);
+        }
+    }
+}
+
+// x (T, heads·D): each head's vector rotated, rotate-half: (x1, x2) -> (x1·c - x2·s, x2·c + x1·s)
+static void rope(float *x, const float *cs, const float *sn, int T, int heads, int D) {
+    const int half = D / 2;
+    for (int r = 0; r < T; r++) {
+        const float *c = cs + (size_t)r * half, *s = sn + (size_t)r * half;
+        for (int h = 0; h < heads; h++) {
+            float *v = x + ((size_t)r * heads + h) * D;
+            for (int i = 0; i < half; i++) {
+                const float a = v[i], b = v[i + half];
+                v[i] = a * c[i] - b * s[i];
+                v[i + half] = b * c[i] + a * s[i];
+            }
+        }
+    }
+}
+
+// silu(x) = x·σ(x), four lanes, with σ through e = e^(-|x|) <= 1 (exp4 cannot overflow)
+static inline v4f silu4(v4f x) {
+    const v4i neg = x < splat(0.0f);
+    const v4f e = exp4(select4(neg, x, -x));
+    return x * (select4(neg, e, splat(1.0f)) / (splat(1.0f) + e));
+}
+
+// gate = silu(gate) ⊙ up, count values; the tail through a vector too, so every value alike
+static void swiglu(float *gate, const float *up, size_t count) {
+    size_t i = 0;
+    for (; i + 4 <= count; i += 4) store4(gate + i, silu4(load4(gate + i)) * load4(up + i));
+    if (i == count) return;
+    float g[4] = {0}, u[4] = {0};
+    memcpy(g, gate + i, (count - i) * sizeof *g);
+    memcpy(u, up + i, (count - i) * sizeof *u);
+    store4(g, silu4(load4(g)) * load4(u));
+    memcpy(gate + i, g, (count - i) * sizeof *g);
+}
+
+static void residual(float *h, const float *y, size_t count) {
+    for (size_t i = 0; i < count; i++) h[i] += y[i];
+}
+
+// out (T, p) = a (T, k)·wᵀ + b, w and b from the table
+static void linear(float *out, const float *a, const attn_tensor *w, const attn_tensor *b, int T, int k, int p, float *scratch) {
+    attn_linear_t_fast(out, a, w->data, w->dtype, (const float *)b->data, T, k, p, scratch);
+}
+
+// What the attention of every layer shares: sizes, this call's positions, the cache's capacity,
+// how queries see keys (flags, mask: gpt2.c's rule).
+typedef struct {
+    int T, pos, m, S, H, G, D;
+    unsigned flags;
+    const uint8_t *mask;
+} llama_plan;
+
+static llama_plan plan_attention(uint8_t *mask, const attn_llama_config *cfg, int T, int pos, int S) {
+    llama_plan pl = {T, pos, pos + T, S, cfg->n_head, cfg->n_kv_head, cfg->head_dim, 0, NULL};
+    if (pos == 0 && T > 1) pl.flags = ATTN_CAUSAL;
+    if (pos > 0 && T > 1) {
+        for (int i = 0; i < T; i++)
+            for (int j = 0; j < pl.m; j++) mask[(size_t)i * pl.m + j] = j <= pos + i;
+        pl.mask = mask;
+    }
+    return pl;
+}
+
+// the cache of layer l, kv head g: keys (S, D), then after all kv heads' keys, values (S, D)
+static float *cache_at(float *cache, const llama_plan *pl, int l, int kv, int g) {
+    return cache + ((size_t)(2 * l + kv) * pl->G + (size_t)g) * pl->S * pl->D;
+}
+
+// where query head i of layer l writes its weights (gpt2.c's rule)
+static float *weights_of(float *attention, const int32_t *slots, const llama_plan *pl, int l, int i) {
+    const size_t block = (size_t)pl->T * pl->m;
+    if (!attention) return NULL;
+    if (!slots) return attention + ((size_t)l * pl->H + (size_t)i) * block;
+    const int32_t s = slots[(size_t)l * pl->H + i];
+    return s < 0 ? NULL : attention + (size_t)s * block;
+}
+
+// y (T, H·D) = every query head's attention over the cache of layer l, after writing this call's
+// keys and values into it; head i reads kv head i / (H / G)
+static attn_status attention_heads(llama_buffers *ws, float *attention, const int32_t *slots, float *cache,
+                                   const llama_plan *pl, int l) {
+    const int T = pl->T, D = pl->D, HD = pl->H * D, GD = pl->G * D;
+    for (int g = 0; g < pl->G; g++) {
+        gather(cache_at(cache, pl, l, 0, g) + (size_t)pl->pos * D, ws->k, T, GD, g * D, D);
+        gather(cache_at(cache, pl, l, 1, g) + (size_t)pl->pos * D, ws->v, T, GD, g * D, D);
+    }
+    const float scale = attn_default_scale(D);
+    for (int i = 0; i < pl->H; i++) {
+        const int g = i / (pl->H / pl->G);
+        gather(ws->qh, ws->q, T, HD, i * D, D);
+        attn_status st = attn_forward(ws->oh, weights_of(attention, slots, pl, l, i), ws->aws, ws->qh,
+                                      cache_at(cache, pl, l, 0, g), cache_at(cache, pl, l, 1, g),
+                                      pl->mask, T, pl->m, D, D, scale, pl->flags);
+        if (st != ATTN_OK) return st;
+        scatter(ws->y, ws->oh, T, HD, i * D, D);
+    }
+    return ATTN_OK;
+}
+
+// h += o_proj(attention(RoPE(q, k), v)) for layer l, from x = RMSNorm(h; ln1)
+static attn_status attention_block(llama_buffers *ws, float *attention, const int32_t *slots, float *cache,
+                                   const attn_llama_config *cfg, const attn_tensor *lt, const llama_plan *pl, int l) {
+    const int T = pl->T, C = cfg->hidden, D = pl->D, HD = pl->H * D, GD = pl->G * D;
+    rmsnorm(ws->x, ws->h, (const float *)lt[ATTN_LLAMA_LN1].data, T, C, cfg->eps);
+    linear(ws->q, ws->x, &lt[ATTN_LLAMA_WQ], &lt[ATTN_LLAMA_BQ], T, C, HD, ws->scratch);
+    linear(ws->k, ws->x, &lt[ATTN_LLAMA_WK], &lt[ATTN_LLAMA_BK], T, C, GD, ws->scratch);
+    linear(ws->v, ws->x, &lt[ATTN_LLAMA_WV], &lt[ATTN_LLAMA_BV], T, C, GD, ws->scratch);
+    if (lt[ATTN_LLAMA_QNORM].data) {
+        rmsnorm(ws->q, ws->q, (const float *)lt[ATTN_LLAMA_QNORM].data, T * pl->H, D, cfg->eps);
+        rmsnorm(ws->k, ws->k, (const float *)lt[ATTN_LLAMA_KNORM].data, T * pl->G, D, cfg->eps);
+    }
+    rope(ws->q, ws->cos, ws->sin, T, pl->H, D);
+    rope(ws->k, ws->cos, ws->sin, T, pl->G, D);
+    if (!all_finite(ws->q, (size_t)T * HD) || !all_finite(ws->k, (size_t)T * GD) || !all_finite(ws->v, (size_t)T * GD))
+        return ATTN_ERR_OVERFLOW;
+    attn_status st = attention_heads(ws, attention, slots, cache, pl, l);
+    if (st != ATTN_OK) return st;
+    linear(ws->x, ws->y, &lt[ATTN_LLAMA_WO], &lt[ATTN_LLAMA_BO], T, HD, C, ws->scratch);
+    residual(ws->h, ws->x, (size_t)T * C);
+    return all_finite(ws->h, (size_t)T * C) ? ATTN_OK : ATTN_ERR_OVERFLOW;
+}
+
+// h += down(silu(gate(x)) ⊙ up(x)) for one layer, x = RMSNorm(h; ln2)
+static attn_status mlp_block(llama_buffers *ws, const attn_llama_config *cfg, const attn_tensor *lt, int T) {
+    const int C = cfg->hidden, F = cfg->intermediate;
+    rmsnorm(ws->x, ws->h, (const float *)lt[ATTN_LLAMA_LN2].data, T, C, cfg->eps);
+    linear(ws->gate, ws->x, &lt[ATTN_LLAMA_WGATE], &lt[ATTN_LLAMA_BGATE], T, C, F, ws->scratch);
+    linear(ws->up, ws->x, &lt[ATTN_LLAMA_WUP], &lt[ATTN_LLAMA_BUP], T, C, F, ws->scratch);
+    swiglu(ws->gate, ws->up, (size_t)T * F);
+    linear(ws->x, ws->gate, &lt[ATTN_LLAMA_WDOWN], &lt[ATTN_LLAMA_BDOWN], T, F, C, ws->scratch);
+    residual(ws->h, ws->x, (size_t)T * C);
+    return all_finite(ws->h, (size_t)T * C) ? ATTN_OK : ATTN_ERR_OVERFLOW;
+}
+
+// logits (rows, V) = RMSNorm(last rows of h; norm)·lm_headᵀ (the embedding table when tied)
+static attn_status lm_head(float *logits, llama_buffers *ws, const attn_llama_config *cfg, const attn_tensor *t, int T, int rows) {
+    const int C = cfg->hidden;
+    rmsnorm(ws->x, ws->h + (size_t)(T - rows) * C, (const float *)t[ATTN_LLAMA_NORM].data, rows, C, cfg->eps);
+    const attn_tensor *w = t[ATTN_LLAMA_LM_HEAD].data ? &t[ATTN_LLAMA_LM_HEAD] : &t[ATTN_LLAMA_EMBED];
+    const attn_tensor none = {NULL, ATTN_F32};
+    linear(logits, ws->x, w, &none, rows, C, cfg->vocab_size, ws->scratch);
+    return all_finite(logits, (size_t)rows * cfg->vocab_size) ? ATTN_OK : ATTN_ERR_OVERFLOW;
+}
+
+// ----------------------------------------------------------------------------
+// the forward pass
+
+// the number of (layer, head) blocks attention holds: L·H without slots, else 1 + the largest
+static long attention_blocks(const int32_t *slots, const attn_llama_config *cfg) {
+    const long heads = (long)cfg->n_layer * cfg->n_head;
+    if (!slots) return heads;
+    long blocks = 0;
+    for (long i = 0; i < heads; i++) {
+        if (slots[i] < -1) return -1;
+        if (slots[i] >= blocks) blocks = (long)slots[i] + 1;
+    }
+    return blocks;
+}
+
+static attn_status check_forward(const float *attention, const int32_t *slots, const float *kv_cache,
+                                 const float *workspace, const attn_llama_config *cfg, const attn_tensor *t,
+                                 const int32_t *ids, int T, int pos, int S, unsigned flags) {
+    if (!kv_cache || !workspace || !ids) return ATTN_ERR_NULL;
+    attn_status st = attn_llama_check(cfg, t);
+    if (st != ATTN_OK) return st;
+    if (T < 1 || S < 1) return ATTN_ERR_SIZE;
+    if (flags & ~ATTN_LLAMA_LAST_ONLY) return ATTN_ERR_FLAGS;
+    if (pos < 0 || pos > cfg->n_positions - T || pos > S - T) return ATTN_ERR_RANGE;
+    for (int i = 0; i < T; i++)
+        if (ids[i] < 0 || ids[i] >= cfg->vocab_size) return ATTN_ERR_RANGE;
+    const long blocks = attention_blocks(slots, cfg);
+    if (blocks < 0) return ATTN_ERR_RANGE;
+    if (attention && (!fits((size_t)blocks, (size_t)T) || !fits((size_t)blocks * T, (size_t)(pos + T)))) return ATTN_ERR_TOO_LARGE;
+    if (!fits((size_t)T, (size_t)cfg->vocab_size) || attn_llama_cache_size(cfg, S) == 0 ||
+        attn_llama_workspace_size(cfg, T, pos + T) == 0) return ATTN_ERR_TOO_LARGE;
+    return ATTN_OK;
+}
+
+attn_status attn_llama_forward(float *logits, float *attention, const int32_t *slots, float *kv_cache,
+                               float *workspace, const attn_llama_config *cfg, const attn_tensor *t,
+                               const int32_t *ids, int T, int pos, int S, unsigned flags) {
+    attn_status st = check_forward(attention, slots, kv_cache, workspace, cfg, t, ids, T, pos, S, flags);
+    if (st != ATTN_OK) return st;
+    llama_buffers ws;
+    workspace_layout(&ws, workspace, cfg, T, pos + T);
+    const llama_plan pl = plan_attention(ws.mask, cfg, T, pos, S);
+    rope_table(ws.cos, ws.sin, (const float *)t[ATTN_LLAMA_INV_FREQ].data, T, pos, cfg->head_dim / 2);
+
+    // 1. the token embeddings (no positions: RoPE puts them into q and k)
+    embed(ws.h, &t[ATTN_LLAMA_EMBED], ids, T, cfg->hidden);
+    // 2. the layers: attention, then the MLP, each added to the residual stream
+    for (int l = 0; l < cfg->n_layer && st == ATTN_OK; l++) {
+        const attn_tensor *lt = layer_tensors(t, l);
+        st = attention_block(&ws, attention, slots, kv_cache, cfg, lt, &pl, l);
+        if (st == ATTN_OK) st = mlp_block(&ws, cfg, lt, T);
+    }
+    // 3. the final RMSNorm and the logits
+    if (st == ATTN_OK && logits) st = lm_head(logits, &ws, cfg, t, T, (flags & ATTN_LLAMA_LAST_ONLY) ? 1 : T);
+    return st;
+}

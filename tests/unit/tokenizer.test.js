@@ -301,9 +301,25 @@ test('WordPiece: [UNK] for a word longer than maxCharsPerWord', () => {
 test('WordPiece: [CLS] and [SEP] only when asked; decode joins ## continuations', () => {
   assert.deepEqual(wp.encode('hello', { special: true }), [2, 10, 3]);
   assert.equal(wp.decode([19, 20, 21, 6, 12]), 'unaffable cat !');
-  assert.equal(wp.decode([16, 17, 18]), '猫 吃 鱼');
+  assert.equal(wp.decode([16, 17, 18]), '猫吃鱼');
   assert.equal(wp.decode([]), '');
   assert.deepEqual(wp.tokens(wp.encode('unaffable')), ['un', '##aff', '##able']);
+});
+
+test('WordPiece: decode writes no space between CJK characters, and one where a side is not CJK (issue 21, item 7)', () => {
+  // vocabulary: the fixture's tokens, with those of 我看见那只猫在吃鱼 and a few more
+  const extra = ['我', '看', '见', '那', '只', '在', 'and', '狗', '。', 'ねこ', '，', '𠀀', 'x', '##y'];
+  const zh = createWordPiece(`${vocabTxt}${extra.join('\n')}\n`);
+  const ids = zh.encode('我看见那只猫在吃鱼');
+  assert.deepEqual(zh.tokens(ids), [...'我看见那只猫在吃鱼'], 'BERT: one token per ideograph');
+  assert.equal(zh.decode(ids), '我看见那只猫在吃鱼', 'as the streamed pieces show it, not "我 看 见 …"');
+  assert.equal(zh.decode(zh.encode('猫 and 狗')), '猫 and 狗', 'a space where one side is Latin');
+  assert.equal(zh.decode(zh.encode('cat 猫 fish')), 'cat 猫 fish');
+  assert.equal(zh.decode(zh.encode('猫吃鱼。')), '猫吃鱼。', 'CJK punctuation joins too');
+  assert.equal(zh.decode(zh.encode('猫，ねこ')), '猫，ねこ', 'full-width comma and kana');
+  assert.equal(zh.decode(zh.encode('猫𠀀鱼')), '猫𠀀鱼', 'an ideograph outside the BMP (a surrogate pair) on either side');
+  assert.equal(zh.decode(zh.encode('猫xy')), '猫 xy', 'a ## continuation still glues to what precedes it');
+  assert.equal(zh.decode(zh.encode('hello, world!')), 'hello , world !', 'Latin text as before (no clean-up of spaces)');
 });
 
 test('WordPiece: a custom unknown token', () => {

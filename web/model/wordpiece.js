@@ -25,8 +25,10 @@
 // encode adds no [CLS]/[SEP] unless asked ({ special: true }). Special tokens written in the
 // text ('[MASK]') are text: they split at the brackets like any other word.
 // decode joins the tokens with spaces and glues '##' continuations to what precedes them, as HF's
-// convert_tokens_to_string does (without clean_up_tokenization_spaces): 'hello , world', and CJK
-// comes back with a space between characters ('猫 吃 鱼').
+// convert_tokens_to_string does (without clean_up_tokenization_spaces): 'hello , world'. Unlike
+// HF's BertTokenizer.decode, which writes '我 看 见 猫 and 狗', no space goes between two CJK
+// characters (BERT's ideographs, CJK punctuation, kana, full-width forms), so the text reads as
+// written and as the streamed pieces show it: '我看见猫 and 狗' (a space where one side is not CJK).
 
 import { AttentionError, ErrorCode, describe, quote } from '../core/errors.js';
 import { stripBom } from './text-files.js';
@@ -40,6 +42,13 @@ const CJK = [
   [0x2b740, 0x2b81f], [0x2b820, 0x2ceaf], [0xf900, 0xfaff], [0x2f800, 0x2fa1f],
 ];
 const isCjk = (cp) => CJK.some(([lo, hi]) => cp >= lo && cp <= hi);
+// decode: characters written without spaces between them (CJK symbols and punctuation U+3000-303F,
+// hiragana and katakana U+3040-30FF, full-width forms U+FF00-FFEF, and BERT's ideographs)
+const isWide = (cp) => (cp >= 0x3000 && cp <= 0x30ff) || (cp >= 0xff00 && cp <= 0xffef) || isCjk(cp);
+const lastCodePoint = (s) => {
+  const low = s.charCodeAt(s.length - 1);
+  return low >= 0xdc00 && low <= 0xdfff && s.length > 1 ? s.codePointAt(s.length - 2) : low;
+};
 
 const isControl = (ch) => ch !== '\t' && ch !== '\n' && ch !== '\r' && /^\p{C}$/u.test(ch);
 const isWhitespace = (ch) => ch === ' ' || ch === '\t' || ch === '\n' || ch === '\r' || /^\p{Zs}$/u.test(ch);
@@ -172,7 +181,14 @@ export function createWordPiece(vocabTxt, options = {}) {
       return out;
     },
     decode(list) {
-      return Array.from(tokenIds(list, 'decode(ids): ids', byId.length), (id) => byId[id]).join(' ').replaceAll(' ##', '').trim();
+      let out = '';
+      for (const id of tokenIds(list, 'decode(ids): ids', byId.length)) {
+        const token = byId[id];
+        if (out === '') out = token;
+        else if (token.startsWith('##')) out += token.slice(2);
+        else out += (isWide(lastCodePoint(out)) && isWide(token.codePointAt(0)) ? '' : ' ') + token;
+      }
+      return out;
     },
     tokens(list) {
       return Array.from(tokenIds(list, 'tokens(ids): ids', byId.length), (id) => byId[id]);

@@ -30,7 +30,7 @@
 
 import { AttentionError, ErrorCode, describe, quote } from '../core/errors.js';
 import { tokenIds } from './token-ids.js';
-import { stripBom } from './text-files.js';
+import { readJson, stripBom } from './text-files.js';
 
 const bad = (message) => new AttentionError(ErrorCode.INVALID_MODEL, message);
 const badArg = (message) => new AttentionError(ErrorCode.INVALID_ARGUMENT, message);
@@ -55,10 +55,7 @@ export function byteToUnicode() {
 
 // vocab.json -> tokens by id; ids must be 0..n-1, each once
 function readVocab(vocabJson) {
-  let vocab = vocabJson;
-  if (typeof vocab === 'string') {
-    try { vocab = JSON.parse(stripBom(vocab)); } catch (e) { throw bad(`vocab.json is not JSON: ${String(e?.message).slice(0, 200)}`); }
-  }
+  const vocab = readJson(vocabJson, 'vocab.json');
   if (vocab === null || typeof vocab !== 'object' || Array.isArray(vocab)) {
     throw bad(`vocab.json must be an object of token -> integer id; received ${describe(vocab)}`);
   }
@@ -166,7 +163,7 @@ function mergePiece(sym, ranks, merged, n) {
 }
 
 /** A byte-level token's bytes, as a label: see the header for the marks. */
-function label(bytes) {
+export function byteLabel(bytes) {
   const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
   let s = '';
   for (let i = 0; i < bytes.length;) {
@@ -188,6 +185,36 @@ function label(bytes) {
 }
 
 /**
+ * A vocabulary's tokens as bytes and labels, each made on first use: bytesOf(id), the bytes the
+ * token spells with GPT-2's table (a character outside the table, as in an added token, as its
+ * own UTF-8), and labelOf(id), byteLabel of those bytes, or the token's own text when it has a
+ * character outside the table. byId[id] is the token. (tokenizer.json's byte-level BPE too.)
+ */
+export function byteTokens(byId) {
+  const fromChar = new Map(byteToUnicode().map((c, b) => [c, b]));
+  const encoder = new TextEncoder();
+  const bytes = new Map();
+  const bytesOf = (id) => {
+    let out = bytes.get(id);
+    if (out === undefined) {
+      const list = [];
+      for (const c of byId[id]) {
+        const b = fromChar.get(c);
+        if (b !== undefined) list.push(b); else list.push(...encoder.encode(c));
+      }
+      out = Uint8Array.from(list);
+      bytes.set(id, out);
+    }
+    return out;
+  };
+  const labelOf = (id) => {
+    for (const c of byId[id]) if (!fromChar.has(c)) return byId[id];
+    return byteLabel(bytesOf(id));
+  };
+  return { bytesOf, labelOf };
+}
+
+/**
  * createBpe(vocabJson, mergesTxt): vocabJson is vocab.json's text or the parsed object (token ->
  * id); mergesTxt is merges.txt's text, an optional '#version' first line, then one merge per line
  * ("left right"), highest priority first. Throws INVALID_MODEL, naming the file and the entry or
@@ -199,34 +226,19 @@ export function createBpe(vocabJson, mergesTxt) {
   const ids = new Map(byId.map((t, i) => [t, i]));
   const { ranks, merged } = readMerges(mergesTxt, ids, n);
 
-  const toChar = byteToUnicode();
-  const fromChar = new Map(toChar.map((c, b) => [c, b]));
-  const byteIds = toChar.map((c, b) => {
+  const byteIds = byteToUnicode().map((c, b) => {
     const id = ids.get(c);
     if (id === undefined) throw bad(`vocab.json has no token for byte 0x${b.toString(16).padStart(2, '0')} (spelt ${quote(c)}): a byte-level vocabulary needs all 256`);
     return id;
   });
+  const { bytesOf, labelOf } = byteTokens(byId);
 
-  // each token's bytes, made on first use
-  const encoder = new TextEncoder();
-  const tokenBytes = new Array(n);
-  const bytesOf = (id) => {
-    if (tokenBytes[id] === undefined) {
-      const out = [];
-      for (const c of byId[id]) {
-        const b = fromChar.get(c);
-        if (b !== undefined) out.push(b); else out.push(...encoder.encode(c));
-      }
-      tokenBytes[id] = Uint8Array.from(out);
-    }
-    return tokenBytes[id];
-  };
-
+  const utf8 = new TextEncoder();
   const cache = new Map();
   const encodePiece = (piece) => {
     let out = cache.get(piece);
     if (out !== undefined) return out;
-    const bytes = encoder.encode(piece);
+    const bytes = utf8.encode(piece);
     const sym = new Array(bytes.length);
     for (let i = 0; i < bytes.length; i++) sym[i] = byteIds[bytes[i]];
     out = mergePiece(sym, ranks, merged, n);
@@ -253,14 +265,11 @@ export function createBpe(vocabJson, mergesTxt) {
       for (const id of list) total += bytesOf(id).length;
       const all = new Uint8Array(total);
       let at = 0;
-      for (const id of list) { all.set(bytesOf(id), at); at += tokenBytes[id].length; }
+      for (const id of list) { all.set(bytesOf(id), at); at += bytesOf(id).length; }
       return new TextDecoder('utf-8', { ignoreBOM: true }).decode(all);   // invalid UTF-8 (a cut sequence) becomes U+FFFD
     },
     tokens(ids) {
-      return Array.from(tokenIds(ids, 'tokens(ids): ids', n), (id) => {
-        for (const c of byId[id]) if (!fromChar.has(c)) return byId[id];
-        return label(bytesOf(id));
-      });
+      return Array.from(tokenIds(ids, 'tokens(ids): ids', n), labelOf);
     },
   };
 }

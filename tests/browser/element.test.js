@@ -813,8 +813,12 @@ describe('<attention-heatmap>', { concurrency: 4 }, () => {
   // multiHeadAttention's projections (1.65× as fast at d_model 768; +4 KB of wasm, +2,009 B
   // gzipped as base64 here): 71,330 and 76,322 B. Budgets raised to 71,800 and 76,800 B. The
   // one-file embed keeps the plain kernel (ATTN_EMBED) and did not grow.
-  const BUDGET_STATIC = 71800;
-  const BUDGET_ALL = 76800;
+  // 2026-12-02 (issue 20): idsArg and quote() in the core's readers, the labels segmented in
+  // windows (text.js), the element's model budgets, folder-URL schemes and the Trusted Types
+  // policy for the classic bundles' scripts (trusted.js), the budgets in one module (budgets.js):
+  // 74,228 and 79,909 B. Budgets raised to 74,800 and 80,500 B.
+  const BUDGET_STATIC = 74800;
+  const BUDGET_ALL = 80500;
 
   test('size budget: what the embed loads, gzipped', () => {
     const files = new Map();        // file -> { raw, gz, dynamic }

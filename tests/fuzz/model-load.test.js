@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { AttentionError } from '../../web/core/errors.js';
 import { parseSafetensors, readTensor, READABLE_DTYPES } from '../../web/model/safetensors.js';
 import { readConfig } from '../../web/model/config.js';
-import { gpt2Tensors } from '../../web/model/checkpoint.js';
+import { matchTensors as gpt2Tensors } from '../../web/model/checkpoint.js';
 import { seeded } from '../helpers.js';
 import { randomGpt2, writeSafetensors, rawSafetensors } from '../model-helpers.js';
 

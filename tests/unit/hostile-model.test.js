@@ -13,7 +13,7 @@ import { loadModel, readCheckpointFolder } from '../../web/model/model-node.js';
 import { loadModel as loadFiles } from '../../web/model/model.js';
 import { createRuntime } from '../../web/model/runtime.js';
 import { parseSafetensors, readTensor, MAX_TENSORS } from '../../web/model/safetensors.js';
-import { gpt2Tensors } from '../../web/model/checkpoint.js';
+import { matchTensors as gpt2Tensors } from '../../web/model/checkpoint.js';
 import { readConfig } from '../../web/model/config.js';
 import { AttentionError } from '../../web/core/errors.js';
 import { expectError, root } from '../helpers.js';
@@ -172,7 +172,7 @@ test('forward with its buffers above 3.5 GiB of wasm memory gives the bits it gi
   const fill = (kind, layer, view) => readTensor(bytes, tensors.get(kind, layer).info, view);
   const low = await createRuntime(), high = await createRuntime();
   low.upload(cfg, fill, { maxPositions: 8 });
-  const info = high.upload(cfg, fill);
+  const info = high.upload(cfg, fill, { reserve: 125_000 });
   assert.ok(info.bytes > 3.5 * 2 ** 30, `${info.bytes} bytes reserved`);
   const ids = [1, 5, 9, 2, 15];
   const a = low.forward(ids, { attention: true }), b = high.forward(ids, { attention: true });

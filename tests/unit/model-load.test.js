@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseSafetensors, readTensor, makeSource, MAX_HEADER_BYTES } from '../../web/model/safetensors.js';
 import { readConfig } from '../../web/model/config.js';
-import { gpt2Tensors } from '../../web/model/checkpoint.js';
+import { matchTensors as gpt2Tensors } from '../../web/model/checkpoint.js';
 import { expectError } from '../helpers.js';
 import { writeSafetensors, rawSafetensors, randomGpt2, gpt2Shapes, toF16Bits, toBF16Bits, fromF16Bits } from '../model-helpers.js';
 
@@ -268,7 +268,8 @@ const baseConfig = () => randomGpt2().config;
 test('config: a GPT-2 config.json, as an object and as text', () => {
   for (const input of [baseConfig(), JSON.stringify(baseConfig())]) {
     const c = readConfig(input);
-    assert.deepEqual({ ...c, raw: undefined }, { n_layer: 2, n_head: 2, n_embd: 8, vocab_size: 16, n_positions: 8, layer_norm_epsilon: 1e-5, raw: undefined });
+    assert.deepEqual({ ...c, raw: undefined }, { family: 'gpt2', n_layer: 2, n_head: 2, n_embd: 8, vocab_size: 16, n_positions: 8, layer_norm_epsilon: 1e-5,
+      layers: 2, heads: 2, kvHeads: 2, headDim: 4, hidden: 8, raw: undefined }, 'the sizes, and the normalised fields every family has');
     assert.equal(c.raw.model_type, 'gpt2');
     assert.ok(Object.isFrozen(c));
   }
@@ -317,7 +318,7 @@ test('config: keys that change the maths are refused by name', () => {
     [{ scale_attn_weights: false }, /scale_attn_weights: false is not supported \(attention scores not scaled/],
     [{ scale_attn_weights: 1 }, /scale_attn_weights must be true or false; received number 1/],
     [{ n_inner: 16 }, /n_inner is number 16; supported: null or 4 · n_embd = 32/],
-    [{ model_type: 'gpt_neo' }, /model_type is the string "gpt_neo"; only "gpt2" is supported/],
+    [{ model_type: 'gpt_neo' }, /model_type is the string "gpt_neo"; supported: "gpt2", "llama", "qwen2", "qwen3"/],
     [{ add_cross_attention: true }, /add_cross_attention: true is not supported/],
     [{ tie_word_embeddings: false }, /tie_word_embeddings: false is not supported \(an output projection of its own/],
     [{ pruned_heads: { 0: [1] } }, /pruned_heads is an object with keys \[0\]; pruned heads are not supported/],
@@ -453,6 +454,6 @@ test('checkpoint: a parameter in a dtype that cannot be read is refused by name'
 
 test('checkpoint: wrong argument types are INVALID_ARGUMENT', () => {
   const { parsed, cfg } = load();
-  expectError(() => gpt2Tensors({}, parsed), 'INVALID_ARGUMENT', /gpt2Tensors: config must be readConfig/);
+  expectError(() => gpt2Tensors({}, parsed), 'INVALID_ARGUMENT', /matchTensors: config must be readConfig/);
   expectError(() => gpt2Tensors(cfg, { tensors: {} }), 'INVALID_ARGUMENT', /parsed must be parseSafetensors/);
 });

@@ -1,5 +1,6 @@
-// model.js - attnmap/model: a GPT-2-family checkpoint in the browser or Node, run by the C core
-// (c_src/gpt2.c) in WebAssembly, with every layer's and head's attention on request.
+// model.js - attnmap/model: a checkpoint of a model family attnmap runs (GPT-2; the LLaMA family:
+// Llama, Qwen2/2.5, Qwen3) in the browser or Node, run by the C core (c_src/gpt2.c, llama.c) in
+// WebAssembly, with every layer's and head's attention on request.
 //
 //   import { loadModel } from 'attnmap/model';
 //   const model = await loadModel({ config, weights, vocab, merges });   // or { vocabTxt }, or no tokenizer
@@ -11,18 +12,20 @@
 //   model.dispose();
 //
 // The parts, in the order a checkpoint meets them:
-//   config.js       config.json read; maths this runtime does not do refused by name
-//   safetensors.js  the weights file parsed (every offset checked) and read as float32
-//   checkpoint.js   the tensors matched to the config: names, shapes, what is ignored
-//   tokenizer.js    the checkpoint's tokenizer: BPE (vocab.json + merges.txt) or WordPiece (vocab.txt)
-//   runtime.js      the wasm build of c_src/gpt2.c: parameters, KV cache, forward
+//   config.js       config.json read by its family's rules (families/): unsupported maths refused by name
+//   safetensors.js  a weights file parsed (every offset checked), its tensors read or copied
+//   weights.js      one file or a sharded checkpoint's index and shards, as one table of tensors
+//   checkpoint.js   the tensors matched to the family's names and the config's shapes
+//   tokenizer.js    the checkpoint's tokenizer: tokenizer.json, BPE (vocab.json + merges.txt) or WordPiece (vocab.txt)
+//   runtime.js      the wasm build (c_src/gpt2.c, llama.c): parameters, KV cache, forward
 //   sample.js       the next token: greedy, or seeded sampling with temperature and top-k
 //   generate.js     token by token with the KV cache, text streamed in whole characters
 // In Node, model-node.js also takes a folder's path (the "./model" export's node condition).
 import { ErrorCode, AttentionError, fail, asError, describe } from '../core/errors.js';
 import { readConfig } from './config.js';
-import { parseSafetensors, readTensor, bytesSource, isSource } from './safetensors.js';
-import { gpt2Tensors } from './checkpoint.js';
+import { readTensor, readTensorAsync, copyTensor, isSource } from './safetensors.js';
+import { readWeights } from './weights.js';
+import { matchTensors } from './checkpoint.js';
 import { createTokenizer } from './tokenizer.js';
 import { createRuntime } from './runtime.js';
 import { readSampling } from './sample.js';
@@ -30,11 +33,11 @@ import { generate, readPrompt, slotsByHead } from './generate.js';
 import { idsArg } from '../core/args.js';
 import { fetchCheckpoint, ModelFetchError } from './fetch-checkpoint.js';
 
-const FILES = ['config', 'weights', 'vocab', 'merges', 'vocabTxt', 'lowercase', 'wasm'];
+const FILES = ['config', 'weights', 'vocab', 'merges', 'vocabTxt', 'lowercase', 'tokenizer', 'tokenizerConfig', 'wasm'];
 
 function readFiles(files) {
   if (files === null || typeof files !== 'object' || Array.isArray(files)) {
-    fail(ErrorCode.INVALID_ARGUMENT, `loadModel: expected { config, weights, vocab?, merges?, vocabTxt? }; received ${describe(files)}`);
+    fail(ErrorCode.INVALID_ARGUMENT, `loadModel: expected { config, weights, tokenizer? | vocab? + merges? | vocabTxt? }; received ${describe(files)}`);
   }
   const f = { ...files };   // each field read once
   for (const key of Object.keys(f)) {
@@ -42,12 +45,12 @@ function readFiles(files) {
   }
   if (f.config === undefined) fail(ErrorCode.INVALID_ARGUMENT, 'loadModel: config is missing (config.json: its text or the parsed object)');
   const w = f.weights;
-  if (isSource(w)) return f;   // a file read piece by piece (model-node.js)
-  if (!(w instanceof Uint8Array) && !(w instanceof ArrayBuffer)) {
-    fail(ErrorCode.INVALID_ARGUMENT, `loadModel: weights must be the bytes of model.safetensors (a Uint8Array or an ArrayBuffer); received ${describe(w)}`);
+  const sharded = w !== null && typeof w === 'object' && 'index' in w && 'shards' in w;
+  const isFile = (x) => typeof Blob === 'function' && x instanceof Blob;
+  if (!sharded && !isSource(w) && !isFile(w) && !(w instanceof Uint8Array) && !(w instanceof ArrayBuffer)) {
+    fail(ErrorCode.INVALID_ARGUMENT, `loadModel: weights must be the bytes of model.safetensors (a Uint8Array, an ArrayBuffer or a File), or { index, shards } for a sharded checkpoint; received ${describe(w)}`);
   }
-  // genuine and not detached, as the safetensors reader checks them
-  return { ...f, weights: bytesSource(w, 'loadModel: weights') };
+  return f;
 }
 
 /**
@@ -66,18 +69,33 @@ export async function loadModel(files, options = {}) {
   try {
     const f = readFiles(files);
     const config = readConfig(f.config);
-    const tensors = gpt2Tensors(config, parseSafetensors(f.weights));
-    const tokenizer = createTokenizer({ vocab: f.vocab, merges: f.merges, vocabTxt: f.vocabTxt, lowercase: f.lowercase });
+    const tensors = matchTensors(config, await readWeights(f.weights));
+    const tokenizer = createTokenizer({ vocab: f.vocab, merges: f.merges, vocabTxt: f.vocabTxt, lowercase: f.lowercase, tokenizer: f.tokenizer, tokenizerConfig: f.tokenizerConfig });
     if (tokenizer && tokenizer.vocabSize > config.vocab_size) {
       fail(ErrorCode.INVALID_MODEL, `the tokenizer has ${tokenizer.vocabSize} tokens but config.json's vocab_size is ${config.vocab_size}: they are not of one checkpoint`);
     }
-    parts = { config, tensors, tokenizer, weights: f.weights, wasm: f.wasm };
+    parts = { config, tensors, tokenizer, wasm: f.wasm };
   } catch (e) {
     throw asError(e, 'loadModel');
   }
   const rt = await createRuntime(parts.wasm === undefined ? {} : { wasm: parts.wasm });
-  rt.upload(parts.config, (kind, layer, view) => readTensor(parts.weights, parts.tensors.get(kind, layer).info, view));
+  try {
+    await rt.upload(parts.config, fillFrom(parts.tensors), { tensors: parts.tensors });
+  } catch (e) {
+    rt.dispose();
+    throw e;
+  }
   return makeModel(rt, parts.config, parts.tokenizer);
+}
+
+// the runtime's fill: a tensor's values as float32 (dest a Float32Array), or its bytes as the
+// file has them (a Uint8Array: a matrix kept in BF16 or F16), from the file it is in
+function fillFrom(tensors) {
+  return (kind, layer, dest) => {
+    const { info } = tensors.get(kind, layer);
+    if (dest instanceof Float32Array) return info.source.async ? readTensorAsync(info.source, info, dest) : readTensor(info.source, info, dest);
+    return copyTensor(info.source, info, dest);
+  };
 }
 
 // forward's options, each read once: attention is false, true (every head) or

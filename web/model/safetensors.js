@@ -61,13 +61,14 @@ const q = (s) => quote(s);
 
 /**
  * A file to read from without holding it whole: { size, read(begin, end) -> Uint8Array,
- * readInto?(begin, dest) }. read returns the bytes [begin, end) (end <= size), a view that may
- * be reused by the next read; readInto, when there, fills dest from offset begin (a file read
- * straight into wasm memory). model-node.js makes one of a file (fileSource); bytes in memory
- * are one too (bytesSource). Made by makeSource, so that it cannot be confused with bytes.
+ * readInto?(begin, dest), async }. read returns the bytes [begin, end) (end <= size), a view that
+ * may be reused by the next read, or with async a promise of them (a File, slice by slice:
+ * weights.js blobSource); readInto, when there, fills dest from offset begin (a file read
+ * straight into wasm memory). model-node.js makes one of a file; bytes in memory are one too
+ * (bytesSource). Made by makeSource, so that it cannot be confused with bytes.
  */
 const SOURCE = Symbol('attnmap.source');
-export const makeSource = (size, read, readInto) => Object.freeze({ [SOURCE]: true, size, read, readInto });
+export const makeSource = (size, read, readInto, async = false) => Object.freeze({ [SOURCE]: true, size, read, readInto, async });
 export const isSource = (x) => x !== null && typeof x === 'object' && x[SOURCE] === true;
 
 /** Bytes in memory as a source (a Uint8Array or an ArrayBuffer, checked as fileBytes checks them). */
@@ -100,18 +101,51 @@ function fileBytes(bytes, fn) {
 
 export function parseSafetensors(bytes, label = 'model.safetensors') {
   try {
-    return parse(bytes, label);
+    return runSync(parseSteps(bytes, label, 'parseSafetensors'));
   } catch (e) {
     throw asError(e, 'parseSafetensors');     // a throwing getter or a detached buffer: INVALID_ARGUMENT
   }
 }
 
-function parse(bytes, label) {
-  if (typeof label !== 'string') fail(ErrorCode.INVALID_ARGUMENT, `parseSafetensors: label must be a string; received ${describe(label)}`);
-  const src = sourceOf(bytes, 'parseSafetensors'), size = src.size;
+/** parseSafetensors for a source whose reads are promises (a File, slice by slice): resolves to the same. */
+export async function openSafetensors(source, label = 'model.safetensors') {
+  try {
+    return await runAsync(parseSteps(source, label, 'openSafetensors'));
+  } catch (e) {
+    throw asError(e, 'openSafetensors');
+  }
+}
+
+// The reading, written once for both: a generator that yields what it needs read ({ src, begin,
+// end } for bytes back, or { src, begin, dest } to fill dest) and gets it back; runSync and
+// runAsync drive it over a source whose reads return bytes or promises of them.
+function runSync(steps) {
+  let r = steps.next();
+  while (!r.done) r = steps.next(readStep(r.value));
+  return r.value;
+}
+
+async function runAsync(steps) {
+  let r = steps.next();
+  while (!r.done) r = steps.next(await readStep(r.value));
+  return r.value;
+}
+
+function readStep({ src, begin, end, dest }) {
+  if (dest === undefined) return src.read(begin, end);
+  if (src.readInto) return src.readInto(begin, dest);
+  const bytes = src.read(begin, begin + dest.length);
+  if (typeof bytes?.then === 'function') return bytes.then((b) => { dest.set(b); });
+  dest.set(bytes);
+  return undefined;
+}
+
+function* parseSteps(bytes, label, fn) {
+  if (typeof label !== 'string') fail(ErrorCode.INVALID_ARGUMENT, `${fn}: label must be a string; received ${describe(label)}`);
+  const src = sourceOf(bytes, fn), size = src.size;
   // step 1: the header's length, checked against the file and the limit before anything is read
   if (size < 8) bad(`${label}: the file has ${size} bytes; a safetensors file starts with an 8-byte header length`);
-  const head = src.read(0, 8);
+  const head = yield { src, begin: 0, end: 8 };
   const n = new DataView(head.buffer, head.byteOffset, 8).getBigUint64(0, true);
   if (n > BigInt(size - 8)) {
     bad(`${label}: not a safetensors file, or a truncated one: its first 8 bytes give a header length of ${n} bytes ` +
@@ -119,7 +153,7 @@ function parse(bytes, label) {
   }
   if (n > BigInt(MAX_HEADER_BYTES)) fail(ErrorCode.TOO_LARGE, `${label}: the header length says ${n} bytes; at most ${MAX_HEADER_BYTES} are read`);
   // step 2: the JSON header
-  const header = readHeader(src.read(8, 8 + Number(n)), label);
+  const header = readHeader(yield { src, begin: 8, end: 8 + Number(n) }, label);
   const dataStart = 8 + Number(n), dataLength = size - dataStart;
   // step 3: each entry on its own, then the layout of the data section as a whole
   let metadata = null;
@@ -130,7 +164,7 @@ function parse(bytes, label) {
     else tensors.set(name, tensorInfo(name, entry, dataStart, dataLength, label));
   }
   checkLayout(tensors, dataStart, dataLength, label);
-  return { tensors, metadata };
+  return { tensors, metadata, source: src };
 }
 
 function readHeader(raw, label) {
@@ -287,32 +321,74 @@ function f16Table() {
 
 export function readTensor(bytes, info, out) {
   try {
-    read(bytes, info, out);
+    runSync(readSteps(bytes, info, out, 'readTensor'));
   } catch (e) {
     throw asError(e, 'readTensor');
   }
 }
 
-function read(bytes, info, out) {
-  const file = sourceOf(bytes, 'readTensor');
-  if (info === null || typeof info !== 'object') fail(ErrorCode.INVALID_ARGUMENT, `readTensor: info must be an entry of parseSafetensors(...).tensors; received ${describe(info)}`);
+/** readTensor from a source whose reads are promises: resolves when out holds the values. */
+export async function readTensorAsync(source, info, out) {
+  try {
+    await runAsync(readSteps(source, info, out, 'readTensorAsync'));
+  } catch (e) {
+    throw asError(e, 'readTensorAsync');
+  }
+}
+
+/**
+ * The tensor's bytes as the file stores them (no conversion) into dest, a Uint8Array of exactly
+ * end - begin bytes (a view of wasm memory: a BF16 matrix stays BF16). Not checked for NaN or
+ * ±Inf here: the caller checks (the model runtime does in C, c_src/linear.c
+ * attn_first_non_finite). Returns a promise when the source's reads are promises.
+ */
+export function copyTensor(source, info, dest) {
+  try {
+    const steps = copySteps(source, info, dest);
+    const first = steps.next();
+    if (first.done) return undefined;
+    const bytes = readStep(first.value);
+    if (typeof bytes?.then !== 'function') { steps.next(bytes); return undefined; }
+    return bytes.then((b) => { steps.next(b); }).catch((e) => { throw asError(e, 'copyTensor'); });
+  } catch (e) {
+    throw asError(e, 'copyTensor');
+  }
+}
+
+function* copySteps(bytes, info, dest) {
+  const file = sourceOf(bytes, 'copyTensor');
+  const { begin, end } = checkInfo(file, info, 'copyTensor');
+  if (TA_TAG.call(dest) !== 'Uint8Array' || TA_LENGTH.call(dest) !== end - begin) {
+    fail(ErrorCode.INVALID_ARGUMENT, `copyTensor: dest must be a Uint8Array of ${end - begin} bytes; received ${describe(dest)}`);
+  }
+  yield { src: file, begin, dest };
+}
+
+// info checked against the file: the parseSafetensors entry it must be
+function checkInfo(file, info, fn) {
+  if (info === null || typeof info !== 'object') fail(ErrorCode.INVALID_ARGUMENT, `${fn}: info must be an entry of parseSafetensors(...).tensors; received ${describe(info)}`);
   const { name, dtype, shape, begin, end } = info;
   const count = Array.isArray(shape) && shape.every((d) => Number.isSafeInteger(d) && d >= 0) ? elementCount(shape) : -1;
   if (count < 0 || !Number.isSafeInteger(begin) || !Number.isSafeInteger(end) || begin < 0 || end > file.size ||
       !Object.hasOwn(DTYPE_BITS, dtype) || end - begin !== count * DTYPE_BITS[dtype] / 8) {
-    fail(ErrorCode.INVALID_ARGUMENT, `readTensor: info must be an entry of parseSafetensors(...).tensors for these bytes; received { dtype: ${describe(dtype)}, shape: ${shapeText(shape)}, begin: ${describe(begin)}, end: ${describe(end)} }`);
+    fail(ErrorCode.INVALID_ARGUMENT, `${fn}: info must be an entry of parseSafetensors(...).tensors for these bytes; received { dtype: ${describe(dtype)}, shape: ${shapeText(shape)}, begin: ${describe(begin)}, end: ${describe(end)} }`);
   }
-  const t = `tensor ${q(String(name))}`;
-  if (!READABLE_DTYPES.includes(dtype)) bad(`${t} has dtype ${dtype}; attnmap reads ${READABLE_DTYPES.join(', ')}`);
+  if (!READABLE_DTYPES.includes(dtype)) bad(`tensor ${q(String(name))} has dtype ${dtype}; attnmap reads ${READABLE_DTYPES.join(', ')}`);
+  return { name, dtype, shape, begin, end, count };
+}
+
+function* readSteps(bytes, info, out, fn) {
+  const file = sourceOf(bytes, fn);
+  const { name, dtype, shape, begin, count } = checkInfo(file, info, fn);
   if (TA_TAG.call(out) !== 'Float32Array' || TA_LENGTH.call(out) !== count) {
-    fail(ErrorCode.INVALID_ARGUMENT, `readTensor: out must be a Float32Array of ${count} elements (shape ${shapeText(shape)}); received ${describe(out)}`);
+    fail(ErrorCode.INVALID_ARGUMENT, `${fn}: out must be a Float32Array of ${count} elements (shape ${shapeText(shape)}); received ${describe(out)}`);
   }
   const dst = new Float32Array(TA_BUFFER.call(out), TA_OFFSET.call(out), count);
-  const firstBad = readPieces(file, begin, dtype, dst);
+  const firstBad = yield* readPieces(file, begin, dtype, dst);
   if (firstBad >= 0) {
     const raw = dst[firstBad];
     const what = Number.isNaN(raw) ? 'NaN' : raw > 0 ? 'Infinity' : '-Infinity';
-    bad(`${t} has a non-finite value (${what}) at index ${firstBad}${shape.length > 1 ? ` (${indexText(firstBad, shape)})` : ''}: weights must be finite`);
+    bad(`tensor ${q(String(name))} has a non-finite value (${what}) at index ${firstBad}${shape.length > 1 ? ` (${indexText(firstBad, shape)})` : ''}: weights must be finite`);
   }
 }
 
@@ -321,16 +397,16 @@ function read(bytes, info, out) {
 // index of a non-finite value, or -1.
 const PIECE_BYTES = 1 << 20;
 
-function readPieces(file, begin, dtype, dst) {
+function* readPieces(file, begin, dtype, dst) {
   const width = DTYPE_BITS[dtype] / 8;
-  if (dtype === 'F32' && file.readInto && LITTLE_ENDIAN) {
-    file.readInto(begin, new Uint8Array(dst.buffer, dst.byteOffset, dst.length * 4));
+  if (dtype === 'F32' && LITTLE_ENDIAN) {
+    yield { src: file, begin, dest: new Uint8Array(dst.buffer, dst.byteOffset, dst.length * 4) };
     return firstNonFinite(dst);
   }
   const per = PIECE_BYTES / width;
   for (let i = 0; i < dst.length; i += per) {
     const n = Math.min(per, dst.length - i);
-    const src = file.read(begin + i * width, begin + (i + n) * width), out = dst.subarray(i, i + n);
+    const src = yield { src: file, begin: begin + i * width, end: begin + (i + n) * width }, out = dst.subarray(i, i + n);
     const bad = dtype === 'F32' ? readF32(src, out) : dtype === 'F16' ? readF16(src, out) : readBF16(src, out);
     if (bad >= 0) return i + bad;
   }

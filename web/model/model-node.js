@@ -1,8 +1,9 @@
 // model-node.js - attnmap/model in Node (the "./model" export's node condition): model.js, and
 // loadModel(folder) reading a checkpoint folder as Hugging Face writes it.
 //
-//   const model = await loadModel('path/to/gpt2');   // config.json, model.safetensors,
-//                                                     // vocab.json + merges.txt or vocab.txt
+//   const model = await loadModel('path/to/Qwen2.5-0.5B');   // config.json; model.safetensors, or
+//                        // model.safetensors.index.json and its shards; tokenizer.json (+
+//                        // tokenizer_config.json), or vocab.json + merges.txt, or vocab.txt
 //
 // The files are opened without blocking (a FIFO does not hang the load), must be regular files
 // (a link to /dev/zero is refused, not read forever), and are read no further than the size
@@ -77,30 +78,63 @@ function fileSource(file) {
   return { source: makeSource(f.size, read, (begin, dest) => readFully(f.fd, dest, begin, file)), close: () => fs.closeSync(f.fd) };
 }
 
-/** The files of a checkpoint folder, as loadModel({ ... }) takes them; close() releases the weights file. */
+const INDEX = 'model.safetensors.index.json';
+
+// the weights: model.safetensors, or the index and every shard it names, each a source read a
+// piece at a time; close() closes them all
+function readWeightFiles(folder) {
+  const at = (name) => path.join(folder, name);
+  const single = fileSource(at('model.safetensors'));
+  if (single) return { weights: single.source, close: single.close };
+  const index = readText(at(INDEX));
+  if (index === undefined) fail(ErrorCode.INVALID_MODEL, `${folder} has no model.safetensors nor ${INDEX} (other weight formats, such as pytorch_model.bin, are not read)`);
+  const opened = [], shards = {};
+  const close = () => { for (const f of opened) f.close(); };
+  try {
+    let map;
+    try { map = JSON.parse(stripBom(index)).weight_map; } catch { map = null; }   // weights.js names what is wrong
+    const names = map && typeof map === 'object' ? new Set(Object.values(map).filter((n) => typeof n === 'string')) : new Set();
+    for (const name of names) {
+      // a name with a folder in it is weights.js's to refuse: never opened here
+      if (name.includes('/') || name.includes('\\') || name.includes('..') || name === '') continue;
+      const f = fileSource(at(name));
+      if (f) { opened.push(f); shards[name] = f.source; }
+    }
+  } catch (e) {
+    close();
+    throw e;
+  }
+  return { weights: { index, shards }, close };
+}
+
+/** The files of a checkpoint folder, as loadModel({ ... }) takes them; close() releases the weights files. */
 export function readCheckpointFolder(folder) {
   const stat = fs.statSync(folder, { throwIfNoEntry: false });
   if (!stat?.isDirectory()) fail(ErrorCode.INVALID_ARGUMENT, `loadModel: ${folder} is not a folder (expected a checkpoint folder with config.json and model.safetensors)`);
   const at = (name) => path.join(folder, name);
   const config = readText(at('config.json'));
   if (config === undefined) fail(ErrorCode.INVALID_MODEL, `${folder} has no config.json`);
-  const [vocab, merges, vocabTxt, tokenizerConfig] = ['vocab.json', 'merges.txt', 'vocab.txt', 'tokenizer_config.json'].map((n) => readText(at(n)));
-  const weights = fileSource(at('model.safetensors'));
-  if (weights === undefined) fail(ErrorCode.INVALID_MODEL, `${folder} has no model.safetensors (other weight formats, such as pytorch_model.bin, are not read)`);
-  const files = { config, weights: weights.source };
-  if (vocab !== undefined || merges !== undefined) Object.assign(files, { vocab, merges });
-  else if (vocabTxt !== undefined) {
-    files.vocabTxt = vocabTxt;
-    // BERT vocabularies: tokenizer_config.json's do_lower_case, when it says
-    try {
-      const lower = tokenizerConfig === undefined ? undefined : JSON.parse(stripBom(tokenizerConfig)).do_lower_case;
-      if (typeof lower === 'boolean') files.lowercase = lower;
-    } catch (e) {
-      weights.close();
-      fail(ErrorCode.INVALID_MODEL, `${at('tokenizer_config.json')}: not JSON (${e.message.slice(0, 200)})`);
+  const [tokenizer, vocab, merges, vocabTxt, tokenizerConfig] = ['tokenizer.json', 'vocab.json', 'merges.txt', 'vocab.txt', 'tokenizer_config.json'].map((n) => readText(at(n)));
+  const { weights, close } = readWeightFiles(folder);
+  const files = { config, weights };
+  try {
+    if (tokenizer !== undefined) Object.assign(files, { tokenizer }, tokenizerConfig === undefined ? {} : { tokenizerConfig });
+    else if (vocab !== undefined || merges !== undefined) Object.assign(files, { vocab, merges });
+    else if (vocabTxt !== undefined) {
+      files.vocabTxt = vocabTxt;
+      // BERT vocabularies: tokenizer_config.json's do_lower_case, when it says
+      try {
+        const lower = tokenizerConfig === undefined ? undefined : JSON.parse(stripBom(tokenizerConfig)).do_lower_case;
+        if (typeof lower === 'boolean') files.lowercase = lower;
+      } catch (e) {
+        fail(ErrorCode.INVALID_MODEL, `${at('tokenizer_config.json')}: not JSON (${e.message.slice(0, 200)})`);
+      }
     }
+  } catch (e) {
+    close();
+    throw e;
   }
-  return { files, close: weights.close };
+  return { files, close };
 }
 
 // the checkpoints shipped in the package (web/models/NAME/), by name

@@ -300,6 +300,8 @@ test('WordPiece: [UNK] for a word longer than maxCharsPerWord', () => {
 
 test('WordPiece: [CLS] and [SEP] only when asked; decode joins ## continuations', () => {
   assert.deepEqual(wp.encode('hello', { special: true }), [2, 10, 3]);
+  assert.deepEqual(wp.encode('hello', { specialTokens: true }), [2, 10, 3], 'the option\'s name in loadTokenizer');
+  assert.deepEqual(wp.encode('hello', { specialTokens: false }), [10]);
   assert.equal(wp.decode([19, 20, 21, 6, 12]), 'unaffable cat !');
   assert.equal(wp.decode([16, 17, 18]), '猫吃鱼');
   assert.equal(wp.decode([]), '');

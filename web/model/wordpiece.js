@@ -4,7 +4,7 @@
 //   import { createWordPiece } from './wordpiece.js';
 //   const wp = createWordPiece(vocabTxt, { lowercase: true });
 //   wp.encode('Unaffable!');                    // ids of un ##aff ##able !
-//   wp.encode('Unaffable!', { special: true }); // the same between [CLS] and [SEP]
+//   wp.encode('Unaffable!', { specialTokens: true }); // the same between [CLS] and [SEP] ({ special: true } too)
 //   wp.decode(ids);                             // 'unaffable !'
 //   wp.tokens(ids);                             // ['un', '##aff', '##able', '!']
 //
@@ -22,8 +22,9 @@
 //    longest prefix in the vocabulary, then the longest '##'-prefixed continuation, and so on;
 //    if some remainder has no match, the whole word is unk (no backtracking).
 //
-// encode adds no [CLS]/[SEP] unless asked ({ special: true }). Special tokens written in the
-// text ('[MASK]') are text: they split at the brackets like any other word.
+// encode adds no [CLS]/[SEP] unless asked ({ specialTokens: true }, or { special: true }).
+// Special tokens written in the text ('[MASK]') are text: they split at the brackets like any
+// other word.
 // decode joins the tokens with spaces and glues '##' continuations to what precedes them, as HF's
 // convert_tokens_to_string does (without clean_up_tokenization_spaces): 'hello , world'. Unlike
 // HF's BertTokenizer.decode, which writes '我 看 见 猫 and 狗', no space goes between two CJK
@@ -163,21 +164,21 @@ export function createWordPiece(vocabTxt, options = {}) {
 
   const specialId = (token) => {
     const id = ids.get(token);
-    if (id === undefined) throw bad(`vocab.txt has no line ${token}, needed by encode(text, { special: true })`);
+    if (id === undefined) throw bad(`vocab.txt has no line ${token}, needed by encode(text, { specialTokens: true })`);
     return id;
   };
 
   return {
     vocabSize: byId.length,
-    encode(text, { special = false } = {}) {
+    encode(text, { special = false, specialTokens = special } = {}) {
       if (typeof text !== 'string') throw badArg(`encode(text): text must be a string; received ${describe(text)}`);
-      const out = special ? [specialId('[CLS]')] : [];
+      const out = specialTokens ? [specialId('[CLS]')] : [];
       for (let word of words(clean(text).normalize('NFC'))) {
         if (o.lowercase) word = word.toLowerCase();
         if (o.stripAccents) word = stripAccentsOf(word);
         for (const w of splitPunctuation(word)) wordPiece(w, out);
       }
-      if (special) out.push(specialId('[SEP]'));
+      if (specialTokens) out.push(specialId('[SEP]'));
       return out;
     },
     decode(list) {

@@ -11,6 +11,8 @@
 // lower-casing unless lowercase is false (a cased checkpoint). No files at all: null.
 // One of vocab.json and merges.txt without the other is a broken checkpoint (INVALID_MODEL);
 // both kinds at once is ambiguous (INVALID_ARGUMENT).
+// tokenizer.json (Qwen3, Llama 3, …) is read by load-tokenizer.js: loadTokenizer(files) takes it
+// and these files, and is async (it imports @huggingface/tokenizers on first use).
 
 import { AttentionError, ErrorCode, describe } from '../core/errors.js';
 import { createBpe } from './bpe.js';

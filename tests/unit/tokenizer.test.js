@@ -380,6 +380,10 @@ test('createTokenizer: vocab.json without merges.txt', () => {
 test('createTokenizer: both kinds of files', () => {
   rejects(() => createTokenizer({ vocab: vocabJson, merges: mergesTxt, vocabTxt }), 'INVALID_ARGUMENT', /not both/);
 });
+test('createTokenizer: tokenizer.json is loadTokenizer\'s (async), never replaced by vocab.json + merges.txt', () => {
+  rejects(() => createTokenizer({ tokenizer: '{}', vocab: vocabJson, merges: mergesTxt }), 'INVALID_ARGUMENT', /tokenizer\.json is read by loadTokenizer/);
+  assert.equal(createTokenizer({ tokenizer: undefined, tokenizerConfig: undefined, vocabTxt }).kind, 'wordpiece');
+});
 test('createTokenizer: broken files keep their errors', () => {
   rejects(() => createTokenizer({ vocabTxt: 'a\na\n' }), 'INVALID_MODEL', /vocab\.txt line 2 repeats line 1/);
   rejects(() => createTokenizer({ vocab: '{}', merges: '' }), 'INVALID_MODEL', /vocab\.json has no tokens/);

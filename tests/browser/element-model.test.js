@@ -202,7 +202,7 @@ describe('<attention-heatmap model="…">', { concurrency: 3 }, () => {
     assert.equal(missing.busy, null, 'not busy once the message shows');
     const noWeights = await inspect(page, 'no-weights');
     assert.equal(noWeights.message[0], 'The attention heatmap cannot be shown: the model\'s files are missing or broken.');
-    assert.equal(noWeights.message[1], `${at('no-weights/model.safetensors')}: HTTP 404 Not Found`);
+    assert.equal(noWeights.message[1], `${at('no-weights/model.safetensors')}: HTTP 404 Not Found (nor is there a model.safetensors.index.json for a sharded checkpoint)`);
     const broken = await inspect(page, 'broken');
     assert.equal(broken.message[0], noWeights.message[0]);
     assert.match(broken.message[1], /^INVALID_MODEL: .*model\.safetensors/, 'loadModel\'s message about the cut file');

@@ -104,3 +104,25 @@ test('headers that never come: a ModelFetchError after stallMs', async () => {
     await s.close();
   }
 });
+
+test('a sharded LLaMA-family folder over http: the index and its shards fetched, the numbers PyTorch\'s', async () => {
+  const dir = path.join(root, 'tests/golden/llama/qwen2-sharded-f32');
+  const s = await serve((req, res, name) => {
+    const file = path.join(dir, name);
+    if (/^[\w.-]+$/.test(name) && fs.existsSync(file)) res.end(fs.readFileSync(file));
+    else { res.writeHead(404); res.end(); }
+  });
+  try {
+    const g = JSON.parse(fs.readFileSync(path.join(dir, 'expected.json'), 'utf8'));
+    const model = await loadModel(s.url);
+    const seq = g.sequences[1];
+    const { logits } = model.forward(seq.ids);
+    let d = 0;
+    seq.logits.flat().forEach((x, i) => { d = Math.max(d, Math.abs(x - logits.data[i])); });
+    assert.ok(d <= 1e-4, `logits differ by ${d}`);
+    assert.ok(s.requests.includes('/m/model.safetensors.index.json') && s.requests.filter((r) => /model-0000\d-of-00003/.test(r)).length === 3);
+    model.dispose();
+  } finally {
+    await s.close();
+  }
+});

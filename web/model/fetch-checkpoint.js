@@ -91,7 +91,13 @@ async function get(url, { optional, stallMs }) {
 
 const text = (bytes) => (bytes === undefined ? undefined : new TextDecoder().decode(bytes));
 
-/** The folder's files as loadModel({ config, weights, vocab, merges } or { config, weights, vocabTxt }) takes them. */
+const INDEX = 'model.safetensors.index.json';
+
+/**
+ * The folder's files as loadModel takes them: { config, weights, tokenizer?, tokenizerConfig? }
+ * or { …, vocab, merges } or { …, vocabTxt }. weights: model.safetensors, or when it is absent
+ * (404) { index, shards } from model.safetensors.index.json and the shards it names.
+ */
 export async function fetchCheckpoint(folder, base, options = {}) {
   const url = new URL(folder, base);
   if (!url.pathname.endsWith('/')) url.pathname += '/';
@@ -99,9 +105,34 @@ export async function fetchCheckpoint(folder, base, options = {}) {
   const listed = options.files ? new Set(options.files) : null;
   const has = (name) => listed === null || listed.has(name);
   const at = (name, optional) => (has(name) ? get(new URL(name, url).href, { optional, stallMs }) : Promise.resolve(undefined));
+  at.folder = url;
   const config = text(await at('config.json', false));
-  const [weights, vocab] = await Promise.all([at('model.safetensors', false), at('vocab.json', true)]);
-  if (vocab !== undefined) return { config, weights, vocab: text(vocab), merges: text(await at('merges.txt', false)) };
+  const [weights, tokenizer] = await Promise.all([weightsOf(at, listed), at('tokenizer.json', true)]);
+  const files = { config, weights };
+  if (tokenizer !== undefined) {
+    const tokenizerConfig = await at('tokenizer_config.json', true);
+    return Object.assign(files, { tokenizer: text(tokenizer) }, tokenizerConfig === undefined ? {} : { tokenizerConfig: text(tokenizerConfig) });
+  }
+  const vocab = await at('vocab.json', true);
+  if (vocab !== undefined) return Object.assign(files, { vocab: text(vocab), merges: text(await at('merges.txt', false)) });
   const vocabTxt = text(await at('vocab.txt', true));
-  return vocabTxt === undefined ? { config, weights } : { config, weights, vocabTxt };
+  return vocabTxt === undefined ? files : Object.assign(files, { vocabTxt });
+}
+
+// model.safetensors, or the index and its shards (a sharded checkpoint has no model.safetensors)
+async function weightsOf(at, listed) {
+  const sharded = listed ? !listed.has('model.safetensors') && listed.has(INDEX) : false;
+  const single = sharded ? undefined : await at('model.safetensors', !listed);
+  if (single !== undefined) return single;
+  const indexBytes = await at(INDEX, true);
+  if (indexBytes === undefined) {
+    const missing = new URL('model.safetensors', at.folder).href;
+    throw new ModelFetchError(`${missing}: HTTP 404 Not Found (nor is there a ${INDEX} for a sharded checkpoint)`, missing, 404);
+  }
+  const index = text(indexBytes);
+  let names = [];
+  try { names = [...new Set(Object.values(JSON.parse(index).weight_map ?? {}))].filter((n) => typeof n === 'string' && /^[\w.-]+$/.test(n) && !n.includes('..')); } catch { /* weights.js says what is wrong */ }
+  const shards = {};
+  for (const name of names) shards[name] = await at(name, false);
+  return { index, shards };
 }

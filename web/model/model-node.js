@@ -20,6 +20,7 @@ import { stripBom } from './text-files.js';
 
 export { AttentionError };
 export { ModelFetchError, fetchCheckpoint } from './fetch-checkpoint.js';
+export { loadTokenizer } from './load-tokenizer.js';
 
 const MAX_TEXT_BYTES = 64 * 1024 * 1024;     // config and tokenizer files (tokenizer.json: a few MB)
 const OPEN_FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0);

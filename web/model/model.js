@@ -26,7 +26,7 @@ import { readConfig } from './config.js';
 import { readTensor, readTensorAsync, copyTensor, isSource } from './safetensors.js';
 import { readWeights } from './weights.js';
 import { matchTensors } from './checkpoint.js';
-import { createTokenizer } from './tokenizer.js';
+import { loadTokenizer } from './load-tokenizer.js';
 import { createRuntime } from './runtime.js';
 import { readSampling } from './sample.js';
 import { generate, readPrompt, slotsByHead } from './generate.js';
@@ -70,7 +70,7 @@ export async function loadModel(files, options = {}) {
     const f = readFiles(files);
     const config = readConfig(f.config);
     const tensors = matchTensors(config, await readWeights(f.weights));
-    const tokenizer = createTokenizer({ vocab: f.vocab, merges: f.merges, vocabTxt: f.vocabTxt, lowercase: f.lowercase, tokenizer: f.tokenizer, tokenizerConfig: f.tokenizerConfig });
+    const tokenizer = await tokenizerOf(f);
     if (tokenizer && tokenizer.vocabSize > config.vocab_size) {
       fail(ErrorCode.INVALID_MODEL, `the tokenizer has ${tokenizer.vocabSize} tokens but config.json's vocab_size is ${config.vocab_size}: they are not of one checkpoint`);
     }
@@ -86,6 +86,12 @@ export async function loadModel(files, options = {}) {
     throw e;
   }
   return makeModel(rt, parts.config, parts.tokenizer);
+}
+
+// the checkpoint's tokenizer (load-tokenizer.js), or null when it has no tokenizer files
+function tokenizerOf({ tokenizer, tokenizerConfig, vocab, merges, vocabTxt, lowercase }) {
+  const given = [tokenizer, vocab, merges, vocabTxt].some((x) => x !== undefined && x !== null);
+  return given ? loadTokenizer({ tokenizer, tokenizerConfig, vocab, merges, vocabTxt, lowercase }) : null;
 }
 
 // the runtime's fill: a tensor's values as float32 (dest a Float32Array), or its bytes as the
@@ -138,7 +144,7 @@ function makeModel(rt, config, tokenizer) {
   const state = { disposed: false, owner: null };   // owner: the generation whose positions the KV cache holds
   const live = (name) => { if (state.disposed) fail(ErrorCode.INVALID_ARGUMENT, `model.${name}: the model was disposed`); };
   const needTokenizer = (name) => {
-    if (!tokenizer) fail(ErrorCode.INVALID_ARGUMENT, `model.${name}: this model was loaded without tokenizer files (vocab.json + merges.txt, or vocab.txt); pass token ids instead`);
+    if (!tokenizer) fail(ErrorCode.INVALID_ARGUMENT, `model.${name}: this model was loaded without tokenizer files (tokenizer.json, vocab.json + merges.txt, or vocab.txt); pass token ids instead`);
   };
   // every failure an AttentionError: what a getter or a Proxy trap throws becomes INVALID_ARGUMENT
   const api = (name, fn) => (...args) => {
@@ -147,7 +153,7 @@ function makeModel(rt, config, tokenizer) {
   return Object.freeze({
     config: Object.freeze({ ...config }),
     tokenizer: tokenizer ? tokenizer.kind : null,
-    encode: api('encode', (text) => { needTokenizer('encode'); return tokenizer.encode(text); }),
+    encode: api('encode', (text, options) => { needTokenizer('encode'); return tokenizer.encode(text, options); }),
     decode: api('decode', (ids) => { needTokenizer('decode'); return tokenizer.decode(ids); }),
     /** Each id as readable text, for labels (▁ marks a space; <0xE7> a byte of a split character). */
     tokens: api('tokens', (ids) => { needTokenizer('tokens'); return tokenizer.tokens(ids); }),
@@ -166,4 +172,4 @@ function makeModel(rt, config, tokenizer) {
   });
 }
 
-export { AttentionError, ModelFetchError, fetchCheckpoint };
+export { AttentionError, ModelFetchError, fetchCheckpoint, loadTokenizer };

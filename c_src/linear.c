@@ -149,7 +149,11 @@ static int block_rows(int k) {
     return wb;
 }
 
-size_t attn_linear_scratch_floats(int k) { return (size_t)block_rows(k) * (size_t)k; }
+// every k' <= k: block_rows(k')·k' <= BLOCK_FLOATS while block_rows is above 4, else 4·k' <= 4·k
+size_t attn_linear_scratch_floats(int k) {
+    const size_t four = 4 * (size_t)(k > 0 ? k : 0);
+    return four > BLOCK_FLOATS ? four : BLOCK_FLOATS;
+}
 
 static const void *row_of(const void *w, int dtype, size_t j, int k) {
     return (const char *)w + j * (size_t)k * attn_dtype_size(dtype);

@@ -33,8 +33,8 @@ void attn_widen(float *out, const void *src, int dtype, size_t count);
 // The index of the first NaN or ±Inf among count values of dtype, or count when all are finite.
 size_t attn_first_non_finite(const void *w, int dtype, size_t count);
 
-// Floats of scratch attn_linear_typed needs for n > 1 rows and w not F32: a block of w's rows,
-// widened (at most 128 KiB, at least 4 rows).
+// Floats of scratch attn_linear_typed needs for n > 1 rows and w not F32, for any k' <= k: a block
+// of w's rows, widened (128 KiB, or 4 rows when they are longer).
 size_t attn_linear_scratch_floats(int k);
 
 // out (n, p) = a (n, k)·wᵀ + b: w (p, k) in dtype (nn.Linear's (out, in) layout), b (p) or NULL.

@@ -119,6 +119,16 @@ static void test_linear(void) {
             free(a); free(b); free(out); free(ref); free(row); free(scratch); free(e); free_typed(&w);
         }
     }
+    // one scratch for every product of a model: sized for its largest k, enough for each smaller k'
+    // (a scratch sized by block_rows(k)·k was too small for k' = 1000 under k = 1200: ASan)
+    for (int kp = 1; kp <= 1200; kp += 37) {
+        const int kmax = 1200, n = 2, p = 9;
+        float *a = randmat((size_t)n * kp, -1, 1), *out = malloc((size_t)n * p * sizeof *out);
+        float *scratch = malloc(attn_linear_scratch_floats(kmax) * sizeof *scratch);
+        typed w = random_typed((size_t)p * kp, ATTN_BF16, 0.1f);
+        CHECK(attn_linear_typed(out, a, w.data, ATTN_BF16, NULL, n, kp, p, scratch) == ATTN_OK, "k' = %d under k = %d", kp, kmax);
+        free(a); free(out); free(scratch); free_typed(&w);
+    }
     float x = 1, y[4];
     CHECK(attn_linear_typed(y, &x, &x, 7, NULL, 1, 1, 1, NULL) == ATTN_ERR_FLAGS, "an unknown dtype");
     CHECK(attn_linear_typed(y, &x, NULL, ATTN_F32, NULL, 1, 1, 1, NULL) == ATTN_ERR_NULL, "NULL w");

@@ -7,9 +7,11 @@ import { quote } from '../web/core/errors.js';
 
 export const MODEL_USAGE = `Usage: attnmap model FOLDER (--text TEXT | --ids IDS) [options] > heatmap.svg
 
-Runs a GPT-2-family checkpoint (FOLDER holds config.json, model.safetensors and vocab.json +
-merges.txt or vocab.txt) on the text and writes one head's attention weights as an SVG
-heatmap: rows are the tokens looking, columns the tokens looked at.
+Runs a checkpoint on the text and writes one head's attention weights as an SVG heatmap:
+rows are the tokens looking, columns the tokens looked at. FOLDER is a checkpoint folder of
+GPT-2 or the LLaMA family (Llama 3, SmolLM2, Qwen2.5, Qwen3): config.json; model.safetensors,
+or model.safetensors.index.json and its shards; tokenizer.json, or vocab.json + merges.txt, or
+vocab.txt. Or the name of the model shipped with attnmap: toy-zh.
 
 Options:
   --text TEXT          the text, tokenised with the checkpoint's own tokenizer
@@ -30,6 +32,7 @@ At most 256 tokens, and 32 MiB of output (--max-bytes): over either budget nothi
 written (exit 2). The summary cuts each token to 40 characters. Example:
   attnmap model ./gpt2 --text "The cat ate the fish" --layer 5 --head 1 > head.svg
   attnmap model ./gpt2 --text "The cat ate the fish" --summary
+  attnmap model ./Qwen2.5-0.5B --text 我看见那只猫在吃鱼 --summary
 `;
 
 const MAX_TOKENS = 256;   // 65,536 cells, the heatmap's budget
@@ -81,17 +84,19 @@ function headSummary({ data, shape: [n] }, h) {
  * many GPT-2 heads rest on, nor the token itself), strongest first: "head 3: 吃 → 猫 0.807;
  * most rows look at an earlier token (4 of 8)". At most SUMMARY_HEADS heads per layer.
  */
-export function summarize(attention, tokens) {
+export function summarize(attention, tokens, { heads: H, kvHeads: G } = {}) {
   // (cut to what can be shown before it is cleaned: one more code point decides the last boundary)
   const labels = tokens.map((t) => cut(clean(t.slice(0, SUMMARY_LABEL + 2)), SUMMARY_LABEL));
   if (labels.length === 1) return `1 token: ${labels[0]}; it can only look at itself\n`;
   const lines = [`${labels.length} tokens: ${labels.join(' ')}`];
+  const group = G && G < H ? H / G : 0;   // GQA: query heads group·g … group·g + group - 1 share key/value head g
+  if (group) lines.push(`${H} query heads per layer in ${G} groups of ${group}: each group reads one key/value head (GQA)`);
   attention.forEach((heads, l) => {
     lines.push(`layer ${l}`);
     const ranked = heads.map(headSummary).sort((a, b) => (b.look?.w ?? -1) - (a.look?.w ?? -1) || a.h - b.h);
     for (const { h, look, mostly, rows, of } of ranked.slice(0, SUMMARY_HEADS)) {
       const strongest = look ? `${labels[look.i]} → ${labels[look.j]} ${look.w.toFixed(3)}` : 'no earlier token but the first';
-      lines.push(`  head ${h}: ${strongest}; most rows look at ${mostly} (${rows} of ${of})`);
+      lines.push(`  head ${h}${group ? ` (kv ${Math.floor(h / group)})` : ''}: ${strongest}; most rows look at ${mostly} (${rows} of ${of})`);
     }
   });
   return `${lines.join('\n')}\n`;
@@ -115,8 +120,9 @@ export async function runModel(argv, cli) {
     if (ids.length > MAX_TOKENS) cli.usage(`${ids.length} tokens; at most ${MAX_TOKENS}: use a shorter text`);
     const labels = labelsOf(model, ids);
     if (!args.summary) labelBudget(labels, maxBytes, cli.usage);
-    const { attention } = model.forward(ids, { attention: true });
-    if (args.summary) return cli.budget(summarize(attention, labels), maxBytes, 'the summary', 'use a shorter text');
+    // the summary reads every head; one SVG only the head it draws
+    const { attention } = model.forward(ids, { attention: args.summary ? true : { layers: [layer], heads: [head] } });
+    if (args.summary) return cli.budget(summarize(attention, labels, model.config), maxBytes, 'the summary', 'use a shorter text');
     const title = args.title ?? `layer ${layer} · head ${head}`;
     const svg = renderHeatmap(attention[layer][head], { rowLabels: labels, colLabels: labels, masked: 'causal', lang, decimals, title, standalone: true });
     return cli.budget(svg, maxBytes, 'the SVG', 'use a shorter text or title, or --summary');

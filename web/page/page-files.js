@@ -1,59 +1,52 @@
 // page-files.js - a checkpoint folder's files as the reader picks or drops them, read in the
 // browser: nothing is sent anywhere (issue 16). Used by page-checkpoint.js.
 //
-//   const picked = sortCheckpointFiles(input.files);     // { config, weights, vocab, merges, vocabTxt, ignored, problem }
-//   const bytes = await readBytes(picked.weights, (read, total) => ...);
+//   const picked = sortCheckpointFiles(input.files);     // { config, weights, tokenizer, …, ignored, problem }
 //   const files = await dropFiles(event.dataTransfer);   // a dropped folder is walked, one level deep and more
 //
-// readBytes reads File.stream() into one Uint8Array of file.size, allocated before the first
-// byte: GPT-2 small's model.safetensors is 548 MB, and file.arrayBuffer() would give no progress
-// and, on some browsers, a second copy. When the browser cannot allocate it, the RangeError is
-// turned into an Error with code 'OUT_OF_MEMORY' and the size in its message.
+// The weights are not read here: loadModel reads each tensor's slice of the File straight into
+// WebAssembly memory (web/model/weights.js), so a 1 GB checkpoint needs 1 GB, not 2, and its
+// progress is loadModel's onProgress.
 
-/** Which file is which, by name: config.json, *.safetensors, vocab.json, merges.txt, vocab.txt. */
+const INDEX = 'model.safetensors.index.json';
+
+/**
+ * Which file is which, by name: config.json; the weights (model.safetensors, or the index of a
+ * sharded checkpoint and its *.safetensors shards); the tokenizer (tokenizer.json with
+ * tokenizer_config.json, or vocab.json + merges.txt, or vocab.txt). The weights are Files,
+ * read slice by slice by loadModel; the rest is small. -> { config, weights, tokenizer,
+ * tokenizerConfig, vocab, merges, vocabTxt, ignored, problem }
+ */
 export function sortCheckpointFiles(list) {
-  const out = { config: null, weights: null, vocab: null, merges: null, vocabTxt: null, ignored: [], problem: null };
+  const out = { config: null, weights: null, tokenizer: null, tokenizerConfig: null, vocab: null, merges: null, vocabTxt: null, ignored: [], problem: null };
+  const NAMES = { 'config.json': 'config', 'tokenizer.json': 'tokenizer', 'tokenizer_config.json': 'tokenizerConfig', 'vocab.json': 'vocab', 'merges.txt': 'merges', 'vocab.txt': 'vocabTxt' };
   const weights = [];
+  let index = null;
   for (const file of Array.from(list ?? [])) {
     const name = file.name.toLowerCase();
-    if (name === 'config.json') out.config = file;
+    if (Object.hasOwn(NAMES, name)) out[NAMES[name]] = file;
+    else if (name === INDEX) index = file;
     else if (name.endsWith('.safetensors')) weights.push(file);
-    else if (name === 'vocab.json') out.vocab = file;
-    else if (name === 'merges.txt') out.merges = file;
-    else if (name === 'vocab.txt') out.vocabTxt = file;
     else out.ignored.push(file.name);
   }
-  // a folder may hold model.safetensors beside others (adapters, shards): model.safetensors wins
-  out.weights = weights.find((f) => f.name.toLowerCase() === 'model.safetensors') ?? weights[0] ?? null;
-  out.ignored.push(...weights.filter((f) => f !== out.weights).map((f) => f.name));
+  const single = weights.find((f) => f.name.toLowerCase() === 'model.safetensors');
+  // a folder may hold model.safetensors beside others (adapters): model.safetensors wins; without
+  // it, an index and its shards (the index names which; weights.js checks them all)
+  if (single || !index) {
+    out.weights = single ?? weights[0] ?? null;
+    out.ignored.push(...weights.filter((f) => f !== out.weights).map((f) => f.name), ...(index ? [index.name] : []));
+  } else {
+    out.weights = { index, shards: Object.fromEntries(weights.map((f) => [f.name, f])) };
+  }
+  if (out.tokenizer) out.ignored.push(...['vocab', 'merges', 'vocabTxt'].filter((k) => out[k]).map((k) => out[k].name));
   if (!out.config) out.problem = 'noConfig';
-  else if (!out.weights) out.problem = (out.ignored.some((n) => /\.(bin|pt|pth|ckpt)$/i.test(n)) ? 'binOnly' : 'noWeights');
-  else if (Boolean(out.vocab) !== Boolean(out.merges)) out.problem = out.vocab ? 'noMerges' : 'noVocab';
+  else if (!out.weights) out.problem = (out.ignored.some((n) => /\.(bin|pt|pth|ckpt|gguf)$/i.test(n)) ? 'binOnly' : 'noWeights');
+  else if (!out.tokenizer && Boolean(out.vocab) !== Boolean(out.merges)) out.problem = out.vocab ? 'noMerges' : 'noVocab';
   return out;
 }
 
-/** The bytes of a File, read in chunks into one preallocated buffer; onProgress(read, total) after each chunk. */
-export async function readBytes(file, onProgress = () => {}) {
-  let bytes;
-  try {
-    bytes = new Uint8Array(file.size);
-  } catch (e) {
-    throw Object.assign(new Error(`could not allocate ${file.size} bytes for ${file.name} (${e.message})`), { code: 'OUT_OF_MEMORY' });
-  }
-  const reader = file.stream().getReader();
-  let at = 0;
-  onProgress(0, file.size);
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    if (at + value.length > bytes.length) throw new Error(`${file.name} grew while it was read (more than ${file.size} bytes)`);
-    bytes.set(value, at);
-    at += value.length;
-    onProgress(at, file.size);
-  }
-  if (at !== file.size) throw new Error(`${file.name}: read ${at} of ${file.size} bytes`);
-  return bytes;
-}
+/** The size of picked.weights: one File, or the index and its shards. */
+export const weightsSize = (w) => (w.index ? [w.index, ...Object.values(w.shards)] : [w]).reduce((sum, f) => sum + f.size, 0);
 
 /** The files of a drop: plain files, and the files inside dropped folders (webkitGetAsEntry). */
 export async function dropFiles(dataTransfer) {

@@ -501,15 +501,15 @@ zh.models = {
   },
   ckpt: {
     kicker: '进阶 · 真实模型',
-    title: '加载一个真实的模型：GPT-2 的每一层、每一个头',
-    text: '选择一个 GPT-2 系列模型文件夹里的文件：<code>config.json</code>、<code>model.safetensors</code>，以及 <code>vocab.json</code> + <code>merges.txt</code>（GPT-2）或 <code>vocab.txt</code>（中文 GPT-2）。' +
-      '文件只在你的浏览器里读取和计算，不会上传到任何地方。怎样下载 gpt2、distilgpt2 和 uer/gpt2-chinese-cluecorpussmall 的文件，见 <a href="docs/MODELS.md">docs/MODELS.md</a>。',
+    title: '加载一个真实的模型：每一层、每一个头',
+    text: '选择一个模型文件夹里的文件（GPT-2，或 Qwen2.5、Qwen3、Llama 3、SmolLM2 这样的 LLaMA 系列）：<code>config.json</code>、<code>model.safetensors</code>（或 <code>model.safetensors.index.json</code> 和它的分片），以及 <code>tokenizer.json</code>，或 <code>vocab.json</code> + <code>merges.txt</code>（GPT-2），或 <code>vocab.txt</code>（中文 GPT-2）。' +
+      '文件只在你的浏览器里读取和计算，不会上传到任何地方。去哪里下载这些模型、各要多少内存，见 <a href="docs/MODELS.md">docs/MODELS.md</a>。',
     filesLabel: '模型文件',
     dropHint: '也可以把文件（或整个文件夹）拖到这里。',
     reading: (name, read, total) => `正在读取 ${name}：${read} / ${total}`,
     starting: (size) => `已读取 ${size}，正在把权重放进 WebAssembly 内存……`,
     loaded: (name, c, tok, ignored) => `已加载 ${name}：${c.n_layer} 层 × ${c.n_head} 个头，d_model = ${c.n_embd}，词表 ${c.vocab_size}，` +
-      (tok === 'bpe' ? 'GPT-2 的 BPE 分词器' : tok === 'wordpiece' ? 'BERT 的 vocab.txt 分词器' : '没有分词器文件：下面输入 token id') +
+      (tok === 'bpe' ? 'GPT-2 的 BPE 分词器' : tok === 'wordpiece' ? 'BERT 的 vocab.txt 分词器' : tok === 'tokenizer.json' ? 'tokenizer.json 分词器' : '没有分词器文件：下面输入 token id') +
       (ignored.length ? `。没有用到：${ignored.join('、')}` : '') + '。',
     textLabel: '文本（经过模型的分词器）',
     idsLabel: 'token id（这个模型没有分词器文件），用空格或逗号隔开，例如 3 7 5',
@@ -533,6 +533,8 @@ zh.models = {
     gridHint: '每一行是一层，每一列是一个头。点击一张小图（或用 Tab 选中后按 Enter）放大，看它的 token 和数值。',
     layerShort: (l) => `L${l}`,
     headShort: (h) => `H${h}`,
+    kvShort: (g) => `kv${g}`,
+    gqaHint: (H, G) => `这个模型用分组查询注意力（GQA）：每层 ${H} 个查询头分成 ${G} 组，每组 ${H / G} 个头共用一个键/值头（列头下的 kv 编号；相邻的组底色不同）。`,
     thumbLabel: (l, h) => `层 ${l} 头 ${h}：放大`,
     bigTitle: (l, h, hide) => `层 ${l} · 头 ${h}${hide ? ' · 去掉第一个 token，重新归一化' : ''}`,
     bigNote: (l, h, n) => `层 ${l} 的头 ${h}，${n} 个 token。每行是一个 token 在看谁，加起来等于 1；右上方是因果遮蔽。`,
@@ -544,7 +546,7 @@ zh.models = {
       noVocab: () => '有 merges.txt 但缺少 vocab.json：GPT-2 的分词器需要两个文件。',
       memory: (m) => `内存不够：浏览器没能分配放下这个模型所需的内存（${m}）。关掉一些标签页再试，或者换一个小一些的模型（distilgpt2）。`,
       tooLarge: (m) => `这个模型太大，放不进 WebAssembly 的 4 GB 内存（${m}）。`,
-      invalid: (m) => `这不是一个能用的 GPT-2 检查点：${m}`,
+      invalid: (m) => `这不是一个能用的检查点：${m}`,
       refused: (m) => `模型拒绝了这个输入：${m}`,
       readFailed: (m) => `文件读取失败：${m}`,
       other: (m) => `出错了：${m}`,
@@ -579,15 +581,15 @@ en.models = {
   },
   ckpt: {
     kicker: 'Going further · a real model',
-    title: 'Load a real model: every layer and head of GPT-2',
-    text: 'Pick the files of a GPT-2-family model folder: <code>config.json</code>, <code>model.safetensors</code>, and <code>vocab.json</code> + <code>merges.txt</code> (GPT-2) or <code>vocab.txt</code> (Chinese GPT-2). ' +
-      'They are read and run in your browser only and are not uploaded anywhere. How to download the files of gpt2, distilgpt2 and uer/gpt2-chinese-cluecorpussmall: <a href="docs/MODELS.md">docs/MODELS.md</a>.',
+    title: 'Load a real model: every layer and every head',
+    text: 'Pick the files of a model folder (GPT-2, or the LLaMA family: Qwen2.5, Qwen3, Llama 3, SmolLM2): <code>config.json</code>, <code>model.safetensors</code> (or <code>model.safetensors.index.json</code> and its shards), and <code>tokenizer.json</code>, or <code>vocab.json</code> + <code>merges.txt</code> (GPT-2), or <code>vocab.txt</code> (Chinese GPT-2). ' +
+      'They are read and run in your browser only and are not uploaded anywhere. Where to download these models and how much memory each takes: <a href="docs/MODELS.md">docs/MODELS.md</a>.',
     filesLabel: 'Model files',
     dropHint: 'Or drop the files (or the whole folder) here.',
     reading: (name, read, total) => `Reading ${name}: ${read} of ${total}`,
     starting: (size) => `Read ${size}; putting the weights into WebAssembly memory…`,
     loaded: (name, c, tok, ignored) => `Loaded ${name}: ${c.n_layer} layers × ${c.n_head} heads, d_model = ${c.n_embd}, vocabulary ${c.vocab_size}, ` +
-      (tok === 'bpe' ? 'GPT-2\'s BPE tokenizer' : tok === 'wordpiece' ? 'a BERT vocab.txt tokenizer' : 'no tokenizer files: type token ids below') +
+      (tok === 'bpe' ? 'GPT-2\'s BPE tokenizer' : tok === 'wordpiece' ? 'a BERT vocab.txt tokenizer' : tok === 'tokenizer.json' ? 'its tokenizer.json' : 'no tokenizer files: type token ids below') +
       (ignored.length ? `. Not used: ${ignored.join(', ')}` : '') + '.',
     textLabel: 'Text (through the model\'s tokenizer)',
     idsLabel: 'Token ids (this model has no tokenizer files), separated by spaces or commas, e.g. 3 7 5',
@@ -611,6 +613,8 @@ en.models = {
     gridHint: 'Each row is a layer, each column a head. Click a small map (or Tab to it and press Enter) to enlarge it with its tokens and numbers.',
     layerShort: (l) => `L${l}`,
     headShort: (h) => `H${h}`,
+    kvShort: (g) => `kv${g}`,
+    gqaHint: (H, G) => `This model uses grouped-query attention (GQA): the ${H} query heads of each layer form ${G} groups of ${H / G}, each group sharing one key/value head (the kv number under each column; neighbouring groups are shaded apart).`,
     thumbLabel: (l, h) => `Layer ${l} head ${h}: enlarge`,
     bigTitle: (l, h, hide) => `layer ${l} · head ${h}${hide ? ' · first token left out, renormalised' : ''}`,
     bigNote: (l, h, n) => `Layer ${l}, head ${h}, ${n} tokens. Each row is a token looking at the others and adds up to 1; the causal mask covers the upper right.`,
@@ -622,7 +626,7 @@ en.models = {
       noVocab: () => 'merges.txt without vocab.json: GPT-2\'s tokenizer needs both.',
       memory: (m) => `Out of memory: the browser could not set aside the memory this model needs (${m}). Close some tabs and try again, or take a smaller model (distilgpt2).`,
       tooLarge: (m) => `This model is too large for WebAssembly's 4 GB of memory (${m}).`,
-      invalid: (m) => `This is not a usable GPT-2 checkpoint: ${m}`,
+      invalid: (m) => `This is not a usable checkpoint: ${m}`,
       refused: (m) => `The model refused this input: ${m}`,
       readFailed: (m) => `A file could not be read: ${m}`,
       other: (m) => `Something went wrong: ${m}`,

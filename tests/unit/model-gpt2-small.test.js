@@ -26,7 +26,7 @@ function gpt2SmallFile() {
   new DataView(file.buffer).setBigUint64(0, BigInt(text.length), true);
   file.set(new TextEncoder().encode(text), 8);
   let s = 2463534242;
-  for (const [name, shape] of shapes) {
+  for (const [name] of shapes) {
     const [begin, end] = header[name].data_offsets;
     const values = new Float32Array(file.buffer, 8 + text.length + begin, (end - begin) / 4);
     const base = /ln_[12f]\.weight$/.test(name) ? 1 : 0, scale = /bias$/.test(name) ? 0.01 : 0.04;

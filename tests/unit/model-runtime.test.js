@@ -5,7 +5,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRuntime } from '../../web/model/runtime.js';
-import { AttentionError } from '../../web/core/errors.js';
 import { assertClose, expectError } from '../helpers.js';
 
 const KINDS = ['wte', 'wpe', 'ln1_w', 'ln1_b', 'qkv_w', 'qkv_b', 'attproj_w', 'attproj_b',

@@ -12,7 +12,8 @@ import { parseArgs } from 'node:util';
 import { renderHeatmap } from '../web/heatmap/heatmap.js';
 
 const USAGE = `Usage: attnmap svg --q JSON --k JSON [options] > heatmap.svg
-       attnmap model FOLDER --text TEXT [options] > heatmap.svg   (see attnmap model --help)
+       attnmap model FOLDER|ORG/NAME --text TEXT [options] > heatmap.svg   (see attnmap model --help)
+       attnmap cache                     the Hugging Face cache's models attnmap can load
 
 Computes the attention weights softmax(q·kᵀ · scale) with the WebAssembly core and writes
 them to stdout as a standalone SVG heatmap: rows are queries (who is looking), columns are
@@ -89,7 +90,7 @@ function parse(argv) {
   if (values.help) return { help: true };
   if (values.version) return { version: true };
   if (positionals.length === 0) usage('missing command: expected "attnmap svg --q JSON --k JSON" (see attnmap --help)');
-  if (positionals[0] !== 'svg') usage(`unknown command ${JSON.stringify(positionals[0])}: expected "svg" or "model" (see attnmap --help)`);
+  if (positionals[0] !== 'svg') usage(`unknown command ${JSON.stringify(positionals[0])}: expected "svg", "model" or "cache" (see attnmap --help)`);
   if (positionals.length > 1) {
     usage(`unexpected argument ${JSON.stringify(positionals[1])}: values go after an option, e.g. --q '[[1,0]]' (see attnmap --help)`);
   }
@@ -154,6 +155,7 @@ const plural = (k, one, many) => `${k} ${k === 1 ? one : many}`;
 
 async function main(argv) {
   if (argv[0] === 'model') return runModelCommand(argv.slice(1));
+  if (argv[0] === 'cache') return runCacheCommand(argv.slice(1));
   const args = parse(argv);
   if (args.help) { process.stdout.write(USAGE); return 0; }
   if (args.version) { process.stdout.write(`${version()}\n`); return 0; }
@@ -273,6 +275,13 @@ function heatmapSvg(weights, { rowLabels, colLabels }, args, { lang, decimals, m
     throw e;
   }
   return budget(svg, maxBytes, 'the SVG', 'use fewer or shorter tokens');
+}
+
+// attnmap cache: bin/cache.js
+async function runCacheCommand(argv) {
+  const { runCache } = await import('./cache.js');
+  process.stdout.write(await runCache(argv, { usage }));
+  return 0;
 }
 
 // attnmap model FOLDER ...: bin/model.js (loaded only for this command)

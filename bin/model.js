@@ -11,7 +11,10 @@ Runs a checkpoint on the text and writes one head's attention weights as an SVG 
 rows are the tokens looking, columns the tokens looked at. FOLDER is a checkpoint folder of
 GPT-2 or the LLaMA family (Llama 3, SmolLM2, Qwen2.5, Qwen3): config.json; model.safetensors,
 or model.safetensors.index.json and its shards; tokenizer.json, or vocab.json + merges.txt, or
-vocab.txt. Or the name of the model shipped with attnmap: toy-zh.
+vocab.txt. Or the name of the model shipped with attnmap: toy-zh. Or a Hugging Face repo
+id (ORG/NAME): read from the Hugging Face cache (the one Python's transformers fills), else
+downloaded into it, with a progress bar on a terminal (HF_HUB_OFFLINE=1: the cache only;
+HF_TOKEN: for gated models; HF_ENDPOINT: another hub; see attnmap cache).
 
 Options:
   --text TEXT          the text, tokenised with the checkpoint's own tokenizer
@@ -110,7 +113,8 @@ export async function runModel(argv, cli) {
   const { args, folder, lang, decimals, maxBytes } = readArgs(argv, cli);
   if (args.help) return MODEL_USAGE;
   const { loadModel } = await import('../web/model/model-node.js');
-  const model = await loadModel(folder);
+  const { progressBar } = await import('./progress.js');
+  const model = await loadModel(folder, { onProgress: progressBar(process.stderr) });
   try {
     const { n_layer: L, n_head: H } = model.config;
     const layer = intArg(args.layer, '--layer', L - 1), head = intArg(args.head, '--head', H - 1);

@@ -78,7 +78,7 @@ const COMMON = { bundle: true, format: 'iife', platform: 'browser', target: ['es
 
 /** web/dist/attnmap-model.js (bytes). */
 async function buildModelScript() {
-  const entry = "export { loadModel, AttentionError } from './web/model/model.js';\n" +
+  const entry = "export { loadModel, loadTokenizer, AttentionError, hubSize, cachedModels, deleteCachedModel } from './web/model/model.js';\n" +
     "export { fetchCheckpoint, ModelFetchError } from './web/model/fetch-checkpoint.js';\n" +
     "export { openModel, attentionOf } from './web/model/element-support.js';\n";
   const result = await esbuild.build({

@@ -206,14 +206,15 @@ export type AttentionErrorCode =
   | 'NON_FINITE'        // NaN or ±Infinity in an input, or a result that overflows float32
   | 'TOO_LARGE'         // the buffers cannot fit in 4 GiB of wasm32 memory
   | 'OUT_OF_MEMORY'     // the engine refused to grow memory
-  | 'INVALID_MODEL';    // attnmap/model: a checkpoint (config, tensors, vocabulary) that is broken or not supported
+  | 'INVALID_MODEL'     // attnmap/model: a checkpoint (config, tensors, vocabulary) that is broken or not supported
+  | 'FETCH_FAILED';     // attnmap/model: a file that could not be fetched (an HTTP status, the network, the hub)
 
 export const ErrorCode: Readonly<{ [K in AttentionErrorCode]: K }>;
 
 /** Thrown for every bad input; the instance stays usable afterwards. */
 export class AttentionError extends Error {
   constructor(code: AttentionErrorCode, message: string);
-  readonly name: 'AttentionError';
+  readonly name: 'AttentionError' | 'ModelFetchError';
   /** Stable across versions. */
   readonly code: AttentionErrorCode;
 }

@@ -9,6 +9,7 @@ export const ErrorCode = Object.freeze({
   TOO_LARGE: 'TOO_LARGE',
   OUT_OF_MEMORY: 'OUT_OF_MEMORY',
   INVALID_MODEL: 'INVALID_MODEL',
+  FETCH_FAILED: 'FETCH_FAILED',
 });
 
 export class AttentionError extends Error {

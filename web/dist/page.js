@@ -44,7 +44,8 @@
     NON_FINITE: "NON_FINITE",
     TOO_LARGE: "TOO_LARGE",
     OUT_OF_MEMORY: "OUT_OF_MEMORY",
-    INVALID_MODEL: "INVALID_MODEL"
+    INVALID_MODEL: "INVALID_MODEL",
+    FETCH_FAILED: "FETCH_FAILED"
   });
   var AttentionError = class extends Error {
     constructor(code, message, options) {
@@ -58,13 +59,13 @@
   };
   function asError(e, what) {
     if (e instanceof AttentionError) return e;
-    let text;
+    let text2;
     try {
-      text = e && e.message ? e.message : String(e);
+      text2 = e && e.message ? e.message : String(e);
     } catch {
-      text = "an exception that cannot be shown";
+      text2 = "an exception that cannot be shown";
     }
-    return new AttentionError(ErrorCode.INVALID_ARGUMENT, `${what}: ${text}`, { cause: e });
+    return new AttentionError(ErrorCode.INVALID_ARGUMENT, `${what}: ${text2}`, { cause: e });
   }
   function guarded(op, fn) {
     return function(inputs, options) {
@@ -1524,13 +1525,13 @@
   var PAD = 12;
   function draw(rows, cols, values, o) {
     const L = layout(rows, cols, values, o);
-    const text = cellText(rows, cols, o);
+    const text2 = cellText(rows, cols, o);
     return [
-      ...root(rows, cols, values, L, o, text),
+      ...root(rows, cols, values, L, o, text2),
       defs(L, o),
       ...titles(L, o),
       ...axisLabels(L, o),
-      ...cells(rows, cols, values, L, o, text),
+      ...cells(rows, cols, values, L, o, text2),
       legend(L, o),
       maskedKey(L, o),
       focusRing(L, o),
@@ -1651,12 +1652,12 @@
     const label = (l) => isolate(cut(clean(l), cellMax));
     return { rowCell: o.rowLabels.map(label), colCell: o.colLabels.map(label) };
   }
-  function root(rows, cols, values, L, o, text) {
+  function root(rows, cols, values, L, o, text2) {
     const { vx, vy, W, H } = L;
     const grid = o.role === "grid" ? ` aria-rowcount="${rows}" aria-colcount="${cols}"` : "";
     const out = [`<svg xmlns="http://www.w3.org/2000/svg" class="attnmap${o.standalone ? " attnmap-standalone" : ""}" width="${W}" height="${H}" viewBox="${vx} ${vy} ${W} ${H}" role="${o.role}"${grid} aria-label="${esc(L.fullTitle + o.t.size(rows, cols))}" lang="${o.t.htmlLang}"` + (o.standalone ? ` font-family="${esc(FONT_STACK)}" color="#1f2328"` : "") + ">"];
     out.push(`<title>${esc(L.fullTitle)}</title>`);
-    out.push(`<desc>${esc(o.description ?? description(rows, cols, values, L, o, text))}</desc>`);
+    out.push(`<desc>${esc(o.description ?? description(rows, cols, values, L, o, text2))}</desc>`);
     FULL_API: if (o.standalone) {
       out.push(`<style>.attnmap{font-family:${FONT_STACK};color:#1f2328;max-width:100%;height:auto}.attnmap .attnmap-bg{fill:#ffffff}@media (prefers-color-scheme:dark){.attnmap{color:#e6edf3}.attnmap .attnmap-bg{fill:#0d1117}}</style>`);
       out.push(`<rect class="attnmap-bg" x="${vx}" y="${vy}" width="${W}" height="${H}" fill="#ffffff"/>`);
@@ -1734,20 +1735,20 @@
       "</g>"
     ];
   }
-  function cells(rows, cols, values, L, o, text) {
+  function cells(rows, cols, values, L, o, text2) {
     const out = ['<g class="cells">'];
     for (let i = 0; i < rows; i++) {
       if (o.role === "grid") out.push(`<g role="row" aria-rowindex="${i + 1}" aria-label="${esc(clean(o.rowLabels[i]))}">`);
-      for (let j = 0; j < cols; j++) out.push(cell(i, j, i * cols + j, values, L, o, text));
+      for (let j = 0; j < cols; j++) out.push(cell(i, j, i * cols + j, values, L, o, text2));
       if (o.role === "grid") out.push("</g>");
     }
     out.push("</g>");
     return out;
   }
-  function cell(i, j, p, values, L, o, text) {
+  function cell(i, j, p, values, L, o, text2) {
     const { cs, gap } = L;
     const v = values[p], isMasked = o.masked ? o.masked[p] === 1 : false;
-    const label = cellLabel(i, j, v, isMasked, o, text);
+    const label = cellLabel(i, j, v, isMasked, o, text2);
     const x = j * cs + gap / 2, y = i * cs + gap / 2, s2 = cs - gap;
     const rgb = colour(v, o);
     const fill = isMasked ? `url(#${id(o, "hatch")})` : toHex(rgb);
@@ -2681,6 +2682,36 @@
       }
     }
   };
+  zh3.models.hub = {
+    label: "\u6216\u8005\u4ECE Hugging Face \u52A0\u8F7D\uFF08\u8F93\u5165\u6A21\u578B id\uFF09",
+    check: "\u67E5\u770B\u5927\u5C0F",
+    go: "\u4E0B\u8F7D\u5E76\u52A0\u8F7D",
+    cancel: "\u53D6\u6D88",
+    noId: "\u8BF7\u8F93\u5165\u6A21\u578B id\uFF0C\u4F8B\u5982 Qwen/Qwen2.5-0.5B\u3002",
+    checking: (id2) => `\u6B63\u5728\u5411 Hugging Face \u67E5\u8BE2 ${id2} \u7684\u6587\u4EF6\u2026\u2026`,
+    ask: (id2, size, n2) => `${id2}\uFF1A\u8981\u4E0B\u8F7D ${n2} \u4E2A\u6587\u4EF6\uFF0C\u5171 ${size}\u3002\u4E0B\u8F7D\u540E\u4FDD\u5B58\u5728\u6D4F\u89C8\u5668\u91CC\uFF0C\u4E0B\u6B21\u4E0D\u7528\u8054\u7F51\u3002`,
+    progress: (file, read, total) => `\u6B63\u5728\u4E0B\u8F7D ${file}\uFF1A${read} / ${total}`,
+    cancelled: "\u5DF2\u53D6\u6D88\u4E0B\u8F7D\u3002",
+    failed: (m) => `\u6CA1\u80FD\u4ECE Hugging Face \u52A0\u8F7D\uFF1A${m}`,
+    cachedTitle: "\u5DF2\u4FDD\u5B58\u5728\u8FD9\u4E2A\u6D4F\u89C8\u5668\u91CC\u7684\u6A21\u578B\uFF08\u52A0\u8F7D\u65F6\u4E0D\u7528\u8054\u7F51\uFF09\uFF1A",
+    delete: "\u5220\u9664",
+    deleteLabel: (repo) => `\u4ECE\u6D4F\u89C8\u5668\u91CC\u5220\u9664 ${repo}`
+  };
+  en3.models.hub = {
+    label: "Or load from Hugging Face (a model id)",
+    check: "Check size",
+    go: "Download and load",
+    cancel: "Cancel",
+    noId: "Type a model id, such as Qwen/Qwen2.5-0.5B.",
+    checking: (id2) => `Asking Hugging Face for ${id2}'s files\u2026`,
+    ask: (id2, size, n2) => `${id2}: ${n2} files to download, ${size} in all. They stay in this browser: the next visit needs no network.`,
+    progress: (file, read, total) => `Downloading ${file}: ${read} of ${total}`,
+    cancelled: "Download cancelled.",
+    failed: (m) => `Could not load from Hugging Face: ${m}`,
+    cachedTitle: "Models kept in this browser (they load without the network):",
+    delete: "Delete",
+    deleteLabel: (repo) => `Delete ${repo} from this browser`
+  };
 
   // web/page/page-state.js
   var D_MODEL = 8;
@@ -2715,8 +2746,8 @@
   var FLT_MAX3 = 34028234663852886e22;
   var BAD_CHAR = /[\u0000-\u001f\u007f-\u009f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
   var NUMBER = /^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i;
-  function splitTokens(text) {
-    const tokens = String(text).trim().split(/\s+/u).filter(Boolean);
+  function splitTokens(text2) {
+    const tokens = String(text2).trim().split(/\s+/u).filter(Boolean);
     if (tokens.length === 0) return { error: "empty", count: 0 };
     if (tokens.length > MAX_TOKENS) return { error: "tooMany", count: tokens.length };
     for (const t of tokens) {
@@ -2739,8 +2770,8 @@
     if (!NUMBER.test(s2)) return NaN;
     return Number(s2);
   }
-  function parseX(text, n2) {
-    const rows = text.split(";");
+  function parseX(text2, n2) {
+    const rows = text2.split(";");
     if (rows.length !== n2) return null;
     const x = [];
     for (const row of rows) {
@@ -2816,8 +2847,8 @@
     if (state2.temp !== void 0 && state2.temp !== 1) p.set("temp", String(state2.temp));
     if (state2.colour && state2.colour !== "unit") p.set("colour", state2.colour);
   }
-  function parseSeed(text) {
-    const s2 = String(text).trim();
+  function parseSeed(text2) {
+    const s2 = String(text2).trim();
     if (!/^[0-9.e+]+$/i.test(s2)) return null;
     const v = Number(s2);
     return Number.isInteger(v) && v >= 0 && v <= MAX_SEED2 ? v : null;
@@ -2840,15 +2871,15 @@
       const r = splitTokens(ts.join(" "));
       out.push({ field: "t", reason: r.error ?? "space", count: ts.length, value: shown(r.token ?? ts.find((t) => /\s/u.test(t)) ?? "") });
     }
-    const check = (key, ok) => {
+    const check2 = (key, ok) => {
       const v = p.get(key);
       if (v !== null && !ok(v)) out.push({ field: key, value: shown(v) });
     };
-    check("seed", (v) => String(state2.seed) === v.replace(/^0+(?=\d)/, ""));
-    check("dk", (v) => String(state2.dk) === v);
-    check("causal", (v) => ["0", "1", "true", "false"].includes(v));
-    check("heads", (v) => String(state2.heads) === v);
-    check("lang", (v) => state2.lang === v);
+    check2("seed", (v) => String(state2.seed) === v.replace(/^0+(?=\d)/, ""));
+    check2("dk", (v) => String(state2.dk) === v);
+    check2("causal", (v) => ["0", "1", "true", "false"].includes(v));
+    check2("heads", (v) => String(state2.heads) === v);
+    check2("lang", (v) => state2.lang === v);
     const x = p.get("x");
     if (x !== null && !state2.x) {
       const rows = x.split(";");
@@ -3853,12 +3884,12 @@
     $2("trained-grid").replaceChildren(fig);
     $2("trained-grid").dataset.mode = "random";
   }
-  function toyIds(model2, text, R) {
-    const ids = model2.encode(text);
+  function toyIds(model2, text2, R) {
+    const ids = model2.encode(text2);
     const labels = model2.tokens(ids);
     if (labels.includes("[UNK]")) {
-      const unknown = [...new Set(Array.from(text).filter((c) => c.trim() && model2.tokens(model2.encode(c)).includes("[UNK]")))];
-      return { problem: R.unknown(unknown.length ? unknown.join(" ") : text, knownChars(model2)) };
+      const unknown = [...new Set(Array.from(text2).filter((c) => c.trim() && model2.tokens(model2.encode(c)).includes("[UNK]")))];
+      return { problem: R.unknown(unknown.length ? unknown.join(" ") : text2, knownChars(model2)) };
     }
     if (!ids.length) return { problem: R.empty };
     if (ids.length > model2.config.n_positions) return { problem: R.tooLong(ids.length, model2.config.n_positions) };
@@ -3984,8 +4015,8 @@
     for (const entry of entries) await walk(entry, 0);
     return files;
   }
-  function parseIds(text) {
-    const m = /^\s*\[?([\d\s,]*)\]?\s*$/.exec(text);
+  function parseIds(text2) {
+    const m = /^\s*\[?([\d\s,]*)\]?\s*$/.exec(text2);
     if (!m) return null;
     const ids = m[1].split(/[\s,]+/).filter(Boolean).map(Number);
     return ids.length && ids.every(Number.isSafeInteger) ? ids : null;
@@ -4037,6 +4068,124 @@
     svg.insertAdjacentHTML("beforeend", thumbRow(row, n2 - 1, scale));
   }
 
+  // web/page/page-hub.js
+  var importModel = () => classicImport("attnmap-model.js", "__attnmapModel", void 0, "page.js");
+  function createHubPanel(env, { adopt: adopt2, busy }) {
+    const s2 = { abort: null, id: "", size: null };
+    return { bind: (anchor) => bind2(env, s2, anchor, { adopt: adopt2, busy }), render: () => render2(env, s2) };
+  }
+  function bind2(env, s2, anchor, hooks) {
+    const { $: $2, h: h2 } = env;
+    anchor.after(h2(
+      "div",
+      { id: "hub", class: "card hub" },
+      h2("label", { for: "hub-id", id: "hub-label", class: "seg-label" }),
+      h2(
+        "div",
+        { class: "hub-row" },
+        h2("input", { id: "hub-id", name: "hub-id", type: "text", autocomplete: "off", spellcheck: "false", placeholder: "Qwen/Qwen2.5-0.5B" }),
+        h2("button", { id: "hub-check", type: "button" })
+      ),
+      h2("p", { id: "hub-ask", class: "note", hidden: true }, h2("span", { id: "hub-ask-text" }), " ", h2("button", { id: "hub-go", type: "button" })),
+      h2("div", { class: "hub-row" }, h2("progress", { id: "hub-progress", hidden: true }), h2("button", { id: "hub-cancel", type: "button", hidden: true })),
+      h2("p", { id: "hub-status", class: "note", "aria-live": "polite" }),
+      h2("p", { id: "hub-msg", class: "msg error", role: "alert" }),
+      h2("p", { id: "hub-cached-title", class: "note" }),
+      h2("ul", { id: "hub-cached", class: "hub-cached" })
+    ));
+    $2("hub-check").addEventListener("click", () => check(env, s2, hooks));
+    $2("hub-id").addEventListener("keydown", (e) => {
+      if (e.key === "Enter") check(env, s2, hooks);
+    });
+    $2("hub-go").addEventListener("click", () => download(env, s2, hooks));
+    $2("hub-cancel").addEventListener("click", () => s2.abort?.abort());
+    $2("hub-cached").addEventListener("click", async (e) => {
+      const b = e.target.closest("button[data-repo]");
+      if (!b) return;
+      await (await importModel()).deleteCachedModel(b.dataset.repo);
+      listCached(env);
+    });
+    listCached(env);
+  }
+  var text = (env, id2, value) => {
+    env.$(id2).textContent = value;
+  };
+  async function check(env, s2, hooks) {
+    const H = env.getT().models.hub, id2 = env.$("hub-id").value.trim();
+    text(env, "hub-msg", "");
+    env.$("hub-ask").hidden = true;
+    if (!id2) return text(env, "hub-msg", H.noId);
+    if (hooks.busy()) return void 0;
+    text(env, "hub-status", H.checking(id2));
+    try {
+      const m = await importModel();
+      const cached = (await m.cachedModels()).some((c) => c.repo === id2);
+      if (cached) return download(env, s2, hooks, id2);
+      const { total, files } = await m.hubSize(id2);
+      Object.assign(s2, { id: id2, size: total });
+      text(env, "hub-ask-text", H.ask(id2, formatBytes2(total), files.length));
+      text(env, "hub-go", H.go);
+      env.$("hub-ask").hidden = false;
+      text(env, "hub-status", "");
+    } catch (e) {
+      text(env, "hub-status", "");
+      text(env, "hub-msg", H.failed(e.message ?? String(e)));
+    }
+    return void 0;
+  }
+  async function download(env, s2, hooks, id2 = s2.id) {
+    const { $: $2 } = env, H = env.getT().models.hub;
+    $2("hub-ask").hidden = true;
+    s2.abort = new AbortController();
+    $2("hub-progress").hidden = $2("hub-cancel").hidden = false;
+    $2("hub-progress").max = s2.size ?? 1;
+    const done = /* @__PURE__ */ new Map();
+    try {
+      const { loadModel } = await importModel();
+      const model2 = await loadModel(id2, {
+        signal: s2.abort.signal,
+        onProgress: ({ file, loaded, total }) => {
+          done.set(file, loaded);
+          $2("hub-progress").value = [...done.values()].reduce((a, b) => a + b, 0);
+          text(env, "hub-status", H.progress(file, formatBytes2(loaded), formatBytes2(total)));
+        }
+      });
+      text(env, "hub-status", "");
+      hooks.adopt(model2, id2);
+    } catch (e) {
+      text(env, "hub-status", "");
+      text(env, "hub-msg", s2.abort.signal.aborted ? H.cancelled : H.failed(e.message ?? String(e)));
+    } finally {
+      $2("hub-progress").hidden = $2("hub-cancel").hidden = true;
+      s2.abort = null;
+      listCached(env);
+    }
+  }
+  async function listCached(env) {
+    const { $: $2, h: h2 } = env, H = env.getT().models.hub;
+    let list = [];
+    try {
+      list = await (await importModel()).cachedModels();
+    } catch {
+    }
+    $2("hub-cached-title").textContent = list.length ? H.cachedTitle : "";
+    $2("hub-cached").replaceChildren(...list.map((c) => h2(
+      "li",
+      { "data-repo": c.repo },
+      h2("code", {}, c.repo),
+      ` ${c.revision} \xB7 ${formatBytes2(c.bytes)} `,
+      h2("button", { type: "button", "data-repo": c.repo, "aria-label": H.deleteLabel(c.repo) }, H.delete)
+    )));
+  }
+  function render2(env) {
+    const H = env.getT().models.hub;
+    text(env, "hub-label", H.label);
+    text(env, "hub-check", H.check);
+    text(env, "hub-cancel", H.cancel);
+    text(env, "hub-go", H.go);
+    listCached(env);
+  }
+
   // web/page/page-checkpoint.js
   var MAX_GRID_TOKENS = 64;
   var DEFAULT_TEXT = { bpe: "The cat ate the fish because it was hungry", wordpiece: "\u732B\u5403\u9C7C", "tokenizer.json": "\u6211\u770B\u89C1\u90A3\u53EA\u732B\u5728\u5403\u9C7C", none: "0 1 2 3 4 5" };
@@ -4053,11 +4202,11 @@
       textTimer: 0,
       loading: false
     };
-    return { bind: () => bind2(env, s2), render: () => renderTexts(env, s2) };
+    return { bind: () => bind3(env, s2), render: () => renderTexts(env, s2) };
   }
-  function bind2(env, s2) {
+  function bind3(env, s2) {
     const { $: $2, h: h2 } = env;
-    const check = (id2) => h2("label", { class: "switch" }, h2("input", { id: id2, name: id2, type: "checkbox", role: "switch" }), h2("span", { id: `${id2}-label` }));
+    const check2 = (id2) => h2("label", { class: "switch" }, h2("input", { id: id2, name: id2, type: "checkbox", role: "switch" }), h2("span", { id: `${id2}-label` }));
     $2("checkpoint").setAttribute("aria-labelledby", "checkpoint-title");
     $2("checkpoint").replaceChildren(
       h2("p", { id: "checkpoint-kicker", class: "preview" }),
@@ -4083,7 +4232,7 @@
           h2("input", { id: "model-text", name: "model-text", type: "text", autocomplete: "off", spellcheck: "false", "aria-describedby": "model-text-msg" }),
           h2("p", { id: "model-text-msg", class: "msg", "aria-live": "polite" })
         ),
-        h2("div", { class: "ckpt-options" }, check("model-log"), check("model-hide-first")),
+        h2("div", { class: "ckpt-options" }, check2("model-log"), check2("model-hide-first")),
         h2("p", { id: "model-options-note", class: "note" }),
         h2(
           "div",
@@ -4105,6 +4254,8 @@
     );
     bindFiles(env, s2);
     bindModelControls(env, s2);
+    s2.hub = createHubPanel(env, { adopt: (model2, name) => adopt(env, s2, model2, name, []), busy: () => s2.loading });
+    s2.hub.bind($2("checkpoint-drop"));
   }
   function bindFiles(env, s2) {
     const { $: $2 } = env;
@@ -4172,29 +4323,17 @@
       progress.hidden = false;
       progress.max = weightsSize(picked.weights);
       progress.value = 0;
-      const text = (f) => f ? f.text() : void 0;
+      const text2 = (f) => f ? f.text() : void 0;
       const [config, tokenizer, tokenizerConfig, vocab, merges, vocabTxt] = await Promise.all(
-        [picked.config, picked.tokenizer, picked.tokenizerConfig, picked.vocab, picked.merges, picked.vocabTxt].map(text)
+        [picked.config, picked.tokenizer, picked.tokenizerConfig, picked.vocab, picked.merges, picked.vocabTxt].map(text2)
       );
       status.textContent = C2.starting(formatBytes2(progress.max));
       await nextTask();
       const { loadModel } = await classicImport("attnmap-model.js", "__attnmapModel", void 0, "page.js");
       const tokenizerFiles = tokenizer !== void 0 ? { tokenizer, tokenizerConfig } : vocab !== void 0 ? { vocab, merges } : vocabTxt !== void 0 ? { vocabTxt } : {};
       const model2 = await loadModel({ config, weights: picked.weights, ...tokenizerFiles }, { onProgress: readProgress(env, progress, status) });
-      s2.model?.dispose();
-      s2.model = model2;
-      s2.name = modelName(config, picked.weights.index ?? picked.weights);
-      s2.big = { layer: 0, head: 0 };
-      s2.run = null;
-      status.textContent = C2.loaded(s2.name, model2.config, model2.tokenizer, picked.ignored);
       progress.hidden = true;
-      $2("checkpoint-model").hidden = false;
-      const t = $2("model-text");
-      const kind = model2.tokenizer ?? "none";
-      if (!t.value || !t.dataset.typed || kind !== s2.kind) t.value = DEFAULT_TEXT[kind];
-      s2.kind = kind;
-      renderTexts(env, s2);
-      compute(env, s2);
+      adopt(env, s2, model2, modelName(config, picked.weights.index ?? picked.weights), picked.ignored);
     } catch (e) {
       progress.hidden = true;
       status.textContent = "";
@@ -4202,6 +4341,20 @@
     } finally {
       s2.loading = false;
     }
+  }
+  function adopt(env, s2, model2, name, ignored) {
+    const { $: $2 } = env;
+    stopGeneration(s2);
+    say(env, null);
+    s2.model?.dispose();
+    Object.assign(s2, { model: model2, name, big: { layer: 0, head: 0 }, run: null });
+    $2("checkpoint-status").textContent = env.getT().models.ckpt.loaded(name, model2.config, model2.tokenizer, ignored);
+    $2("checkpoint-model").hidden = false;
+    const t = $2("model-text"), kind = model2.tokenizer ?? "none";
+    if (!t.value || !t.dataset.typed || kind !== s2.kind) t.value = DEFAULT_TEXT[kind];
+    s2.kind = kind;
+    renderTexts(env, s2);
+    compute(env, s2);
   }
   function readProgress(env, progress, status) {
     const C2 = env.getT().models.ckpt, done = /* @__PURE__ */ new Map();
@@ -4233,12 +4386,12 @@
   }
   function readIds(env, s2) {
     const C2 = env.getT().models.ckpt;
-    const text = env.$("model-text").value;
+    const text2 = env.$("model-text").value;
     const m = s2.model;
     let ids;
-    if (m.tokenizer) ids = m.encode(text);
+    if (m.tokenizer) ids = m.encode(text2);
     else {
-      ids = parseIds(text);
+      ids = parseIds(text2);
       if (!ids) return { problem: C2.idsOnly(m.config.vocab_size) };
     }
     if (!ids.length) return { problem: C2.noTokens };
@@ -4446,6 +4599,7 @@
     $2("model-max-label").textContent = C2.maxLabel;
     $2("model-generate").textContent = C2.generate;
     $2("model-stop").textContent = C2.stop;
+    s2.hub?.render();
     const c = s2.model?.config;
     $2("checkpoint-grid-hint").textContent = C2.gridHint + (c && c.kvHeads < c.n_head ? ` ${C2.gqaHint(c.n_head, c.kvHeads)}` : "");
     if (s2.run) {
@@ -5105,7 +5259,7 @@
     const hash2 = "#" + formatHash(state);
     if (location.hash !== hash2) history.replaceState(null, "", hash2);
   }
-  function render2(fromLink = false) {
+  function render3(fromLink = false) {
     try {
       model = computeModel();
     } catch (e) {
@@ -5142,7 +5296,7 @@
     for (const el of document.querySelectorAll("#dk option")) el.textContent = el.value;
     renderSection5();
     checkpoint.render();
-    render2(fromLink);
+    render3(fromLink);
   }
   function resizeX(x, tokens) {
     if (!x) return null;
@@ -5150,7 +5304,7 @@
     const random = rowsOf(inputWeights({ ...state, tokens }).x);
     return Array.from({ length: n2 }, (_, i) => x[i] ? [...x[i]] : random[i]);
   }
-  function download(blob, name) {
+  function download2(blob, name) {
     const url = URL.createObjectURL(blob);
     const a = h("a", { href: url, download: name, hidden: true });
     document.body.append(a);
@@ -5186,13 +5340,13 @@ ${svg}</svg>
     const g = canvas.getContext("2d");
     g.drawImage(img, 0, 0, W * 2, H * 2);
     const blob = await new Promise((resolve, reject) => canvas.toBlob((b) => b ? resolve(b) : reject(new Error("canvas.toBlob gave nothing")), "image/png"));
-    download(blob, exportName("png"));
+    download2(blob, exportName("png"));
   }
   var flashTimers = /* @__PURE__ */ new WeakMap();
-  async function copyText(text, okMsg, msgEl) {
+  async function copyText(text2, okMsg, msgEl) {
     let said;
     try {
-      await navigator.clipboard.writeText(text);
+      await navigator.clipboard.writeText(text2);
       said = okMsg;
     } catch {
       said = T.copyFailed;
@@ -5227,7 +5381,7 @@ ${svg}</svg>
     input.removeAttribute("aria-invalid");
     xProblem = null;
     state.x = x.map((r) => r.map(Math.fround));
-    render2();
+    render3();
   }
   function bindControls() {
     $("controls").addEventListener("submit", (e) => e.preventDefault());
@@ -5254,7 +5408,7 @@ ${svg}</svg>
       if (JSON.stringify(r.tokens) === JSON.stringify(state.tokens)) return;
       if (r.tokens.length !== state.tokens.length) state.x = resizeX(state.x, r.tokens);
       state.tokens = r.tokens;
-      render2();
+      render3();
     });
     $("seed").addEventListener("input", () => {
       const v = parseSeed($("seed").value);
@@ -5269,7 +5423,7 @@ ${svg}</svg>
       msg.textContent = "";
       if (v === state.seed) return;
       state.seed = v;
-      render2();
+      render3();
     });
     $("seed-new").addEventListener("click", () => {
       let v;
@@ -5278,24 +5432,24 @@ ${svg}</svg>
       } while (v === state.seed);
       state.seed = v;
       syncControls();
-      render2();
+      render3();
     });
   }
   function bindSettings() {
     $("dk").replaceChildren(...DK_CHOICES.map((d) => h("option", { value: d }, String(d))));
     $("dk").addEventListener("change", () => {
       state.dk = Number($("dk").value);
-      render2();
+      render3();
     });
     $("causal").addEventListener("change", () => {
       state.causal = $("causal").checked;
-      render2();
+      render3();
     });
     $("reset").addEventListener("click", () => {
       state = { ...defaultState(), lang: state.lang };
       xProblem = null;
       syncControls();
-      render2();
+      render3();
     });
     $("lang").addEventListener("click", () => {
       state.lang = state.lang === "zh" ? "en" : "zh";
@@ -5319,7 +5473,7 @@ ${svg}</svg>
     $("reset-x").addEventListener("click", () => {
       state.x = null;
       xProblem = null;
-      render2();
+      render3();
     });
   }
   function bindActions() {
@@ -5328,7 +5482,7 @@ ${svg}</svg>
       showLinkNote();
     });
     $("export-svg").addEventListener("click", () => {
-      download(new Blob([standaloneSvg()], { type: "image/svg+xml" }), exportName("svg"));
+      download2(new Blob([standaloneSvg()], { type: "image/svg+xml" }), exportName("svg"));
     });
     $("export-png").addEventListener("click", () => {
       exportPng().catch((e) => {
@@ -5353,9 +5507,9 @@ ${svg}</svg>
       getAttn: () => attn,
       setHeads: (heads) => {
         state.heads = heads;
-        render2();
+        render3();
       },
-      copy: (text, button) => copyText(text, T.codeCopied, button)
+      copy: (text2, button) => copyText(text2, T.codeCopied, button)
     });
     mha.bind();
     bindTeach();
@@ -5365,12 +5519,12 @@ ${svg}</svg>
     words = createWordsSection({ ...env, setInput: (change) => {
       if (change.input && change.input !== state.input) state.x = null;
       Object.assign(state, change);
-      render2();
+      render3();
     } });
     step4 = createStep4(env);
     view = createHeatmapView({ ...env, set: (change) => {
       Object.assign(state, change);
-      render2();
+      render3();
     } });
     words.bind();
     step4.bind();

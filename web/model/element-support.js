@@ -18,7 +18,7 @@ const MAX_TOKENS = Math.floor(Math.sqrt(MAX_CELLS));   // one n×n map: 256 toke
 // fit in this many floats; a larger model computes the one head shown
 const KEEP_FLOATS = 4 * 1024 * 1024;
 
-const problem = (kind, e) => Object.assign(new Error(e.code ? `${e.code}: ${e.message}` : e.message ?? String(e)), { kind, hint: hintOf(e) });
+const problem = (kind, e) => Object.assign(new Error(e.code && e.name !== 'ModelFetchError' ? `${e.code}: ${e.message}` : e.message ?? String(e)), { kind, hint: hintOf(e) });
 
 // the hint under a model's failure: none for a broken file (the message says what is wrong),
 // { zh, en } by how the fetch failed, or undefined for the element's own (modelHint: no answer)

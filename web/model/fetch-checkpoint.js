@@ -18,10 +18,12 @@
 // an HTML page where a required file should be), a body that stops (no bytes for
 // options.stallMs, default 30 s) or breaks off, rejects with a ModelFetchError naming its URL and
 // the HTTP status; a file that is there but broken is loadModel's AttentionError (INVALID_MODEL).
+import { AttentionError, ErrorCode } from '../core/errors.js';
 
-export class ModelFetchError extends Error {
+/** An AttentionError (code FETCH_FAILED) with the file's URL and the HTTP status (0: no answer). */
+export class ModelFetchError extends AttentionError {
   constructor(message, url, status) {
-    super(message);
+    super(ErrorCode.FETCH_FAILED, message);
     this.name = 'ModelFetchError';
     this.url = url;
     this.status = status;       // 0: no HTTP answer

@@ -13,7 +13,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ErrorCode, AttentionError, fail, formatBytes } from '../core/errors.js';
+import { ErrorCode, AttentionError, fail, formatBytes, quote } from '../core/errors.js';
+import { parseRepoId } from './hub.js';
+import { hubSnapshot } from './hub-node.js';
 import { loadModel as loadFiles } from './model.js';
 import { makeSource } from './safetensors.js';
 import { stripBom } from './text-files.js';
@@ -138,6 +140,14 @@ export function readCheckpointFolder(folder) {
   return { files, close };
 }
 
+// a folder on disk, a shipped model's, or a hub repo's snapshot in the cache (downloaded if need be)
+async function folderOf(source, options) {
+  if (fs.existsSync(source)) return source;
+  if (SHIPPED.has(source)) return path.join(MODELS, source);
+  if (parseRepoId(source)) return (await hubSnapshot(source, options)).dir;
+  return fail(ErrorCode.INVALID_ARGUMENT, `loadModel: ${quote(source)} is not a folder, a URL, a shipped model (${[...SHIPPED].join(', ')}) or a Hugging Face repo id such as "Qwen/Qwen2.5-0.5B"`);
+}
+
 // the checkpoints shipped in the package (web/models/NAME/), by name
 const SHIPPED = new Set(['toy-zh']);
 const MODELS = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'models');
@@ -145,15 +155,18 @@ const MODELS = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'mo
 /**
  * loadModel(files) as in model.js; loadModel(folder) with the path of a checkpoint folder;
  * loadModel('toy-zh'), a model shipped in the package (when no folder of that name is there);
- * loadModel('https://…/folder/'), fetched (fetch-checkpoint.js; options { files, stallMs }).
+ * loadModel('https://…/folder/'), fetched (fetch-checkpoint.js; options { files, stallMs });
+ * loadModel('Qwen/Qwen2.5-0.5B'), a repo on the Hugging Face Hub: from the cache Python's
+ * transformers shares, or downloaded into it (hub-node.js; options { revision, offline,
+ * cacheDir, hubUrl, token, onProgress }).
  */
 export async function loadModel(source, options = {}) {
-  if (typeof source !== 'string') return loadFiles(source);
+  if (typeof source !== 'string') return loadFiles(source, options);
   if (/^https?:\/\//i.test(source)) return loadFiles(source, options);
-  const folder = SHIPPED.has(source) && !fs.existsSync(source) ? path.join(MODELS, source) : source;
+  const folder = await folderOf(source, options);
   const { files, close } = readCheckpointFolder(folder);
   try {
-    return await loadFiles(files);
+    return await loadFiles(files, { onProgress: options.onProgress });
   } finally {
     close();
   }

@@ -107,8 +107,8 @@ export interface FetchOptions {
   stallMs?: number;
 }
 
-/** A file of a checkpoint folder that could not be fetched: its URL and HTTP status (0: no answer). */
-export class ModelFetchError extends Error {
+/** A file of a checkpoint folder that could not be fetched: its URL and HTTP status (0: no answer). An AttentionError with code FETCH_FAILED. */
+export class ModelFetchError extends AttentionError {
   readonly name: 'ModelFetchError';
   readonly url: string;
   readonly status: number;

@@ -32,6 +32,8 @@ import { readSampling } from './sample.js';
 import { generate, readPrompt, slotsByHead } from './generate.js';
 import { idsArg } from '../core/args.js';
 import { fetchCheckpoint, ModelFetchError } from './fetch-checkpoint.js';
+import { parseRepoId } from './hub.js';
+import { hubFiles } from './hub-browser.js';
 
 const FILES = ['config', 'weights', 'vocab', 'merges', 'vocabTxt', 'lowercase', 'tokenizer', 'tokenizerConfig', 'wasm'];
 
@@ -62,11 +64,7 @@ function readFiles(files) {
  * could not be fetched, with its URL and HTTP status).
  */
 export async function loadModel(files, options = {}) {
-  if (typeof files === 'string') {
-    const base = globalThis.document?.baseURI ?? globalThis.location?.href;
-    const { onProgress, ...fetching } = options;
-    return loadModel(await fetchCheckpoint(files, base, fetching), { onProgress });
-  }
+  if (typeof files === 'string') return loadByName(files, options ?? {});
   let parts;
   try {
     const f = readFiles(files);
@@ -88,6 +86,21 @@ export async function loadModel(files, options = {}) {
     throw e;
   }
   return makeModel(rt, parts.config, parts.tokenizer);
+}
+
+// A string: a Hugging Face repo id ('Qwen/Qwen2.5-0.5B': hub-browser.js, the Cache API first), or
+// a folder's URL, which a relative one tells apart by starting with "." or "/" or ending with "/"
+// ('./models/gpt2/', '/gpt2/', 'gpt2/')
+const isFolderUrl = (s) => /^[./]|\/$|^[a-z][a-z0-9+.-]*:/i.test(s);
+
+async function loadByName(name, options) {
+  const { onProgress, revision, hubUrl, token, cache, signal, ...fetching } = options;
+  const repo = isFolderUrl(name) ? null : parseRepoId(name);
+  if (repo) {
+    return loadModel(await hubFiles(repo, { onProgress, revision, hubUrl, token, cache, signal }), { onProgress });
+  }
+  const base = globalThis.document?.baseURI ?? globalThis.location?.href;
+  return loadModel(await fetchCheckpoint(name, base, fetching), { onProgress });
 }
 
 // the checkpoint's tokenizer (load-tokenizer.js), or null when it has no tokenizer files
@@ -175,3 +188,4 @@ function makeModel(rt, config, tokenizer) {
 }
 
 export { AttentionError, ModelFetchError, fetchCheckpoint, loadTokenizer };
+export { hubSize, cachedModels, deleteCachedModel } from './hub-browser.js';

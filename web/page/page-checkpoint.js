@@ -17,6 +17,7 @@
 import { renderHeatmap } from '../heatmap/heatmap.js';
 import { sortCheckpointFiles, weightsSize, dropFiles, parseIds, formatBytes } from './page-files.js';
 import { thumbSvg, appendThumbRow, LOG_FLOOR } from './page-thumbs.js';
+import { createHubPanel } from './page-hub.js';
 
 export const MAX_GRID_TOKENS = 64;     // the grid of GPT-2 small (144 heads) stays light below this
 const DEFAULT_TEXT = { bpe: 'The cat ate the fish because it was hungry', wordpiece: '猫吃鱼', 'tokenizer.json': '我看见那只猫在吃鱼', none: '0 1 2 3 4 5' };
@@ -66,6 +67,8 @@ function bind(env, s) {
         h('figure', { class: 'card figure ckpt-big-card' }, h('div', { id: 'checkpoint-big', class: 'ckpt-big' }), h('figcaption', { id: 'checkpoint-big-note', class: 'note' })))));
   bindFiles(env, s);
   bindModelControls(env, s);
+  s.hub = createHubPanel(env, { adopt: (model, name) => adopt(env, s, model, name, []), busy: () => s.loading });
+  s.hub.bind($('checkpoint-drop'));
 }
 
 function bindFiles(env, s) {
@@ -134,20 +137,8 @@ async function load(env, s, files) {
     const { loadModel } = await import('../model/model.js');
     const tokenizerFiles = tokenizer !== undefined ? { tokenizer, tokenizerConfig } : vocab !== undefined ? { vocab, merges } : vocabTxt !== undefined ? { vocabTxt } : {};
     const model = await loadModel({ config, weights: picked.weights, ...tokenizerFiles }, { onProgress: readProgress(env, progress, status) });
-    s.model?.dispose();
-    s.model = model;
-    s.name = modelName(config, picked.weights.index ?? picked.weights);
-    s.big = { layer: 0, head: 0 };
-    s.run = null;
-    status.textContent = C.loaded(s.name, model.config, model.tokenizer, picked.ignored);
     progress.hidden = true;
-    $('checkpoint-model').hidden = false;
-    const t = $('model-text');
-    const kind = model.tokenizer ?? 'none';
-    if (!t.value || !t.dataset.typed || kind !== s.kind) t.value = DEFAULT_TEXT[kind];     // another kind of tokenizer: its own example
-    s.kind = kind;
-    renderTexts(env, s);
-    compute(env, s);
+    adopt(env, s, model, modelName(config, picked.weights.index ?? picked.weights), picked.ignored);
   } catch (e) {
     progress.hidden = true;
     status.textContent = '';
@@ -155,6 +146,22 @@ async function load(env, s, files) {
   } finally {
     s.loading = false;
   }
+}
+
+/** A loaded model becomes the section's: the status line, the text's example, the grid. */
+function adopt(env, s, model, name, ignored) {
+  const { $ } = env;
+  stopGeneration(s);
+  say(env, null);
+  s.model?.dispose();
+  Object.assign(s, { model, name, big: { layer: 0, head: 0 }, run: null });
+  $('checkpoint-status').textContent = env.getT().models.ckpt.loaded(name, model.config, model.tokenizer, ignored);
+  $('checkpoint-model').hidden = false;
+  const t = $('model-text'), kind = model.tokenizer ?? 'none';
+  if (!t.value || !t.dataset.typed || kind !== s.kind) t.value = DEFAULT_TEXT[kind];     // another kind of tokenizer: its own example
+  s.kind = kind;
+  renderTexts(env, s);
+  compute(env, s);
 }
 
 // loadModel's onProgress -> the bar and "reading NAME: read / total", at most 20 times a second
@@ -420,6 +427,7 @@ function renderTexts(env, s) {
   $('model-max-label').textContent = C.maxLabel;
   $('model-generate').textContent = C.generate;
   $('model-stop').textContent = C.stop;
+  s.hub?.render();
   const c = s.model?.config;
   $('checkpoint-grid-hint').textContent = C.gridHint + (c && c.kvHeads < c.n_head ? ` ${C.gqaHint(c.n_head, c.kvHeads)}` : '');
   if (s.run) { drawBig(env, s); renderOptionsNote(env, s); }

@@ -1,0 +1,181 @@
+// hub-browser.js - loadModel('Qwen/Qwen2.5-0.5B') in a browser: the files from the Hugging Face
+// Hub, kept in the Cache API (cache "attnmap-models") so that a second visit loads offline.
+//
+//   const files = await hubFiles('Qwen/Qwen2.5-0.5B', { revision, hubUrl, token, onProgress, cache, signal });
+//   await hubSize('Qwen/Qwen2.5-0.5B')        // the bytes a load would download (the hub's file list)
+//   await cachedModels() / await deleteCachedModel(repo)
+//
+// The cache first: the revision's commit (remembered under a key of its own) and every file of
+// that commit in the Cache API: no request at all. Else the hub (hub.js for which files): the
+// file list (/api/models/REPO/tree/REVISION, so onProgress has a total before the first byte),
+// then each file from /REPO/resolve/REVISION/FILE, streamed, into the cache under its commit's
+// URL. The weights are handed to loadModel as Blobs from the cache, which it reads slice by
+// slice: the browser keeps them on disk, not twice in memory. cache: false keeps nothing (the
+// files are then Blobs in memory). The token goes in an Authorization header, which browsers
+// drop when a redirect leaves the hub's origin (Fetch: "cross-origin redirect"). A full quota is
+// an AttentionError (TOO_LARGE) saying how much was asked for.
+import { AttentionError, ErrorCode, fail, formatBytes } from '../core/errors.js';
+import { ModelFetchError } from './fetch-checkpoint.js';
+import { HUB_URL, INDEX, readRevision, resolveUrl, treeUrl, infoUrl, listTree, chooseFiles, shardNames, hubError, notTheHub } from './hub.js';
+
+const CACHE = 'attnmap-models';
+const refKey = (hub, repo, rev) => `${hub}/api/attnmap/refs/${repo}/${encodeURIComponent(rev)}`;
+
+function contextOf(repo, options = {}) {
+  const hub = String(options.hubUrl ?? HUB_URL).replace(/\/+$/, '');
+  return {
+    repo, hub, revision: readRevision(options.revision ?? 'main'), token: options.token ?? null, signal: options.signal,
+    onProgress: typeof options.onProgress === 'function' ? options.onProgress : () => {},
+    useCache: options.cache !== false && typeof caches === 'object',
+  };
+}
+
+async function hubFetch(ctx, url) {
+  const headers = ctx.token && new URL(url).origin === new URL(ctx.hub).origin ? { authorization: `Bearer ${ctx.token}` } : {};
+  try {
+    return await fetch(url, { headers, signal: ctx.signal });
+  } catch (e) {
+    if (ctx.signal?.aborted) throw e;
+    throw new ModelFetchError(`${url}: could not be fetched (${e.message}; the hub needs a network, and a page's connect-src must allow it)`, url, 0);
+  }
+}
+
+const listFiles = (ctx) => listTree((u) => hubFetch(ctx, u), treeUrl(ctx.hub, ctx.repo, ctx.commit ?? ctx.revision), ctx.repo, ctx.revision);
+
+// the commit the revision names (the model info's sha): every file is then fetched and kept under it
+async function pinCommit(ctx) {
+  const url = infoUrl(ctx.hub, ctx.repo, ctx.revision), res = await hubFetch(ctx, url);
+  if (!res.ok) throw hubError(res, url, ctx.repo, ctx.revision);
+  const html = notTheHub(res, url);
+  if (html) throw html;
+  const sha = (await res.json().catch(() => null))?.sha;
+  if (!/^[0-9a-f]{40}$/.test(sha ?? '')) throw new ModelFetchError(`${url}: the hub's answer names no commit`, url, res.status);
+  ctx.commit = sha;
+}
+
+/** The bytes loading repo would download: { files: [{ path, size }], total }. */
+export async function hubSize(repo, options = {}) {
+  const ctx = contextOf(repo, options);
+  await pinCommit(ctx);
+  const { files } = chooseFiles(await listFiles(ctx), repo);
+  return { files, total: files.reduce((sum, f) => sum + f.size, 0) };
+}
+
+// one file from the hub (at the pinned commit), streamed with progress: { blob }
+async function download(ctx, file, size) {
+  const url = resolveUrl(ctx.hub, ctx.repo, ctx.commit ?? ctx.revision, file), res = await hubFetch(ctx, url);
+  if (!res.ok) throw hubError(res, url, ctx.repo, file);
+  const reader = res.body.getReader(), chunks = [];
+  let loaded = 0;
+  ctx.onProgress({ file, loaded, total: size });
+  for (;;) {
+    let step;
+    try { step = await reader.read(); } catch (e) {
+      if (ctx.signal?.aborted) throw e;
+      throw new ModelFetchError(`${url}: the download of ${file} broke off after ${loaded} bytes (${e.message})`, url, res.status);
+    }
+    if (step.done) break;
+    chunks.push(step.value);
+    loaded += step.value.length;
+    ctx.onProgress({ file, loaded, total: size });
+  }
+  if (size && loaded !== size) throw new ModelFetchError(`${url}: ${file} has ${loaded} bytes but the hub said ${size}`, url, res.status);
+  return { blob: new Blob(chunks) };
+}
+
+async function store(cache, key, body, type) {
+  try {
+    await cache.put(key, new Response(body, { headers: { 'content-type': type } }));
+  } catch (e) {
+    if (e?.name !== 'QuotaExceededError') throw e;
+    const size = typeof body === 'string' ? body.length : body.size;
+    fail(ErrorCode.TOO_LARGE, `the browser's storage refused ${formatBytes(size)} for ${key} (${e.name}: its quota is full): free some space, or load with { cache: false }`);
+  }
+}
+
+// the files of the cached commit, or null when the cache lacks the ref or any file
+async function fromCache(ctx, cache) {
+  const ref = await cache.match(refKey(ctx.hub, ctx.repo, ctx.revision));
+  if (!ref) return null;
+  const commit = (await ref.text()).trim(), get = async (file) => (await cache.match(resolveUrl(ctx.hub, ctx.repo, commit, file)))?.blob();
+  const listed = await cache.match(`${refKey(ctx.hub, ctx.repo, commit)}/files`);
+  if (!listed) return null;
+  const names = JSON.parse(await listed.text()), blobs = {};
+  for (const name of names) {
+    const blob = await get(name);
+    if (!blob) return null;
+    blobs[name] = blob;
+  }
+  return blobs;
+}
+
+// every file the load needs: from the hub (stored as they come), then the list of the commit's files and its ref
+async function fromHub(ctx, cache) {
+  await pinCommit(ctx);
+  const { files } = chooseFiles(await listFiles(ctx), ctx.repo), sizes = new Map(files.map((f) => [f.path, f.size])), blobs = {};
+  const get = async (name) => {
+    const { blob } = await download(ctx, name, sizes.get(name) ?? 0);
+    if (cache) await store(cache, resolveUrl(ctx.hub, ctx.repo, ctx.commit, name), blob, 'application/octet-stream');
+    blobs[name] = blob;
+  };
+  for (const f of files) if (f.path === 'model.safetensors' || !/\.safetensors$/.test(f.path)) await get(f.path);
+  if (blobs[INDEX] && !blobs['model.safetensors']) for (const shard of shardNames(await blobs[INDEX].text())) await get(shard);
+  if (cache) {
+    await store(cache, `${refKey(ctx.hub, ctx.repo, ctx.commit)}/files`, JSON.stringify(Object.keys(blobs)), 'application/json');
+    await store(cache, refKey(ctx.hub, ctx.repo, ctx.revision), ctx.commit, 'text/plain');
+  }
+  return blobs;
+}
+
+// the blobs by file name -> loadModel's { config, weights, tokenizer…, vocab…, vocabTxt }
+async function asFiles(blobs) {
+  const text = (name) => blobs[name]?.text();
+  const weights = blobs['model.safetensors'] ?? {
+    index: await text(INDEX),
+    shards: Object.fromEntries(Object.entries(blobs).filter(([name]) => /\.safetensors$/.test(name))),
+  };
+  const files = { config: await text('config.json'), weights };
+  for (const [key, name] of [['tokenizer', 'tokenizer.json'], ['tokenizerConfig', 'tokenizer_config.json'], ['vocab', 'vocab.json'], ['merges', 'merges.txt'], ['vocabTxt', 'vocab.txt']]) {
+    if (blobs[name]) files[key] = await text(name);
+  }
+  if (files.tokenizer) for (const key of ['vocab', 'merges', 'vocabTxt']) delete files[key];
+  return files;
+}
+
+/** The repo's files as loadModel takes them, from the Cache API or the hub (see the top of this file). */
+export async function hubFiles(repo, options = {}) {
+  const ctx = contextOf(repo, options);
+  const cache = ctx.useCache ? await caches.open(CACHE) : null;
+  const cached = cache ? await fromCache(ctx, cache) : null;
+  return asFiles(cached ?? await fromHub(ctx, cache));
+}
+
+/** The models kept in the Cache API: [{ repo, revision, commit, bytes }]. */
+export async function cachedModels() {
+  if (typeof caches !== 'object') return [];
+  const cache = await caches.open(CACHE), out = [];
+  for (const req of await cache.keys()) {
+    const m = /\/api\/attnmap\/refs\/(.+)\/([^/]+)$/.exec(req.url);
+    if (!m || m[2] === 'files') continue;
+    const [repo, revision] = [m[1], decodeURIComponent(m[2])];
+    const commit = (await (await cache.match(req)).text()).trim(), hub = req.url.slice(0, req.url.indexOf('/api/attnmap/refs/'));
+    const listed = await cache.match(`${refKey(hub, repo, commit)}/files`);
+    if (!listed) continue;
+    let bytes = 0;
+    for (const name of JSON.parse(await listed.text())) bytes += (await (await cache.match(resolveUrl(hub, repo, commit, name)))?.blob())?.size ?? 0;
+    out.push({ repo, revision, commit, bytes });
+  }
+  return out;
+}
+
+/** Forgets a repo's cached files (every revision). */
+export async function deleteCachedModel(repo) {
+  if (typeof caches !== 'object') return;
+  const cache = await caches.open(CACHE);
+  for (const req of await cache.keys()) {
+    const path = new URL(req.url).pathname;
+    if (path.startsWith(`/${repo}/resolve/`) || path.startsWith(`/api/attnmap/refs/${repo}/`)) await cache.delete(req);
+  }
+}
+
+export { AttentionError };

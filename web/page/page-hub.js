@@ -1,0 +1,121 @@
+// page-hub.js - "load from Hugging Face" beside the checkpoint loader (issue 23): the reader types
+// a model id (Qwen/Qwen2.5-0.5B), sees how much would be downloaded, says yes once, and watches
+// the download with a cancel button; the files stay in the browser's Cache API, listed below
+// with a delete button each, so a second visit loads offline. The page touches the network only
+// when the reader asks (the size button); the list of cached models is read from the browser.
+//
+//   const panel = createHubPanel(env, { adopt });    // adopt(model, name): the checkpoint section takes it
+//   panel.bind(anchor); panel.render();              // the panel goes right after anchor
+//
+// attnmap/model (web/model/model.js: loadModel, hubSize, cachedModels, deleteCachedModel) loads
+// on the first use, as the file loader's does (web/dist/attnmap-model.js in the classic bundle).
+import { formatBytes } from './page-files.js';
+
+const importModel = () => import('../model/model.js');
+
+export function createHubPanel(env, { adopt, busy }) {
+  const s = { abort: null, id: '', size: null };
+  return { bind: (anchor) => bind(env, s, anchor, { adopt, busy }), render: () => render(env, s) };
+}
+
+function bind(env, s, anchor, hooks) {
+  const { $, h } = env;
+  anchor.after(h('div', { id: 'hub', class: 'card hub' },
+    h('label', { for: 'hub-id', id: 'hub-label', class: 'seg-label' }),
+    h('div', { class: 'hub-row' },
+      h('input', { id: 'hub-id', name: 'hub-id', type: 'text', autocomplete: 'off', spellcheck: 'false', placeholder: 'Qwen/Qwen2.5-0.5B' }),
+      h('button', { id: 'hub-check', type: 'button' })),
+    h('p', { id: 'hub-ask', class: 'note', hidden: true }, h('span', { id: 'hub-ask-text' }), ' ', h('button', { id: 'hub-go', type: 'button' })),
+    h('div', { class: 'hub-row' }, h('progress', { id: 'hub-progress', hidden: true }), h('button', { id: 'hub-cancel', type: 'button', hidden: true })),
+    h('p', { id: 'hub-status', class: 'note', 'aria-live': 'polite' }),
+    h('p', { id: 'hub-msg', class: 'msg error', role: 'alert' }),
+    h('p', { id: 'hub-cached-title', class: 'note' }),
+    h('ul', { id: 'hub-cached', class: 'hub-cached' })));
+  $('hub-check').addEventListener('click', () => check(env, s, hooks));
+  $('hub-id').addEventListener('keydown', (e) => { if (e.key === 'Enter') check(env, s, hooks); });
+  $('hub-go').addEventListener('click', () => download(env, s, hooks));
+  $('hub-cancel').addEventListener('click', () => s.abort?.abort());
+  $('hub-cached').addEventListener('click', async (e) => {
+    const b = e.target.closest('button[data-repo]');
+    if (!b) return;
+    await (await importModel()).deleteCachedModel(b.dataset.repo);
+    listCached(env);
+  });
+  listCached(env);
+}
+
+const text = (env, id, value) => { env.$(id).textContent = value; };
+
+// the size of what a load would download, asked of the hub; then one question
+async function check(env, s, hooks) {
+  const H = env.getT().models.hub, id = env.$('hub-id').value.trim();
+  text(env, 'hub-msg', '');
+  env.$('hub-ask').hidden = true;
+  if (!id) return text(env, 'hub-msg', H.noId);
+  if (hooks.busy()) return undefined;
+  text(env, 'hub-status', H.checking(id));
+  try {
+    const m = await importModel();
+    const cached = (await m.cachedModels()).some((c) => c.repo === id);
+    if (cached) return download(env, s, hooks, id);        // nothing to download: load at once
+    const { total, files } = await m.hubSize(id);
+    Object.assign(s, { id, size: total });
+    text(env, 'hub-ask-text', H.ask(id, formatBytes(total), files.length));
+    text(env, 'hub-go', H.go);
+    env.$('hub-ask').hidden = false;
+    text(env, 'hub-status', '');
+  } catch (e) {
+    text(env, 'hub-status', '');
+    text(env, 'hub-msg', H.failed(e.message ?? String(e)));
+  }
+  return undefined;
+}
+
+async function download(env, s, hooks, id = s.id) {
+  const { $ } = env, H = env.getT().models.hub;
+  $('hub-ask').hidden = true;
+  s.abort = new AbortController();
+  $('hub-progress').hidden = $('hub-cancel').hidden = false;
+  $('hub-progress').max = s.size ?? 1;
+  const done = new Map();
+  try {
+    const { loadModel } = await importModel();
+    const model = await loadModel(id, {
+      signal: s.abort.signal,
+      onProgress: ({ file, loaded, total }) => {
+        done.set(file, loaded);
+        $('hub-progress').value = [...done.values()].reduce((a, b) => a + b, 0);
+        text(env, 'hub-status', H.progress(file, formatBytes(loaded), formatBytes(total)));
+      },
+    });
+    text(env, 'hub-status', '');
+    hooks.adopt(model, id);
+  } catch (e) {
+    text(env, 'hub-status', '');
+    text(env, 'hub-msg', s.abort.signal.aborted ? H.cancelled : H.failed(e.message ?? String(e)));
+  } finally {
+    $('hub-progress').hidden = $('hub-cancel').hidden = true;
+    s.abort = null;
+    listCached(env);
+  }
+}
+
+// the Cache API's models, each with a delete button (no network)
+async function listCached(env) {
+  const { $, h } = env, H = env.getT().models.hub;
+  let list = [];
+  try { list = await (await importModel()).cachedModels(); } catch { /* no Cache API (file://): nothing kept */ }
+  $('hub-cached-title').textContent = list.length ? H.cachedTitle : '';
+  $('hub-cached').replaceChildren(...list.map((c) => h('li', { 'data-repo': c.repo },
+    h('code', {}, c.repo), ` ${c.revision} · ${formatBytes(c.bytes)} `,
+    h('button', { type: 'button', 'data-repo': c.repo, 'aria-label': H.deleteLabel(c.repo) }, H.delete))));
+}
+
+function render(env) {
+  const H = env.getT().models.hub;
+  text(env, 'hub-label', H.label);
+  text(env, 'hub-check', H.check);
+  text(env, 'hub-cancel', H.cancel);
+  text(env, 'hub-go', H.go);
+  listCached(env);
+}

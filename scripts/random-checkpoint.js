@@ -33,6 +33,14 @@ export const SHAPES = {
     vocab_size: 49152, rms_norm_eps: 1e-5, rope_theta: 100000, tie_word_embeddings: true, hidden_act: 'silu',
     attention_bias: false, mlp_bias: false, bos_token_id: 0, eos_token_id: 0, torch_dtype: 'bfloat16',
   },
+  'llama-3.2-1b': {
+    architectures: ['LlamaForCausalLM'], model_type: 'llama', hidden_size: 2048, intermediate_size: 8192,
+    num_hidden_layers: 16, num_attention_heads: 32, num_key_value_heads: 8, head_dim: 64, max_position_embeddings: 131072,
+    vocab_size: 128256, rms_norm_eps: 1e-5, rope_theta: 500000.0,
+    rope_scaling: { factor: 32.0, high_freq_factor: 4.0, low_freq_factor: 1.0, original_max_position_embeddings: 8192, rope_type: 'llama3' },
+    tie_word_embeddings: true, hidden_act: 'silu', attention_bias: false, mlp_bias: false, bos_token_id: 128000,
+    eos_token_id: 128001, torch_dtype: 'bfloat16',
+  },
 };
 
 // every tensor's name, shape and init scale, in the order save_pretrained writes a state dict

@@ -33,7 +33,7 @@ const SKIP_DOCS = new Set(['BENCHMARKS.md', 'BENCH-BUILDS.md']);
 const CONSTANTS = new Set(['1 KiB', '8 KiB']);
 
 const MARKER = /<!-- size:([\w-]+) -->(.*?)<!-- \/size -->/g;
-const UNMARKED = /\b\d[\d,.]*\s?(?:B|kB|KB|KiB)\b/g;
+const UNMARKED = /(?<![\w.-])\d[\d,.]*\s?(?:B|kB|KB|KiB)\b/g;
 
 export const bytes = (n) => `${n.toLocaleString('en-US')} B`;
 export const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;

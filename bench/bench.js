@@ -5,6 +5,9 @@
 //   BENCH_QUICK=1 npm run bench     a smoke run (about 25 s), prints only
 //   node bench/bench.js --only model   the whole-model section alone (GPT-2 small against
 //                                   onnxruntime-web, bench/model.js; about 5 minutes), rewrites only its part of the doc
+//   node bench/bench.js --only llama   the LLaMA family's section alone (Qwen2.5-0.5B's shape against
+//                                   onnxruntime-web, Qwen3-0.6B's; bench/llama.js; about 15 minutes, 8 GB of
+//                                   memory, 6 GB of temporary files), rewrites only its part of the doc
 //
 // Besides single-head attention at several n, it times one GPT-2-small multi-head attention
 // layer (n = 1024, d_model = 768, 12 heads, biases; n = 128 in quick mode): attnmap's
@@ -27,7 +30,8 @@
 // The parts, one concern each: plan.js (sizes, rounds, durations), machine.js, runner.js
 // (sampling, rounds, medians; the single-head sizes), impls.js (attnmap and the peers, loaded as
 // their users load them), native.js (gcc and the C child process), mha.js, pool.js, chromium.js,
-// node-relaxed.js, tiny.js, model.js (GPT-2 small, the whole model), fresh.js (cold start, memory), shipped.js (gzip sizes), report.js
+// node-relaxed.js, tiny.js, model.js (GPT-2 small, the whole model), llama.js + llama-report.js
+// (the LLaMA family), fresh.js (cold start, memory), shipped.js (gzip sizes), report.js
 // (tables, console), reading.js (targets, prose), markdown.js (docs/BENCHMARKS.md).
 import fs from 'node:fs';
 import os from 'node:os';
@@ -38,6 +42,8 @@ import { loadAll } from './impls.js';
 import { machine, sourcesMatchWasm } from './machine.js';
 import { markdown } from './markdown.js';
 import { benchMha } from './mha.js';
+import { benchLlama } from './llama.js';
+import { llamaOnly } from './llama-report.js';
 import { benchModel, modelOnly } from './model.js';
 import { peak } from './native.js';
 import { benchNodeRelaxed } from './node-relaxed.js';
@@ -53,6 +59,7 @@ async function main() {
   const r = { machine: machine(), sources: sourcesMatchWasm() };
   progress(`${QUICK ? 'quick' : 'full'} run${ONLY ? ` of ${ONLY} only` : ''} on ${r.machine.cpu}, ${r.machine.cores} cores, Node ${r.machine.node}`);
   if (ONLY === 'model') return modelOnly(r, { quick: QUICK });
+  if (ONLY === 'llama') return llamaOnly(r, { quick: QUICK });
   if (!r.sources.same) progress(`note: web/wasm/attention.wasm was built from sources ${r.sources.built}, c_src/ is now ${r.sources.now}`);
   progress('peak: 4-wide SSE mul + add, one core');
   r.peak = peak();
@@ -70,9 +77,10 @@ async function main() {
   r.chromium = await benchChromium({ quick: QUICK, root, progress });
   r.nodeRelaxed = benchNodeRelaxed({ quick: QUICK, progress });
 
-  // 5. tiny calls, the whole model (GPT-2 small), cold start and memory in fresh processes, shipped size
+  // 5. tiny calls, the whole model (GPT-2 small, the LLaMA family), cold start and memory in fresh processes, shipped size
   r.tiny = await tinyCalls(impls);
   r.model = impls.ort ? await benchModel({ ort: impls.ort.ort }) : { skipped: 'onnxruntime-web did not load' };
+  r.llama = impls.ort ? await benchLlama({ ort: impls.ort.ort }) : { skipped: 'onnxruntime-web did not load' };
   const peers = ['ours', 'ort', 'tf'].filter((x) => impls[x]);
   r.cold = coldStarts(peers);
   r.memory = memory(peers);

@@ -20,19 +20,20 @@ import { fmt, fmtBytes, maxAbsDiff, median, table } from './lib.js';
 import { versionOf } from './machine.js';
 import { MODEL, MODEL_TOLERANCE, here, progress, root } from './plan.js';
 import { roundRobin } from './runner.js';
+import { writeSection } from './sections.js';
 
-const PYTHON = '/usr/bin/python3';
+export const PYTHON = '/usr/bin/python3';
 const now = () => performance.now();
-const argmaxLast = (logits, V) => {
+export const argmaxLast = (logits, V) => {
   let best = 0, at = logits.length - V;
   for (let j = 1; j < V; j++) if (logits[at + j] > logits[at + best]) best = j;
   return best;
 };
 // seeded token ids, the same in every run
-const tokenIds = (n, V) => Array.from({ length: n }, (_, i) => (i * 7919 + 13) % V);
+export const tokenIds = (n, V) => Array.from({ length: n }, (_, i) => (i * 7919 + 13) % V);
 
 /** Why the section cannot run here (no torch for /usr/bin/python3), or null. */
-function missing() {
+export function missing() {
   const p = spawnSync(PYTHON, ['-c', 'import torch; print(torch.__version__)'], { encoding: 'utf8' });
   if (p.error) return `${PYTHON} not found (${p.error.code})`;
   if (p.status !== 0) return `${PYTHON} has no torch (${p.stderr.trim().split('\n').pop()})`;
@@ -77,12 +78,12 @@ export async function benchModel({ ort }) {
   }
 }
 
-const fileSizes = (dir) => Object.fromEntries(fs.readdirSync(dir).map((f) => [f, fs.statSync(path.join(dir, f)).size]));
+export const fileSizes = (dir) => Object.fromEntries(fs.readdirSync(dir).map((f) => [f, fs.statSync(path.join(dir, f)).size]));
 
 // ORT's thread count: what the bench set, and what it would pick by itself (ort.env.wasm's
 // default when numThreads is unset: 1 in a browser page without cross-origin isolation, else
 // min(4, ⌈cores / 2⌉); in Node the cores are os.cpus().length)
-function ortThreads(ort) {
+export function ortThreads(ort) {
   const cores = os.cpus().length;
   return { used: ort.env.wasm.numThreads, default: Math.min(4, Math.ceil(cores / 2)), cores };
 }
@@ -274,16 +275,6 @@ export function modelDisagreements(m) {
   return wrong;
 }
 
-/** `--only model`: the section alone; its text replaces the model section of docs/BENCHMARKS.md (or is appended). */
-export function writeModelSection(markdownPath, text) {
-  const doc = fs.existsSync(markdownPath) ? fs.readFileSync(markdownPath, 'utf8') : '# Benchmarks\n';
-  const start = doc.indexOf(MODEL_HEADING);
-  const section = `${MODEL_HEADING}\n\n${text}\n`;
-  if (start < 0) return fs.writeFileSync(markdownPath, `${doc.trimEnd()}\n\n${section}`);
-  const next = doc.indexOf('\n## ', start + MODEL_HEADING.length);
-  fs.writeFileSync(markdownPath, doc.slice(0, start) + section + (next < 0 ? '' : doc.slice(next)));
-}
-
 /** bench.js --only model: the machine, this section, its text on the console and (not in quick mode) in docs/BENCHMARKS.md. */
 export async function modelOnly(r, { quick }) {
   const command = `${quick ? 'BENCH_QUICK=1 ' : ''}node bench/bench.js --only model`;
@@ -295,7 +286,7 @@ export async function modelOnly(r, { quick }) {
   const wrong = modelDisagreements(r.model);
   if (wrong.length) { console.error(`bench: disagreements: ${wrong.join(', ')}`); process.exitCode = 1; }
   if (!quick) {
-    writeModelSection(path.join(root, 'docs/BENCHMARKS.md'), text);
+    writeSection(path.join(root, 'docs/BENCHMARKS.md'), MODEL_HEADING, text);
     progress('wrote the model section of docs/BENCHMARKS.md');
   }
 }

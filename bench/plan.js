@@ -30,9 +30,9 @@ export const LABEL = { ours: 'attnmap', plain: 'plain JS', ort: 'onnxruntime-web
 export const MHA = { n: QUICK ? 128 : 1024, dModel: 768, heads: 12, rounds: QUICK ? 3 : 11 };
 // plain JS needs seconds per call at large n: fewer samples there, so that the run stays near 5 minutes
 export const MAX_SAMPLES = { plain: { 1024: 7, 2048: 3, 4096: 1 } };
-// `node bench/bench.js --only model`: one section alone (only "model" so far)
+// `node bench/bench.js --only model|llama`: one section alone
 export const ONLY = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : null;
-if (ONLY !== null && ONLY !== 'model') throw new Error(`bench: --only takes "model"; received ${ONLY}`);
+if (ONLY !== null && ONLY !== 'model' && ONLY !== 'llama') throw new Error(`bench: --only takes "model" or "llama"; received ${ONLY}`);
 // the whole model (bench/model.js): forwards over forwardN tokens (rounds each), greedy decoding
 // of newTokens after a prompt (kvReps runs; recomputing timed at every stride-th step); quick mode
 // stays at n = 64. The logits' agreement limit (they reach about ±30 with the random weights).
@@ -40,3 +40,14 @@ export const MODEL = QUICK
   ? { forwardN: [64], rounds: { 64: 3 }, prompt: 56, newTokens: 8, kvReps: 2, stride: 4 }
   : { forwardN: [64, 256], rounds: { 64: 9, 256: 7 }, prompt: 224, newTokens: 32, kvReps: 5, stride: 4 };
 export const MODEL_TOLERANCE = 1e-3;
+// The LLaMA family (bench/llama.js): a checkpoint in `shape`'s exact shapes (scripts/random-checkpoint.js);
+// forwards over forwardN tokens (rounds each); KV-cache steps at each of contexts (`steps` one-token
+// steps ending at that context per run, decodeRuns runs); Qwen3-0.6B's shape (`second`: its load, a
+// forward over secondN tokens, secondRuns rounds, and its steps at contexts[0]). Quick mode: a
+// smoke run on SmolLM2-135M's shape (LLaMA, 270 MB), one context, no second shape. The logits'
+// agreement limit is relative: max |diff| <= LLAMA_TOLERANCE * max |logit| (they reach about ±250).
+export const LLAMA = QUICK
+  ? { shape: 'smollm2-135m', forwardN: [32], rounds: { 32: 2 }, contexts: [32], steps: 4, decodeRuns: 2, second: null }
+  : { shape: 'qwen2.5-0.5b', forwardN: [32, 128], rounds: { 32: 7, 128: 5 }, contexts: [32, 128], steps: 4, decodeRuns: 5,
+    second: 'qwen3-0.6b', secondN: 32, secondRuns: 5 };
+export const LLAMA_TOLERANCE = 1e-3;

@@ -4,6 +4,8 @@
 import { chromiumReport } from './chromium.js';
 import { attentionFlops, fmt, fmtBytes, table } from './lib.js';
 import { mhaReport } from './mha.js';
+import { llamaDisagreements } from './llama.js';
+import { LLAMA_HEADING, llamaReport } from './llama-report.js';
 import { MODEL_HEADING, modelDisagreements, modelReport } from './model.js';
 import { nodeRelaxedReport } from './node-relaxed.js';
 import { COLD_RUNS, IMPLS, LABEL, MEMORY_N, QUICK, TOLERANCE } from './plan.js';
@@ -112,6 +114,7 @@ export function printReport(r, body) {
   console.log(`\n## In Node, with relaxed SIMD switched on\n\n${nodeRelaxedReport(r.nodeRelaxed)}`);
   console.log(`\n## More than one core\n\n${poolReport(r.pool)}`);
   console.log(`\n${MODEL_HEADING}\n\n${modelReport(r.model, r.machine, modelCommand)}`);
+  console.log(`\n${LLAMA_HEADING}\n\n${llamaReport(r.llama, r.machine, modelCommand)}`);
   console.log(`\n## Issue 4's targets in this run\n\n${targetsReport(r)}`);
   console.log(`\n${reading(r)}\n`);
 }
@@ -124,6 +127,6 @@ export function disagreements(r) {
   for (const s of r.chromium.sizes ?? []) for (const [c, v] of Object.entries(s.results)) if (!(v.diff <= TOLERANCE)) wrong.push(`${c} in Chromium at n = ${s.n}`);
   for (const s of r.nodeRelaxed.sizes ?? []) for (const [c, v] of Object.entries(s.results)) if (!(v.diff <= TOLERANCE)) wrong.push(`${c} in Node with relaxed SIMD at n = ${s.n}`);
   for (const x of r.pool.rows) if (!x.same) wrong.push(`the pool at n = ${x.n}${x.causal ? ' (causal)' : ''}`);
-  wrong.push(...modelDisagreements(r.model));
+  wrong.push(...modelDisagreements(r.model), ...llamaDisagreements(r.llama));
   return wrong;
 }

@@ -4070,6 +4070,14 @@
 
   // web/page/page-hub.js
   var importModel = () => classicImport("attnmap-model.js", "__attnmapModel", void 0, "page.js");
+  function hubUrl() {
+    try {
+      const u = new URLSearchParams(globalThis.location?.search ?? "").get("hub");
+      return u && /^https?:\/\//.test(u) ? u : void 0;
+    } catch {
+      return void 0;
+    }
+  }
   function createHubPanel(env, { adopt: adopt2, busy }) {
     const s2 = { abort: null, id: "", size: null };
     return { bind: (anchor) => bind2(env, s2, anchor, { adopt: adopt2, busy }), render: () => render2(env, s2) };
@@ -4121,7 +4129,7 @@
       const m = await importModel();
       const cached = (await m.cachedModels()).some((c) => c.repo === id2);
       if (cached) return download(env, s2, hooks, id2);
-      const { total, files } = await m.hubSize(id2);
+      const { total, files } = await m.hubSize(id2, { hubUrl: hubUrl() });
       Object.assign(s2, { id: id2, size: total });
       text(env, "hub-ask-text", H.ask(id2, formatBytes2(total), files.length));
       text(env, "hub-go", H.go);
@@ -4144,6 +4152,7 @@
       const { loadModel } = await importModel();
       const model2 = await loadModel(id2, {
         signal: s2.abort.signal,
+        hubUrl: hubUrl(),
         onProgress: ({ file, loaded, total }) => {
           done.set(file, loaded);
           $2("hub-progress").value = [...done.values()].reduce((a, b) => a + b, 0);

@@ -3,6 +3,7 @@
 // the download with a cancel button; the files stay in the browser's Cache API, listed below
 // with a delete button each, so a second visit loads offline. The page touches the network only
 // when the reader asks (the size button); the list of cached models is read from the browser.
+// ?hub=URL in the page's address uses another hub with the same API (a mirror).
 //
 //   const panel = createHubPanel(env, { adopt });    // adopt(model, name): the checkpoint section takes it
 //   panel.bind(anchor); panel.render();              // the panel goes right after anchor
@@ -12,6 +13,14 @@
 import { formatBytes } from './page-files.js';
 
 const importModel = () => import('../model/model.js');
+
+// another hub (a mirror, such as https://hf-mirror.com, or a test's) from the page's query: ?hub=URL
+function hubUrl() {
+  try {
+    const u = new URLSearchParams(globalThis.location?.search ?? '').get('hub');
+    return u && /^https?:\/\//.test(u) ? u : undefined;
+  } catch { return undefined; }
+}
 
 export function createHubPanel(env, { adopt, busy }) {
   const s = { abort: null, id: '', size: null };
@@ -58,7 +67,7 @@ async function check(env, s, hooks) {
     const m = await importModel();
     const cached = (await m.cachedModels()).some((c) => c.repo === id);
     if (cached) return download(env, s, hooks, id);        // nothing to download: load at once
-    const { total, files } = await m.hubSize(id);
+    const { total, files } = await m.hubSize(id, { hubUrl: hubUrl() });
     Object.assign(s, { id, size: total });
     text(env, 'hub-ask-text', H.ask(id, formatBytes(total), files.length));
     text(env, 'hub-go', H.go);
@@ -81,7 +90,7 @@ async function download(env, s, hooks, id = s.id) {
   try {
     const { loadModel } = await importModel();
     const model = await loadModel(id, {
-      signal: s.abort.signal,
+      signal: s.abort.signal, hubUrl: hubUrl(),
       onProgress: ({ file, loaded, total }) => {
         done.set(file, loaded);
         $('hub-progress').value = [...done.values()].reduce((a, b) => a + b, 0);

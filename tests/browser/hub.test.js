@@ -1,0 +1,125 @@
+// hub.test.js - models by name in Chromium (issue 23), against the mock hub on loopback (two
+// origins: the hub and its download host; the page is a third): the page's "load from Hugging
+// Face" panel shows the size first, downloads with progress on the reader's word, lists what it
+// keeps; a second visit loads it with the mock stopped (the Cache API); the element's
+// model="…/resolve/main/" loads a folder from the hub across origins and the download host's
+// redirect (the element fetches on each visit: the Cache API is the panel's and loadModel's).
+// Numbers: PyTorch's (tests/golden/llama/qwen2-bf16).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { startServer } from '../../scripts/serve.js';
+import { startMockHub } from '../fixtures/hub/mock-hub.js';
+import { assertClose, root } from '../helpers.js';
+import { launch } from './browser.js';
+
+const GOLDEN = path.join(root, 'tests/golden/llama/qwen2-bf16');
+const EXPECTED = JSON.parse(fs.readFileSync(path.join(GOLDEN, 'expected.json'), 'utf8'));
+const FILES = Object.fromEntries(['config.json', 'model.safetensors'].map((f) => [f, fs.readFileSync(path.join(GOLDEN, f))]));
+const REPOS = { 'attnmap/qwen2': { commit: 'e'.repeat(40), files: { ...FILES, 'pytorch_model.bin': Buffer.alloc(30000, 1) } } };
+
+let browser, server, hub;
+before(async () => {
+  server = await startServer({ root, port: 0, allow: ['test-results/hub/'] });
+  browser = await launch();
+});
+after(async () => { await browser?.close(); await server?.close(); await hub?.stop().catch(() => {}); });
+
+const seq = EXPECTED.sequences[1];
+
+async function gridOf(page) {
+  await page.fill('#model-text', seq.ids.join(' '));
+  await page.waitForFunction((want) => document.querySelector('#checkpoint-grid')?.dataset.state === 'ready' &&
+    document.querySelector('#checkpoint-grid button.thumb svg')?.dataset.ids === want, JSON.stringify(seq.ids), { timeout: 30000 });
+  return page.$$eval('#checkpoint-grid button.thumb', (bs) => bs.map((b) => ({
+    layer: Number(b.dataset.layer), head: Number(b.dataset.head),
+    cells: [...b.querySelectorAll('rect.cell')].map((r) => [Number(r.dataset.row), Number(r.dataset.col), Number(r.dataset.value)]),
+  })));
+}
+
+function assertGrid(maps) {
+  const n = seq.ids.length;
+  assert.equal(maps.length, EXPECTED.config.layers * EXPECTED.config.heads);
+  for (const m of maps) {
+    const got = Array.from({ length: n }, () => new Array(n).fill(0));
+    for (const [r, c, v] of m.cells) got[r][c] = v;
+    assertClose(got.flat(), seq.attention[m.layer][m.head].flat(), `layer ${m.layer} head ${m.head}`, { atol: 1e-5, rtol: 1e-5 });
+  }
+}
+
+test('the page: size first, one question, progress, PyTorch\'s maps; the second visit loads from the Cache API with the hub stopped', async () => {
+  hub = await startMockHub({ repos: REPOS });
+  const context = await browser.newContext();
+  const url = `${server.url}index.html?hub=${encodeURIComponent(hub.url)}`;
+  try {
+    let page = await context.newPage();
+    const problems = [];
+    page.on('pageerror', (e) => problems.push(e.message));
+    await page.goto(url);
+    await page.waitForSelector('html[data-ready="true"]');
+    assert.equal(hub.requests.length, 0, 'the page asks the hub nothing until the reader does');
+    await page.fill('#hub-id', 'attnmap/qwen2');
+    await page.click('#hub-check');
+    await page.waitForSelector('#hub-ask:not([hidden])', { timeout: 15000 });
+    const size = FILES['config.json'].length + FILES['model.safetensors'].length;
+    // the page writes sizes from 10 kB up as whole kB (this folder: tens of kB)
+    assert.ok(size >= 10_000 && size < 1e6, `the fixture's size ${size} B is in the whole-kB range`);
+    const kB = `${Math.round(size / 1000)} kB`;
+    assert.match(await page.textContent('#hub-ask-text'), new RegExp(`attnmap/qwen2：要下载 2 个文件，共 ${kB}`));
+    const before = hub.requests.filter((r) => /\/resolve\//.test(r.path)).length;
+    assert.equal(before, 0, 'nothing downloaded before the reader says yes');
+    await page.click('#hub-go');
+    await page.waitForSelector('#checkpoint-model:not([hidden])', { timeout: 30000 });
+    assertGrid(await gridOf(page));
+    assert.ok(!hub.requests.some((r) => r.path.endsWith('.bin')), 'never the .bin');
+    assert.match(await page.textContent('#hub-cached'), new RegExp(`attnmap/qwen2 main · ${kB}`));
+    assert.deepEqual(problems, []);
+    await page.close();
+    await hub.stop();
+    // the second visit: no hub at all
+    page = await context.newPage();
+    await page.goto(url);
+    await page.waitForSelector('html[data-ready="true"]');
+    await page.waitForFunction(() => document.querySelectorAll('#hub-cached li').length === 1, null, { timeout: 15000 });
+    await page.fill('#hub-id', 'attnmap/qwen2');
+    await page.click('#hub-check');
+    await page.waitForSelector('#checkpoint-model:not([hidden])', { timeout: 30000 });
+    assertGrid(await gridOf(page));
+    assert.equal(await page.textContent('#hub-msg'), '');
+    // delete: the list empties, and the Cache API holds nothing of it
+    await page.click('#hub-cached button[data-repo="attnmap/qwen2"]');
+    await page.waitForFunction(() => document.querySelectorAll('#hub-cached li').length === 0, null, { timeout: 15000 });
+    assert.equal(await page.evaluate(async () => (await (await caches.open('attnmap-models')).keys()).length), 0);
+    await page.locator('#hub').screenshot({ path: '/tmp/page-hub-1280.png' });
+  } finally {
+    await context.close();
+  }
+});
+
+test('the element: model="http://hub/attnmap/qwen2/resolve/main/" (any absolute folder URL) loads across origins and redirects', async () => {
+  hub = await startMockHub({ repos: REPOS });
+  const dir = path.join(root, 'test-results/hub');
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, 'element.html'), '<!doctype html><meta charset="utf-8"><script type="module" src="../../web/element/attention-heatmap.js"></script>' +
+    `<attention-heatmap id="a" model="${hub.url}/attnmap/qwen2/resolve/main/" ids="${JSON.stringify(seq.ids)}" layer="1" head="2"></attention-heatmap>`);
+  const context = await browser.newContext();
+  try {
+    const page = await context.newPage();
+    await page.goto(`${server.url}test-results/hub/element.html`);
+    await page.waitForFunction(() => { const e = document.getElementById('a'); return e.result || e.error; }, null, { timeout: 30000 });
+    const got = await page.evaluate(() => {
+      const e = document.getElementById('a');
+      return { error: e.error?.message ?? null, cells: [...e.shadowRoot.querySelectorAll('rect.cell')].map((r) => [Number(r.dataset.row), Number(r.dataset.col), Number(r.dataset.value)]) };
+    });
+    assert.equal(got.error, null);
+    const n = seq.ids.length, m = Array.from({ length: n }, () => new Array(n).fill(0));
+    for (const [r, c, v] of got.cells) m[r][c] = v;
+    assertClose(m.flat(), seq.attention[1][2].flat(), 'layer 1 head 2', { atol: 1e-5, rtol: 1e-5 });
+    assert.ok(hub.requests.some((r) => r.host === 'cdn'), 'the weights came through the redirect to the download host');
+  } finally {
+    await context.close();
+    await hub.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -1,7 +1,6 @@
 // cache.js - `attnmap cache`: the models in the Hugging Face cache (the one Python's transformers
 // fills, and loadModel('ORG/NAME') reads) that attnmap can load, with their revisions and sizes.
 import fs from 'node:fs';
-import path from 'node:path';
 
 export const CACHE_USAGE = `Usage: attnmap cache [--dir DIR]
 
@@ -11,17 +10,6 @@ runs and safetensors weights. The cache is DIR, else HF_HUB_CACHE, else HF_HOME/
 ~/.cache/huggingface/hub.
 `;
 
-// the reason a snapshot cannot be loaded, or null; and its model_type
-function loadable(dir) {
-  let config;
-  try { config = JSON.parse(fs.readFileSync(path.join(dir, 'config.json'), 'utf8')); } catch { return { why: 'no config.json' }; }
-  const type = config?.model_type ?? 'gpt2';
-  if (!['gpt2', 'llama', 'qwen2', 'qwen3'].includes(type)) return { type, why: `model_type ${type}` };
-  const has = (f) => fs.existsSync(path.join(dir, f));
-  if (!has('model.safetensors') && !has('model.safetensors.index.json')) return { type, why: 'no safetensors weights' };
-  return { type, why: null };
-}
-
 const mb = (n) => `${(n / 1e6).toFixed(1)} MB`;
 
 /** attnmap cache ...: the listing's text. */
@@ -30,17 +18,10 @@ export async function runCache(argv, { usage }) {
   const at = argv.indexOf('--dir');
   if (argv.length && !(at === 0 && argv.length === 2)) usage('attnmap cache takes only --dir DIR (see attnmap cache --help)');
   const { hubCacheDir } = await import('../web/model/hub-node.js');
+  const { scanHubCache } = await import('../web/model/hub-cache-node.js');
   const dir = at === 0 ? argv[1] : hubCacheDir();
   if (!fs.existsSync(dir)) return `no Hugging Face cache at ${dir}\n`;
-  const { scanCacheDir } = await import('@huggingface/hub');
-  const { repos } = await scanCacheDir(dir);
-  const lines = [];
-  for (const repo of repos.filter((r) => r.id.type === 'model').sort((a, b) => a.id.name.localeCompare(b.id.name))) {
-    for (const rev of repo.revisions) {
-      const { type, why } = loadable(rev.path);
-      const refs = rev.refs.length ? rev.refs.join(', ') : rev.commitOid.slice(0, 12);
-      lines.push(`${repo.id.name}  ${refs}  ${mb(rev.size)}  ${why ? `(not loadable: ${why})` : type}`);
-    }
-  }
+  const lines = (await scanHubCache(dir)).map(({ repo, refs, commit, bytes, modelType, why }) =>
+    `${repo}  ${refs.length ? refs.join(', ') : commit.slice(0, 12)}  ${mb(bytes)}  ${why ? `(not loadable: ${why})` : modelType}`);
   return lines.length ? `${lines.join('\n')}\n` : `no models in the Hugging Face cache at ${dir}\n`;
 }

@@ -13,7 +13,28 @@ test('attnmap/model\'s types: a strict consumer compiles, and its mistakes do no
   try {
     const model = JSON.stringify(path.join(root, 'web/model/model.js'));
     fs.writeFileSync(path.join(dir, 'consumer.ts'), `
-      import { loadModel, fetchCheckpoint, ModelFetchError, AttentionError, type Model, type GenerateStep } from ${model};
+      import { loadModel, loadTokenizer, hubSize, cachedModels, deleteCachedModel, fetchCheckpoint, ModelFetchError, AttentionError, type Model, type GenerateStep, type LoadProgress } from ${model};
+      // the LLaMA family: a folder, a File, a sharded checkpoint, a repo id with the hub's options
+      const q = await loadModel('Qwen/Qwen2.5-0.5B', { revision: 'main', offline: true, cacheDir: '/tmp/hf', hubUrl: 'https://hf-mirror.com', token: 'hf_x', cache: false, signal: new AbortController().signal, onProgress: (p: LoadProgress) => { const t: number | null = p.total; void t; } });
+      const fam: 'gpt2' | 'llama' = q.config.family;
+      const groups: number = q.config.heads / q.config.kvHeads + q.config.headDim + q.config.layers; void fam; void groups;
+      await loadModel({ config: { model_type: 'qwen3', hidden_size: 1024, intermediate_size: 3072, num_hidden_layers: 28, num_attention_heads: 16, vocab_size: 151936, max_position_embeddings: 40960 }, weights: new Blob([]), tokenizer: '{}', tokenizerConfig: {} });
+      await loadModel({ config: '{}', weights: { index: '{"weight_map":{}}', shards: { 'model-00001-of-00002.safetensors': new Uint8Array(8) } } });
+      const kind: 'tokenizer.json' | 'bpe' | 'wordpiece' | null = q.tokenizer; void kind;
+      q.encode('猫吃鱼', { specialTokens: false });
+      const tok = await loadTokenizer({ tokenizer: '{}', tokenizerConfig: '{}' });
+      const tids: number[] = tok.encode('猫', { specialTokens: false }); void tok.decode(tids); void tok.vocabSize;
+      await loadTokenizer({ vocabTxt: '[PAD]', lowercase: false });
+      const size = await hubSize('Qwen/Qwen3-0.6B', { revision: 'main' });
+      const total: number = size.total + size.files[0].size; void total;
+      for (const c of await cachedModels({ cacheDir: '/tmp/hf' })) { const b: number = c.bytes; const r: string = c.repo + c.revision + c.commit; void b; void r; }
+      await deleteCachedModel('Qwen/Qwen3-0.6B');
+      // @ts-expect-error weights: bytes, a Blob or { index, shards }, not a path
+      await loadModel({ config: '{}', weights: 'model.safetensors' });
+      // @ts-expect-error revision is a string
+      await loadModel('Qwen/Qwen3-0.6B', { revision: 3 });
+      // @ts-expect-error loadTokenizer needs the tokenizer's files
+      await loadTokenizer({});
       const m: Model = await loadModel('/models/gpt2/', { files: ['config.json', 'model.safetensors'], stallMs: 10_000 });
       const files = await fetchCheckpoint('gpt2/', 'https://example.com/', { stallMs: 5 });
       await loadModel(files);

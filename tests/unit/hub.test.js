@@ -11,7 +11,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadModel } from '../../web/model/model-node.js';
+import { loadModel, hubSize, cachedModels, deleteCachedModel } from '../../web/model/model-node.js';
 import { AttentionError } from '../../web/core/errors.js';
 import { startMockHub } from '../fixtures/hub/mock-hub.js';
 import { writePythonCache } from '../fixtures/hub/python-cache.js';
@@ -153,4 +153,34 @@ test('bad ids, a repo or revision that does not exist, a "hub" that answers HTML
   } finally {
     await html.stop();
   }
+});
+
+test('hubSize, cachedModels, deleteCachedModel in Node: the hub\'s sizes before a download, the loadable snapshots of the cache, a repo removed', async () => {
+  const hub = await startMockHub({ repos: REPOS });
+  const dir = cacheDir();
+  try {
+    const { files, total } = await hubSize('attnmap/qwen2', { hubUrl: hub.url });
+    // the repo also holds pytorch_model.bin, model.onnx and README.md: never counted
+    const want = Object.keys(REPOS['attnmap/qwen2'].files).filter((f) => !/\.(bin|onnx|md)$/.test(f)).sort();
+    assert.deepEqual(files.map((f) => f.path).sort(), want);
+    assert.equal(total, files.reduce((sum, f) => sum + REPOS['attnmap/qwen2'].files[f.path].length, 0), 'total: the bytes of the files a load fetches');
+    assert.deepEqual(await cachedModels({ cacheDir: dir }), [], 'an empty cache');
+    (await loadModel('attnmap/qwen2', { cacheDir: dir, hubUrl: hub.url })).dispose();
+  } finally {
+    await hub.stop();
+  }
+  writePythonCache(dir, 'Qwen/qwen3-mini', { commit: 'd'.repeat(40), files: filesOf('qwen3-f16-headdim') });
+  writePythonCache(dir, 'other/not-a-model', { commit: 'e'.repeat(40), files: { 'config.json': Buffer.from('{"model_type":"whisper"}') } });
+  const listed = await cachedModels({ cacheDir: dir });
+  assert.deepEqual(listed.map(({ repo, revision, commit, modelType }) => ({ repo, revision, commit, modelType })), [
+    { repo: 'attnmap/qwen2', revision: 'main', commit: COMMIT, modelType: 'qwen2' },
+    { repo: 'Qwen/qwen3-mini', revision: 'main', commit: 'd'.repeat(40), modelType: 'qwen3' },
+  ], 'the loadable snapshots, by repo; the whisper folder left out');
+  const bytesOf = (name) => Object.values(filesOf(name)).reduce((sum, b) => sum + b.length, 0);
+  assert.equal(listed[1].bytes, bytesOf('qwen3-f16-headdim'), 'bytes: the snapshot\'s files');
+  await deleteCachedModel('Qwen/qwen3-mini', { cacheDir: dir });
+  assert.ok(!fs.existsSync(path.join(dir, 'models--Qwen--qwen3-mini')), 'the repo\'s folder is gone');
+  assert.deepEqual((await cachedModels({ cacheDir: dir })).map((m) => m.repo), ['attnmap/qwen2']);
+  await rejects(deleteCachedModel('../../etc', { cacheDir: dir }), 'INVALID_ARGUMENT', /expected a Hugging Face repo id/);
+  await rejects(hubSize('no such id!'), 'INVALID_ARGUMENT', /expected a Hugging Face repo id/);
 });

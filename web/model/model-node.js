@@ -171,3 +171,4 @@ export async function loadModel(source, options = {}) {
     close();
   }
 }
+export { hubSize, cachedModels, deleteCachedModel } from './hub-cache-node.js';

@@ -1,4 +1,5 @@
-// Types for attnmap/model: a GPT-2-family checkpoint run by the C core in WebAssembly.
+// Types for attnmap/model: a checkpoint of a family attnmap runs (GPT-2; the LLaMA family: Llama,
+// Qwen2/2.5, Qwen3) run by the C core in WebAssembly.
 import { AttentionError } from '../core/attention.js';
 
 export { AttentionError };
@@ -14,12 +15,56 @@ export interface GPT2Config {
   [key: string]: unknown;
 }
 
+/**
+ * config.json as the LLaMA family writes it (model_type "llama", "qwen2" or "qwen3"): the keys
+ * attnmap reads; others are read too, and unsupported maths (sliding windows, other RoPE
+ * scalings, another hidden_act) is refused by name.
+ */
+export interface LlamaConfig {
+  model_type: 'llama' | 'qwen2' | 'qwen3';
+  hidden_size: number;
+  intermediate_size: number;
+  num_hidden_layers: number;
+  num_attention_heads: number;
+  num_key_value_heads?: number;
+  head_dim?: number;
+  vocab_size: number;
+  max_position_embeddings: number;
+  rms_norm_eps?: number;
+  rope_theta?: number;
+  rope_scaling?: { rope_type?: 'llama3' | 'default'; type?: string; factor?: number; [key: string]: unknown } | null;
+  tie_word_embeddings?: boolean;
+  attention_bias?: boolean;
+  [key: string]: unknown;
+}
+
+/** A sharded checkpoint: model.safetensors.index.json and the shards it names, by file name. */
+export interface ShardedWeights {
+  /** model.safetensors.index.json: its text or the parsed object. */
+  index: string | { weight_map: Record<string, string>; [key: string]: unknown };
+  shards: Record<string, Uint8Array | ArrayBuffer | Blob>;
+}
+
+/** A load's progress: bytes of one file read (or downloaded) so far, of total (null when unknown). */
+export interface LoadProgress {
+  file: string;
+  loaded: number;
+  total: number | null;
+}
+
 /** What loadModel reads: the checkpoint's files, as text or bytes. */
 export interface CheckpointFiles {
   /** config.json: its text or the parsed object. */
-  config: string | GPT2Config;
-  /** model.safetensors: F32, F16 or BF16 tensors (converted to float32 when loaded). */
-  weights: Uint8Array | ArrayBuffer;
+  config: string | GPT2Config | LlamaConfig;
+  /**
+   * model.safetensors (its bytes, or a File / Blob read slice by slice), or a sharded checkpoint.
+   * F32, F16 or BF16: the LLaMA family keeps matrices in the file's dtype (BF16 stays 2 bytes).
+   */
+  weights: Uint8Array | ArrayBuffer | Blob | ShardedWeights;
+  /** tokenizer.json (Hugging Face's tokenizers), its text or parsed object; read by loadTokenizer. */
+  tokenizer?: string | object;
+  /** tokenizer_config.json, beside tokenizer.json (special tokens, BOS). */
+  tokenizerConfig?: string | object;
   /** GPT-2's byte-level BPE: vocab.json (text or object) and merges.txt (text). */
   vocab?: string | Record<string, number>;
   merges?: string;
@@ -83,12 +128,32 @@ export interface GenerateStep {
   done: false | 'eos' | 'stop' | 'maxTokens' | 'context';
 }
 
+/** The sizes the runtime uses, normalised over the families, and raw: config.json as it was read. */
+export type ModelConfig = Readonly<{
+  family: 'gpt2' | 'llama';
+  layers: number;
+  /** Query heads per layer. */
+  heads: number;
+  /** Key/value heads per layer (GQA: query head i reads key/value head i / (heads / kvHeads)); heads for GPT-2. */
+  kvHeads: number;
+  headDim: number;
+  hidden: number;
+  vocab_size: number;
+  n_positions: number;
+  n_layer: number;
+  n_head: number;
+  n_embd: number;
+  raw: GPT2Config | LlamaConfig;
+  [key: string]: unknown;
+}>;
+
 export interface Model {
   /** The sizes the runtime uses, and raw: config.json as it was read. */
-  readonly config: Readonly<{ n_layer: number; n_head: number; n_embd: number; vocab_size: number; n_positions: number; layer_norm_epsilon: number; raw: GPT2Config }>;
-  /** 'bpe', 'wordpiece' or null (ids only). */
-  readonly tokenizer: 'bpe' | 'wordpiece' | null;
-  encode(text: string): number[];
+  readonly config: ModelConfig;
+  /** 'tokenizer.json', 'bpe', 'wordpiece' or null (ids only). */
+  readonly tokenizer: 'tokenizer.json' | 'bpe' | 'wordpiece' | null;
+  /** Token ids; special tokens added as the tokenizer's post-processor says, unless { specialTokens: false }. */
+  encode(text: string, options?: { specialTokens?: boolean }): number[];
   decode(ids: ArrayLike<number>): string;
   /** Each token as readable text for labels (▁ marks a space, <0xE7> a byte of a split character). */
   tokens(ids: ArrayLike<number>): string[];
@@ -98,6 +163,40 @@ export interface Model {
   generate(ids: ArrayLike<number>, options?: GenerateOptions): AsyncGenerator<GenerateStep, void, undefined>;
   /** Frees the model's wasm memory; later calls throw. */
   dispose(): void;
+}
+
+/** loadModel's options. */
+export interface LoadOptions extends FetchOptions, HubOptions {
+  /** Each file's bytes as they are read or downloaded. */
+  onProgress?: (progress: LoadProgress) => void;
+}
+
+/** Options of a load by Hugging Face repo id ('Qwen/Qwen2.5-0.5B'). */
+export interface HubOptions {
+  /** A branch, tag or commit (default 'main'). */
+  revision?: string;
+  /** Another hub with the same API, such as a mirror (Node: default HF_ENDPOINT, else https://huggingface.co). */
+  hubUrl?: string;
+  /** A token for gated repos, sent to the hub's host only (Node: default HF_TOKEN, else HF_HOME/token). */
+  token?: string;
+  /** Node: never use the network (default HF_HUB_OFFLINE). */
+  offline?: boolean;
+  /** Node: the Hugging Face cache folder (default HF_HUB_CACHE, else HF_HOME/hub, else ~/.cache/huggingface/hub). */
+  cacheDir?: string;
+  /** Browsers: false keeps nothing in the Cache API (default true). */
+  cache?: boolean;
+  /** Cancels the download. */
+  signal?: AbortSignal;
+}
+
+/** A model in the cache: the browser's Cache API, or in Node the Hugging Face cache. */
+export interface CachedModel {
+  repo: string;
+  revision: string;
+  commit: string;
+  bytes: number;
+  /** Node: config.json's model_type. */
+  modelType?: string;
 }
 
 export interface FetchOptions {
@@ -121,7 +220,30 @@ export class ModelFetchError extends AttentionError {
  * Rejects with an AttentionError: INVALID_MODEL (a broken or unsupported checkpoint, naming the
  * file and the field or tensor), TOO_LARGE, INVALID_ARGUMENT; or a ModelFetchError.
  */
-export function loadModel(files: CheckpointFiles | string, options?: FetchOptions): Promise<Model>;
+export function loadModel(files: CheckpointFiles | string, options?: LoadOptions): Promise<Model>;
+
+/** A checkpoint's tokenizer alone: from tokenizer.json (+ tokenizer_config.json), vocab.json + merges.txt, or vocab.txt. */
+export function loadTokenizer(files:
+  | { tokenizer: string | object; tokenizerConfig?: string | object }
+  | { vocab: string | Record<string, number>; merges: string }
+  | { vocabTxt: string; lowercase?: boolean }): Promise<Tokenizer>;
+
+export interface Tokenizer {
+  readonly kind: 'tokenizer.json' | 'bpe' | 'wordpiece';
+  readonly vocabSize: number;
+  encode(text: string, options?: { specialTokens?: boolean }): number[];
+  decode(ids: ArrayLike<number>): string;
+  tokens(ids: ArrayLike<number>): string[];
+}
+
+/** The bytes loading repo would download, from the hub's file list: only the files attnmap reads. */
+export function hubSize(repo: string, options?: HubOptions): Promise<{ files: { path: string; size: number }[]; total: number }>;
+
+/** The models a load by name finds without the network (browsers: the Cache API; Node: the Hugging Face cache, options.cacheDir). */
+export function cachedModels(options?: { cacheDir?: string }): Promise<CachedModel[]>;
+
+/** Forgets a repo's cached files, every revision (Node: removes its folder from the Hugging Face cache). */
+export function deleteCachedModel(repo: string, options?: { cacheDir?: string }): Promise<void>;
 
 /** The files of a checkpoint folder at url (relative to base), as loadModel takes them. */
 export function fetchCheckpoint(url: string, base?: string, options?: FetchOptions): Promise<CheckpointFiles>;

@@ -123,3 +123,52 @@ test('the element: model="http://hub/attnmap/qwen2/resolve/main/" (any absolute 
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('the API in a page: onProgress has each file\'s size before its first byte and ends on it; cache: false keeps nothing; a full quota is TOO_LARGE naming the bytes', async () => {
+  hub = await startMockHub({ repos: REPOS });
+  const dir = path.join(root, 'test-results/hub');
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, 'api.html'), '<!doctype html><meta charset="utf-8"><script type="module">window.attnmap = await import("../../web/model/model.js");</script>');
+  const context = await browser.newContext();
+  try {
+    const page = await context.newPage();
+    await page.goto(`${server.url}test-results/hub/api.html`);
+    await page.waitForFunction(() => window.attnmap);
+    const got = await page.evaluate(async ({ hubUrl, ids }) => {
+      const { loadModel, cachedModels, deleteCachedModel, AttentionError } = window.attnmap;
+      const events = [];
+      const model = await loadModel('attnmap/qwen2', { hubUrl, onProgress: (e) => events.push(e) });
+      const logits = Array.from(model.forward(ids).logits.data.slice(0, 8));
+      model.dispose();
+      const cachedAfterLoad = (await cachedModels()).map((c) => c.repo);
+      await deleteCachedModel('attnmap/qwen2');
+      (await loadModel('attnmap/qwen2', { hubUrl, cache: false })).dispose();
+      const keysNoCache = (await (await caches.open('attnmap-models')).keys()).length;
+      const put = Cache.prototype.put;
+      Cache.prototype.put = () => Promise.reject(new DOMException('The quota has been exceeded.', 'QuotaExceededError'));
+      let quota;
+      try { await loadModel('attnmap/qwen2', { hubUrl }); } catch (e) { quota = { isAttentionError: e instanceof AttentionError, code: e.code, message: e.message }; }
+      Cache.prototype.put = put;
+      return { events, logits, cachedAfterLoad, keysNoCache, quota };
+    }, { hubUrl: hub.url, ids: seq.ids });
+    for (const [file, bytes] of Object.entries(FILES)) {
+      const of = got.events.filter((e) => e.file === file);
+      assert.ok(of.length >= 2, `${file}: events`);
+      assert.deepEqual(of[0], { file, loaded: 0, total: bytes.length }, `${file}: the total before the first byte`);
+      assert.deepEqual(of.at(-1), { file, loaded: bytes.length, total: bytes.length }, `${file}: ends on its size`);
+      for (let i = 1; i < of.length; i++) assert.ok(of[i].loaded >= of[i - 1].loaded, `${file}: loaded never goes back`);
+    }
+    assert.ok(!got.events.some((e) => e.file.endsWith('.bin')));
+    assertClose(got.logits, seq.logits[0].slice(0, 8), 'logits of the downloaded model', { atol: 1e-4, rtol: 1e-4 });
+    assert.deepEqual(got.cachedAfterLoad, ['attnmap/qwen2']);
+    assert.equal(got.keysNoCache, 0, 'cache: false leaves the Cache API empty');
+    assert.equal(got.quota?.isAttentionError, true, JSON.stringify(got.quota));
+    assert.equal(got.quota.code, 'TOO_LARGE');
+    // the first file put, config.json: its exact size
+    assert.match(got.quota.message, new RegExp(`^the browser's storage refused ${FILES['config.json'].length} bytes for http://\\S+/attnmap/qwen2/resolve/e{40}/config\\.json \\(QuotaExceededError: its quota is full\\): free some space, or load with \\{ cache: false \\}$`));
+  } finally {
+    await context.close();
+    await hub.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -72,6 +72,8 @@ test('first load: downloaded into the cache in Python\'s layout, PyTorch\'s numb
     for (const f of ['config.json', 'model.safetensors']) {
       const last = events.filter((e) => e.file === f).at(-1);
       assert.deepEqual([last.loaded, last.total], [REPOS['attnmap/qwen2'].files[f].length, REPOS['attnmap/qwen2'].files[f].length], `${f}: progress ends at its size`);
+      const of = events.filter((e) => e.file === f);
+      for (let i = 1; i < of.length; i++) assert.ok(of[i].loaded > of[i - 1].loaded, `${f}: progress only moves forward (the download, then the reading, counted once)`);
     }
   } finally {
     await hub.stop();

@@ -115,4 +115,20 @@ export function notTheHub(res, url) {
   return new ModelFetchError(`${url}: the server answered with an HTML page, not the hub's API (is HF_ENDPOINT or hubUrl the hub?)`, url, res.status);
 }
 
+/**
+ * onProgress for a load by name, which reports each file twice: its download, then its reading
+ * into wasm memory (from 0 again). Events that would take a file's count back are dropped, so
+ * a progress bar only moves forward; a load from the cache reports the reading alone.
+ */
+export function forwardOnly(onProgress) {
+  if (typeof onProgress !== 'function') return onProgress;
+  const last = new Map();
+  return (e) => {
+    const prev = last.get(e.file);
+    if (prev !== undefined && e.loaded <= prev) return;
+    last.set(e.file, e.loaded);
+    onProgress(e);
+  };
+}
+
 export { AttentionError };

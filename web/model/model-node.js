@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ErrorCode, AttentionError, fail, formatBytes, quote } from '../core/errors.js';
-import { parseRepoId } from './hub.js';
+import { forwardOnly, parseRepoId } from './hub.js';
 import { hubSnapshot } from './hub-node.js';
 import { loadModel as loadFiles } from './model.js';
 import { makeSource } from './safetensors.js';
@@ -163,10 +163,11 @@ const MODELS = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'mo
 export async function loadModel(source, options = {}) {
   if (typeof source !== 'string') return loadFiles(source, options);
   if (/^https?:\/\//i.test(source)) return loadFiles(source, options);
-  const folder = await folderOf(source, options);
+  const onProgress = forwardOnly(options.onProgress);   // a repo's download, then the reading: forward only
+  const folder = await folderOf(source, { ...options, onProgress });
   const { files, close } = readCheckpointFolder(folder);
   try {
-    return await loadFiles(files, { onProgress: options.onProgress });
+    return await loadFiles(files, { onProgress });
   } finally {
     close();
   }

@@ -32,7 +32,7 @@ import { readSampling } from './sample.js';
 import { generate, readPrompt, slotsByHead } from './generate.js';
 import { idsArg } from '../core/args.js';
 import { fetchCheckpoint, ModelFetchError } from './fetch-checkpoint.js';
-import { parseRepoId } from './hub.js';
+import { forwardOnly, parseRepoId } from './hub.js';
 import { hubFiles } from './hub-browser.js';
 
 const FILES = ['config', 'weights', 'vocab', 'merges', 'vocabTxt', 'lowercase', 'tokenizer', 'tokenizerConfig', 'wasm'];
@@ -94,13 +94,14 @@ export async function loadModel(files, options = {}) {
 const isFolderUrl = (s) => /^[./]|\/$|^[a-z][a-z0-9+.-]*:/i.test(s);
 
 async function loadByName(name, options) {
-  const { onProgress, revision, hubUrl, token, cache, signal, ...fetching } = options;
+  const { onProgress: given, revision, hubUrl, token, cache, signal, ...fetching } = options;
   const repo = isFolderUrl(name) ? null : parseRepoId(name);
   if (repo) {
+    const onProgress = forwardOnly(given);   // the download, then the reading: forward only
     return loadModel(await hubFiles(repo, { onProgress, revision, hubUrl, token, cache, signal }), { onProgress });
   }
   const base = globalThis.document?.baseURI ?? globalThis.location?.href;
-  return loadModel(await fetchCheckpoint(name, base, fetching), { onProgress });
+  return loadModel(await fetchCheckpoint(name, base, fetching), { onProgress: given });
 }
 
 // the checkpoint's tokenizer (load-tokenizer.js), or null when it has no tokenizer files

@@ -10,7 +10,10 @@
 //
 // BF16 and F16 stay two bytes in memory and are widened where they are used: a decoding step
 // reads each weight once, so half the bytes is about half the time; a pass over n > 1 rows
-// widens a block of WB rows of w once into scratch and runs the float kernel over it.
+// widens a block of WB rows of w once into scratch and runs the float kernel over it. Such a
+// matrix may be kept in panels of 8 rows (attn_panel8, tensor.h): a decoding step then reads 8
+// rows as one stream at fixed offsets, which wasm's loads take as immediates (one address for 8
+// loads, not 8), the same sums in the same order.
 #include "tensor.h"
 #include "internal.h"  // v4f, v4i, load4, store4, splat, hsum, fits, all_finite
 
@@ -19,6 +22,10 @@
 typedef uint16_t v4u16 __attribute__((vector_size(8)));
 
 static int min_int(int a, int b) { return a < b ? a : b; }
+
+// a dtype without the panel flag, and whether w is in panels
+static inline int base_of(int dtype) { return dtype & ~ATTN_PANEL8; }
+static inline int in_panels(int dtype) { return (dtype & ATTN_PANEL8) != 0; }
 
 // ----------------------------------------------------------------------------
 // widening: 4 values at a time, exactly (every BF16 and every finite F16 is a float)
@@ -73,10 +80,17 @@ void attn_widen(float *out, const void *src, int dtype, size_t count) {
     for (; i < count; i++) out[i] = get_typed(src, dtype, i);
 }
 
-size_t attn_dtype_size(int dtype) { return dtype == ATTN_F32 ? 4 : dtype == ATTN_BF16 || dtype == ATTN_F16 ? 2 : 0; }
+size_t attn_dtype_size(int dtype) {
+    if (in_panels(dtype) && base_of(dtype) == ATTN_F32) return 0;
+    dtype = base_of(dtype);
+    return dtype == ATTN_F32 ? 4 : dtype == ATTN_BF16 || dtype == ATTN_F16 ? 2 : 0;
+}
 
-size_t attn_first_non_finite(const void *w, int dtype, size_t count) {
-    for (size_t i = 0; i < count; i++) {
+typedef uint16_t v8u16 __attribute__((vector_size(16)));
+
+// the naive scan: the index of the first NaN or ±Inf from i on (an exponent all ones)
+static size_t first_non_finite_from(const void *w, int dtype, size_t i, size_t count) {
+    for (; i < count; i++) {
         if (dtype == ATTN_F32) {
             if (!isfinite(((const float *)w)[i])) return i;
         } else {
@@ -85,6 +99,52 @@ size_t attn_first_non_finite(const void *w, int dtype, size_t count) {
         }
     }
     return count;
+}
+
+size_t attn_first_non_finite(const void *w, int dtype, size_t count) {
+    dtype = base_of(dtype);
+    if (dtype == ATTN_F32) return first_non_finite_from(w, dtype, 0, count);
+    // 2-byte values, 8 at a time: any lane with its exponent all ones, then the naive scan finds which
+    const uint16_t e = dtype == ATTN_BF16 ? 0x7f80 : 0x7c00;
+    const v8u16 exp = {e, e, e, e, e, e, e, e};
+    size_t i = 0;
+    for (; i + 8 <= count; i += 8) {
+        v8u16 h;
+        memcpy(&h, (const uint16_t *)w + i, sizeof h);
+        const v8u16 hit = (h & exp) == exp;
+        v4i any;
+        memcpy(&any, &hit, sizeof any);
+        if (any[0] | any[1] | any[2] | any[3]) return first_non_finite_from(w, dtype, i, count);
+    }
+    return first_non_finite_from(w, dtype, i, count);
+}
+
+int attn_panel8(void *w, int dtype, int p, int k, void *scratch) {
+    if (!w || !scratch || in_panels(dtype) || (dtype != ATTN_BF16 && dtype != ATTN_F16) || k < 4 || k % 4 || p < 8) return dtype;
+    uint16_t *m = w, *rows = scratch;
+    for (int g = 0; g + 8 <= p; g += 8) {
+        uint16_t *panel = m + (size_t)g * k;
+        memcpy(rows, panel, (size_t)8 * k * sizeof *rows);
+        for (int r = 0; r < 8; r++)
+            for (int t = 0; t < k; t += 4) memcpy(panel + (size_t)8 * t + 4 * r, rows + (size_t)r * k + t, 4 * sizeof *rows);
+    }
+    return dtype | ATTN_PANEL8;
+}
+
+// where value (j, t) of w (p, k) is, in values from w (rows, or panels of 8 rows)
+static size_t at_of(int dtype, int j, int t, int k, int p) {
+    if (!in_panels(dtype) || j >= p - p % 8) return (size_t)j * k + t;
+    return (size_t)(j - j % 8) * k + (size_t)8 * (t - t % 4) + 4 * (j % 8) + t % 4;
+}
+
+void attn_widen_row(float *out, const void *w, int dtype, int j, int k, int p) {
+    const int base = base_of(dtype);
+    if (!in_panels(dtype) || j >= p - p % 8) {
+        attn_widen(out, (const char *)w + (size_t)j * k * attn_dtype_size(base), base, (size_t)k);
+        return;
+    }
+    const uint16_t *panel = (const uint16_t *)w + at_of(dtype, j, 0, k, p);
+    for (int t = 0; t < k; t += 4) store4(out + t, load4_typed(panel, base, (size_t)8 * t));
 }
 
 // ----------------------------------------------------------------------------
@@ -130,6 +190,17 @@ static void dot_row8(float *o, const float *a, const void *w, int dtype, int k) 
     }
 }
 
+// o[j] = a · w_j for the 8 rows of a panel (attn_panel8; k % 4 == 0): as dot_row8 sums them
+static void dot_panel8(float *o, const float *a, const uint16_t *panel, int dtype, int k) {
+    v4f c[8];
+    for (int j = 0; j < 8; j++) c[j] = splat(0.0f);
+    for (int t = 0; t < k; t += 4, panel += 32) {
+        v4f x = load4(a + t);
+        for (int j = 0; j < 8; j++) c[j] += x * load4_typed(panel, dtype, (size_t)4 * j);
+    }
+    for (int j = 0; j < 8; j++) o[j] = hsum(c[j]);
+}
+
 // a · w_j for one row j of w in its dtype, as dot_tile sums it
 static float dot_typed(const float *a, const void *w, int dtype, int k) {
     v4f acc = splat(0.0f);
@@ -159,11 +230,25 @@ static const void *row_of(const void *w, int dtype, size_t j, int k) {
     return (const char *)w + j * (size_t)k * attn_dtype_size(dtype);
 }
 
-// out (1, p) = a · wᵀ: 8 rows of w at a time, widened as they are read
+// out (1, p) = a · wᵀ: 8 rows of w at a time (a panel, or 8 rows), widened as they are read
 static void linear_row(float *out, const float *a, const void *w, int dtype, int k, int p) {
+    const int base = base_of(dtype);
     int j = 0;
-    for (; j + 8 <= p; j += 8) dot_row8(out + j, a, row_of(w, dtype, (size_t)j, k), dtype, k);
-    for (; j < p; j++) out[j] = dot_typed(a, row_of(w, dtype, (size_t)j, k), dtype, k);
+    if (in_panels(dtype)) {
+        for (; j + 8 <= p; j += 8) dot_panel8(out + j, a, (const uint16_t *)w + (size_t)j * k, base, k);
+    } else {
+        for (; j + 8 <= p; j += 8) dot_row8(out + j, a, row_of(w, base, (size_t)j, k), base, k);
+    }
+    for (; j < p; j++) out[j] = dot_typed(a, row_of(w, base, (size_t)j, k), base, k);
+}
+
+// scratch (jend - j0, k) = rows j0 .. jend - 1 of w, widened
+static void widen_rows(float *scratch, const void *w, int dtype, int j0, int jend, int k, int p) {
+    if (!in_panels(dtype)) {
+        attn_widen(scratch, row_of(w, dtype, (size_t)j0, k), dtype, (size_t)(jend - j0) * k);
+        return;
+    }
+    for (int j = j0; j < jend; j++) attn_widen_row(scratch + (size_t)(j - j0) * k, w, dtype, j, k, p);
 }
 
 void attn_linear_t_fast(float *out, const float *a, const void *w, int dtype, const float *b,
@@ -176,7 +261,7 @@ void attn_linear_t_fast(float *out, const float *a, const void *w, int dtype, co
             const int jend = min_int(p, j0 + wb);
             const float *wf = (const float *)row_of(w, dtype, (size_t)j0, k);
             if (dtype != ATTN_F32) {
-                attn_widen(scratch, row_of(w, dtype, (size_t)j0, k), dtype, (size_t)(jend - j0) * k);
+                widen_rows(scratch, w, dtype, j0, jend, k, p);
                 wf = scratch;
             }
             for (int i = 0; i < n; i += 2) {
@@ -203,7 +288,7 @@ void attn_linear_t_fast(float *out, const float *a, const void *w, int dtype, co
 static attn_status check_typed(const float *out, const float *a, const void *w, int dtype, int n, int k, int p) {
     if (!out || !a || !w) return ATTN_ERR_NULL;
     if (n < 1 || k < 1 || p < 1) return ATTN_ERR_SIZE;
-    if (attn_dtype_size(dtype) == 0) return ATTN_ERR_FLAGS;
+    if (attn_dtype_size(dtype) == 0 || (in_panels(dtype) && k % 4)) return ATTN_ERR_FLAGS;
     if (!fits((size_t)n, (size_t)k) || !fits((size_t)k, (size_t)p) || !fits((size_t)n, (size_t)p)) return ATTN_ERR_TOO_LARGE;
     return ATTN_OK;
 }
@@ -224,7 +309,7 @@ attn_status attn_linear_typed_naive(float *out, const float *a, const void *w, i
     for (int i = 0; i < n; i++) {
         for (int j = 0; j < p; j++) {
             float s = 0.0f;
-            for (int t = 0; t < k; t++) s += a[(size_t)i * k + t] * get_typed(w, dtype, (size_t)j * k + t);
+            for (int t = 0; t < k; t++) s += a[(size_t)i * k + t] * get_typed(w, base_of(dtype), at_of(dtype, j, t, k, p));
             out[(size_t)i * p + j] = b ? s + b[j] : s;
         }
     }

@@ -123,10 +123,9 @@ attn_status attn_cache_move(float *dst, int S_dst, const float *src, int S_src, 
 // ----------------------------------------------------------------------------
 // the layers' pieces
 
-// h (T, C) = embed[ids], widened
-static void embed(float *h, const attn_tensor *e, const int32_t *ids, int T, int C) {
-    const size_t row = (size_t)C * attn_dtype_size(e->dtype);
-    for (int i = 0; i < T; i++) attn_widen(h + (size_t)i * C, (const char *)e->data + (size_t)ids[i] * row, e->dtype, (size_t)C);
+// h (T, C) = embed[ids], widened (embed (V, C), in rows or panels of 8 rows)
+static void embed(float *h, const attn_tensor *e, const int32_t *ids, int T, int C, int V) {
+    for (int i = 0; i < T; i++) attn_widen_row(h + (size_t)i * C, e->data, e->dtype, ids[i], C, V);
 }
 
 // out (rows, n) = x / sqrt(mean(x²) + eps) · w per row of n values, the mean summed in double;
@@ -342,7 +341,7 @@ attn_status attn_llama_forward(float *logits, float *attention, const int32_t *s
     rope_table(ws.cos, ws.sin, (const float *)t[ATTN_LLAMA_INV_FREQ].data, T, pos, cfg->head_dim / 2);
 
     // 1. the token embeddings (no positions: RoPE puts them into q and k)
-    embed(ws.h, &t[ATTN_LLAMA_EMBED], ids, T, cfg->hidden);
+    embed(ws.h, &t[ATTN_LLAMA_EMBED], ids, T, cfg->hidden, cfg->vocab_size);
     // 2. the layers: attention, then the MLP, each added to the residual stream
     for (int l = 0; l < cfg->n_layer && st == ATTN_OK; l++) {
         const attn_tensor *lt = layer_tensors(t, l);

@@ -24,13 +24,29 @@ typedef struct attn_tensor {
     int32_t dtype;
 } attn_tensor;
 
-// Bytes of one value of dtype; 0 for an unknown dtype.
+// A matrix of 2-byte values (BF16, F16) may be kept in panels of 8 rows, or-ed into its dtype:
+// rows 8g .. 8g + 7 hold their values four by four, interleaved, value (8g + r, t) at
+// 32·(t / 4) + 4·r + t % 4 of the panel (which takes the bytes the 8 rows took). A decoding step
+// (n = 1) then reads one stream per 8 rows, with fixed offsets. The last p % 8 rows stay rows.
+// Every sum is the same as over rows: only where values are read from changes.
+enum { ATTN_PANEL8 = 0x10 };
+
+// Bytes of one value of dtype (with or without ATTN_PANEL8); 0 for an unknown dtype.
 size_t attn_dtype_size(int dtype);
 
-// out (count floats) = src (count values of dtype), exactly.
+// Puts w (p, k) of dtype into panels of 8 rows, in place; scratch: 8·k values of dtype. Returns
+// dtype | ATTN_PANEL8, or dtype as it was when panels do not apply (F32, k % 4 != 0, p < 8, or
+// already in panels).
+int attn_panel8(void *w, int dtype, int p, int k, void *scratch);
+
+// out (k floats) = row j of w (p, k) in dtype (in panels or not), widened exactly.
+void attn_widen_row(float *out, const void *w, int dtype, int j, int k, int p);
+
+// out (count floats) = src (count values of dtype, not in panels), exactly.
 void attn_widen(float *out, const void *src, int dtype, size_t count);
 
-// The index of the first NaN or ±Inf among count values of dtype, or count when all are finite.
+// The index of the first NaN or ±Inf among count values of dtype, or count when all are finite
+// (an index into the values as they are stored: check before attn_panel8).
 size_t attn_first_non_finite(const void *w, int dtype, size_t count);
 
 // Floats of scratch attn_linear_typed needs for n > 1 rows and w not F32, for any k' <= k: a block

@@ -321,6 +321,7 @@
     "free",
     "attn_status_string",
     "attn_first_non_finite",
+    "attn_panel8",
     "attn_cache_move",
     "attn_gpt2_param_layout",
     "attn_gpt2_check_params",

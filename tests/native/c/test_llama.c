@@ -136,6 +136,64 @@ static void test_linear(void) {
     CHECK(attn_linear_typed(y, y, y, ATTN_BF16, NULL, 2, 2, 1, NULL) == ATTN_ERR_NULL, "no scratch for BF16 over 2 rows");
 }
 
+// panels of 8 rows (attn_panel8): every output has the bits it has over rows, for n = 1 (the
+// panel kernel) and n > 1 (rows widened from panels), the naive reference too; each row widened
+// back is the row; what panels do not apply to is left as it was
+static void test_panel8(void) {
+    const int shapes[][3] = {{1, 8, 8}, {3, 12, 13}, {2, 64, 40}, {5, 100, 17}, {4, 36, 9}, {1, 896, 24}, {3, 2000, 16}};
+    for (int dtype = ATTN_BF16; dtype <= ATTN_F16; dtype++) {
+        for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
+            const int n = shapes[s][0], k = shapes[s][1], p = shapes[s][2];
+            if (dtype == ATTN_F16 && (size_t)k * p > 4000) continue;   // f16_bits is a slow search
+            float *a = randmat((size_t)n * k, -1, 1), *b = randmat((size_t)p, -0.5f, 0.5f);
+            typed w = random_typed((size_t)p * k, dtype, 1.0f / sqrtf((float)k));
+            const size_t bytes = (size_t)p * k * 2;
+            uint16_t *panels = malloc(bytes), *rows = malloc((size_t)8 * k * 2);
+            memcpy(panels, w.data, bytes);
+            const int pd = attn_panel8(panels, dtype, p, k, rows);
+            CHECK(pd == (dtype | ATTN_PANEL8), "panels apply to dtype %d, %dx%d", dtype, p, k);
+            CHECK(memcmp((char *)panels + (size_t)(p - p % 8) * k * 2, (char *)w.data + (size_t)(p - p % 8) * k * 2, (size_t)(p % 8) * k * 2) == 0,
+                  "the last p %% 8 rows stay rows");
+            float *want = malloc((size_t)n * p * sizeof *want), *got = malloc((size_t)n * p * sizeof *got), *row = malloc((size_t)k * sizeof *row);
+            float *scratch = malloc(attn_linear_scratch_floats(k) * sizeof *scratch), *wrow = malloc((size_t)k * sizeof *wrow);
+            CHECK(attn_linear_typed(want, a, w.data, dtype, b, n, k, p, scratch) == ATTN_OK, "rows");
+            CHECK(attn_linear_typed(got, a, panels, pd, b, n, k, p, scratch) == ATTN_OK, "panels");
+            CHECK(memcmp(got, want, (size_t)n * p * sizeof *got) == 0, "panels vs rows, %d rows of a: other bits (dtype %d, %dx%dx%d)", n, dtype, n, k, p);
+            for (int i = 0; i < n; i++) {
+                attn_linear_typed(got, a + (size_t)i * k, panels, pd, b, 1, k, p, NULL);
+                CHECK(memcmp(got, want + (size_t)i * p, (size_t)p * sizeof *got) == 0, "panels, row %d alone: other bits (dtype %d, k %d)", i, dtype, k);
+            }
+            CHECK(attn_linear_typed_naive(want, a, w.data, dtype, b, n, k, p) == ATTN_OK &&
+                  attn_linear_typed_naive(got, a, panels, pd, b, n, k, p) == ATTN_OK &&
+                  memcmp(got, want, (size_t)n * p * sizeof *got) == 0, "the naive reference reads panels as rows");
+            for (int j = 0; j < p; j++) {
+                attn_widen_row(row, panels, pd, j, k, p);
+                attn_widen_row(wrow, w.data, dtype, j, k, p);
+                CHECK(memcmp(row, wrow, (size_t)k * sizeof *row) == 0, "row %d widened from panels", j);
+                for (int t = 0; t < k; t++) CHECK(row[t] == (float)w.value[(size_t)j * k + t], "row %d value %d", j, t);
+            }
+            free(a); free(b); free(panels); free(rows); free(want); free(got); free(row); free(wrow); free(scratch); free_typed(&w);
+        }
+    }
+    uint16_t m[16 * 9] = {0}, tmp[8 * 12];
+    CHECK(attn_panel8(m, ATTN_BF16, 16, 9, tmp) == ATTN_BF16, "k %% 4 != 0: rows");
+    CHECK(attn_panel8(m, ATTN_BF16, 7, 12, tmp) == ATTN_BF16, "p < 8: rows");
+    CHECK(attn_panel8(m, ATTN_F32, 8, 4, tmp) == ATTN_F32, "F32: rows");
+    CHECK(attn_panel8(m, ATTN_BF16 | ATTN_PANEL8, 8, 12, tmp) == (ATTN_BF16 | ATTN_PANEL8), "already panels");
+    CHECK(attn_dtype_size(ATTN_F32 | ATTN_PANEL8) == 0 && attn_dtype_size(ATTN_BF16 | ATTN_PANEL8) == 2, "sizes of panel dtypes");
+    float x[12] = {0}, y[8];
+    CHECK(attn_linear_typed(y, x, m, ATTN_BF16 | ATTN_PANEL8, NULL, 1, 9, 8, NULL) == ATTN_ERR_FLAGS, "panels with k %% 4 != 0 refused");
+    // the first non-finite value of 2-byte weights, 8 at a time: found wherever it is
+    for (int dtype = ATTN_BF16; dtype <= ATTN_F16; dtype++) {
+        uint16_t v[37];
+        for (int at = 0; at <= 37; at++) {
+            for (int i = 0; i < 37; i++) v[i] = 0x3c00;
+            if (at < 37) v[at] = dtype == ATTN_BF16 ? 0xff80 : 0x7c00;   // -Inf, +Inf
+            CHECK(attn_first_non_finite(v, dtype, 37) == (size_t)at, "dtype %d: non-finite at %d", dtype, at);
+        }
+    }
+}
+
 // ----------------------------------------------------------------------------
 // a random model and the float64 reference
 
@@ -401,6 +459,7 @@ static void test_errors(void) {
 int main(void) {
     test_widen();
     test_linear();
+    test_panel8();
     test_against_reference(ATTN_F32, 0, 4, 4, 6);              // GQA ratio 1
     test_against_reference(ATTN_BF16, BIAS | TIED, 4, 2, 6);    // ratio 2, Qwen2-like
     test_against_reference(ATTN_F16, QKNORM | TIED, 4, 1, 8);   // ratio 4, Qwen3-like, D·H ≠ C

@@ -264,11 +264,24 @@ function* tensor(rt, fill, tensors, kind, layer) {
     yield fill(kind, layer, dest, entry.shape);
     const bad = exports.attn_first_non_finite(at, DTYPES[dtype], count) >>> 0;
     if (bad < count) fail(ErrorCode.NON_FINITE, `upload: tensor ${entry.name} holds NaN or ±Infinity at index ${bad}: parameters must be finite`);
+    return { at, dtype: BYTES[dtype] === 2 ? panels(rt, at, DTYPES[dtype], entry.shape) : DTYPES[dtype], count, bytes };
   } catch (e) {
     mem.free(at);
     throw e;
   }
-  return { at, dtype: DTYPES[dtype], count, bytes };
+}
+
+// a 2-byte matrix (rows, cols) put into panels of 8 rows (c_src/tensor.h, attn_panel8: a decoding
+// step reads 8 rows as one stream; the same sums): its dtype with the panel flag, or as it was
+function panels(rt, at, dtype, [rows, cols]) {
+  const { mem, exports } = rt;
+  if (rows < 8 || cols % 4 !== 0) return dtype;
+  const scratch = reserve(mem, 8 * cols * 2, () => 'packing a matrix into panels');
+  try {
+    return exports.attn_panel8(at, dtype, rows, cols, scratch);
+  } finally {
+    mem.free(scratch);
+  }
 }
 
 export default Object.freeze({

@@ -25,7 +25,7 @@ let browser;
 before(() => {
   const [info] = JSON.parse(sh('npm', ['pack', '--json', '--pack-destination', tmp], { cwd: root }));
   fs.cpSync(path.join(root, 'tests/fixtures/bundler-app'), app, { recursive: true });
-  sh('npm', ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', path.join(tmp, info.filename)], { cwd: app });
+  sh('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', path.join(tmp, info.filename)], { cwd: app });
 });
 after(async () => {
   await browser?.close();

@@ -1,4 +1,4 @@
-// The package as a user installs it: `npm pack`, `npm install --offline <tarball>` into a fresh
+// The package as a user installs it: `npm pack`, `npm install --prefer-offline <tarball>` into a fresh
 // folder, then, there: every `exports` entry imported by Node, the bin, tsc on a consumer of
 // every exported type (nodenext and bundler resolution), publint, the packed file list, and a
 // Vite build of a page (tests/fixtures/vite-app/) served and opened in Chromium.
@@ -25,7 +25,7 @@ const [packInfo] = JSON.parse(sh('npm', ['pack', '--json', '--pack-destination',
 const tarball = path.join(tmp, packInfo.filename);
 const app = path.join(tmp, 'app');
 fs.cpSync(path.join(root, 'tests/fixtures/vite-app'), app, { recursive: true });
-sh('npm', ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', tarball], { cwd: app });
+sh('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', tarball], { cwd: app });
 const installed = path.join(app, 'node_modules/attnmap');
 const packed = packInfo.files.map((f) => f.path).sort();
 

@@ -42,7 +42,7 @@ test('npm pack ships only the whitelist; installed in a fresh folder it runs and
     const app = path.join(dir, 'app');
     fs.mkdirSync(app);
     fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
-    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--offline', path.join(dir, info.filename)], { cwd: app, stdio: 'pipe' });
+    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', path.join(dir, info.filename)], { cwd: app, stdio: 'pipe' });
     fs.writeFileSync(path.join(app, 'main.js'), `
       import { createAttention } from 'attnmap';
       const attn = await createAttention();

@@ -31,7 +31,7 @@ fs.mkdirSync(app);
 fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
 let installError = null;
 try {
-  sh('npm', ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', '--engine-strict', tarball], { cwd: app });
+  sh('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', '--engine-strict', tarball], { cwd: app });
 } catch (e) {
   installError = `${e.stdout}${e.stderr}`;
 }

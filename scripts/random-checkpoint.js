@@ -44,7 +44,7 @@ export const SHAPES = {
 };
 
 // every tensor's name, shape and init scale, in the order save_pretrained writes a state dict
-function tensorsOf(c) {
+export function tensorsOf(c) {
   const C = c.hidden_size, F = c.intermediate_size, H = c.num_attention_heads, G = c.num_key_value_heads;
   const D = c.head_dim ?? C / H, out = [['model.embed_tokens.weight', [c.vocab_size, C], 1]];
   const bias = c.model_type === 'qwen2' || c.attention_bias;

@@ -12,6 +12,7 @@ import { readConfig } from '../../web/model/config.js';
 import { AttentionError } from '../../web/core/errors.js';
 import { expectError, root } from '../helpers.js';
 import { writeSafetensors } from '../model-helpers.js';
+import { SHAPES, tensorsOf } from '../../scripts/random-checkpoint.js';
 
 const GOLDEN = path.join(root, 'tests/golden/llama');
 const config = (name) => JSON.parse(fs.readFileSync(path.join(GOLDEN, name, 'config.json'), 'utf8'));
@@ -117,4 +118,31 @@ test('a NaN in a BF16 matrix kept as BF16 is found and named', async () => {
   const at = 8 + n + info.data_offsets[0] + 2 * 5;
   bytes[at] = 0xc0; bytes[at + 1] = 0x7f;                          // 0x7fc0: a BF16 NaN at index 5
   await rejects(loadModel(copy(name, { 'model.safetensors': bytes })), 'NON_FINITE', /model\.layers\.1\.mlp\.up_proj\.weight holds NaN or ±Infinity at index 5/);
+});
+
+test('an F32 Llama-3.2-1B (4.9 GB) is TOO_LARGE at once, before any weight is read or allocated, naming the bytes and the way out', async () => {
+  // the header of the real shape's F32 file and a sparse file of its full length: nothing to read
+  const c = SHAPES['llama-3.2-1b'];
+  const header = {}, F32 = 4;
+  let offset = 0;
+  for (const [name, shape] of tensorsOf(c)) {
+    const bytes = shape.reduce((a, b) => a * b, 1) * F32;
+    header[name] = { dtype: 'F32', shape, data_offsets: [offset, offset + bytes] };
+    offset += bytes;
+  }
+  let text = JSON.stringify(header);
+  text += ' '.repeat((8 - (text.length % 8)) % 8);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'attnmap-llama-f32-'));
+  try {
+    fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ ...c, torch_dtype: 'float32' }));
+    const head = Buffer.alloc(8 + text.length);
+    head.writeBigUInt64LE(BigInt(text.length));
+    head.write(text, 8, 'latin1');
+    fs.writeFileSync(path.join(dir, 'model.safetensors'), head);
+    fs.truncateSync(path.join(dir, 'model.safetensors'), head.length + offset);
+    assert.ok(offset > 2 ** 32, `the weights are ${offset} bytes`);
+    await rejects(loadModel(dir), 'TOO_LARGE', new RegExp(`the weights take ${(offset / 2 ** 30).toFixed(1)} GiB in WebAssembly memory .* wasm32 can address at most 4 GiB: use a BF16 or F16 copy`));
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });

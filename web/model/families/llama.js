@@ -36,7 +36,7 @@
 // (C, F); lm_head.weight (V, C), never prefixed, when not tied (when tied and stored anyway, it
 // is ignored). Accepted and ignored: layers.{i}.self_attn.rotary_emb.inv_freq (older exports).
 // Matrices keep their dtype in wasm memory (BF16 stays 2 bytes); vectors become float32.
-import { ErrorCode, fail, describe, shapeText } from '../../core/errors.js';
+import { ErrorCode, fail, describe, formatBytes, shapeText } from '../../core/errors.js';
 import { reserve, cString } from '../../core/memory.js';
 import { positiveSize, flag, has, epsilonOf, bad } from './rules.js';
 
@@ -201,7 +201,7 @@ const C_GLOBALS = ['embed', 'norm', 'lm_head', 'inv_freq'];
 const C_LAYER = ['ln1', 'wq', 'bq', 'wk', 'bk', 'wv', 'bv', 'qnorm', 'knorm', 'wo', 'bo', 'ln2', 'wgate', 'bgate', 'wup', 'bup', 'wdown', 'bdown'];
 const MATRICES = new Set(['embed', 'lm_head', 'wq', 'wk', 'wv', 'wo', 'wgate', 'wup', 'wdown']);
 const DTYPES = { F32: 0, BF16: 1, F16: 2 }, BYTES = { F32: 4, BF16: 2, F16: 2 };
-const ATTN_OK = 0, CONFIG_BYTES = 36;
+const ATTN_OK = 0, CONFIG_BYTES = 36, WASM32_BYTES = 2 ** 32;
 
 function readModelConfig(config) {
   if (config.family !== 'llama' || !Number.isInteger(config.kvHeads) || !Number.isInteger(config.headDim)) {
@@ -223,12 +223,13 @@ function writeConfig(mem, c) {
 function* upload(rt, model, fill, tensors) {
   const { mem, exports } = rt, c = model.config, blocks = [];
   const slots = 4 + c.n_layer * C_LAYER.length;
+  fits(tensors, slots);
   const table = reserve(mem, slots * 8, () => 'the tensor table');
   const params = { pointer: table, count: 0, bytes: 0, free: () => { for (const b of blocks) mem.free(b); mem.free(table); } };
   const entries = new Int32Array(slots * 2);   // written into the table at the end (memory may grow meanwhile)
   try {
     for (let i = 0; i < slots; i++) {
-      const layer = i < 4 ? -1 : Math.floor((i - 4) / C_LAYER.length), kind = i < 4 ? C_GLOBALS[i] : C_LAYER[(i - 4) % C_LAYER.length];
+      const [kind, layer] = slotOf(i);
       const made = kind === 'inv_freq' ? invFreq(mem, c) : yield* tensor(rt, fill, tensors, kind, layer);
       if (!made) continue;
       blocks.push(made.at);
@@ -244,6 +245,23 @@ function* upload(rt, model, fill, tensors) {
     throw e;
   }
   return params;
+}
+
+// the kind and layer of slot i of C's table
+const slotOf = (i) => (i < 4 ? [C_GLOBALS[i], -1] : [C_LAYER[(i - 4) % C_LAYER.length], Math.floor((i - 4) / C_LAYER.length)]);
+
+// TOO_LARGE before anything is allocated when the weights, as they will be kept (matrices in the
+// file's dtype, vectors as float32), cannot fit in wasm32's 4 GiB: an F32 Llama-3.2-1B (4.9 GB)
+// would otherwise fill memory for a minute and then fail OUT_OF_MEMORY
+function fits(tensors, slots) {
+  let bytes = 0;
+  for (let i = 0; i < slots; i++) {
+    const [kind, layer] = slotOf(i), entry = tensors?.get(kind, layer);
+    if (entry) bytes += entry.shape.reduce((a, b) => a * b, 1) * (MATRICES.has(kind) ? BYTES[entry.info.dtype] ?? 4 : 4);
+  }
+  if (bytes > WASM32_BYTES) {
+    fail(ErrorCode.TOO_LARGE, `upload: the weights take ${formatBytes(bytes)} in WebAssembly memory as this checkpoint stores them, and wasm32 can address at most 4 GiB: use a BF16 or F16 copy of the checkpoint (half the bytes)`);
+  }
 }
 
 function invFreq(mem, c) {

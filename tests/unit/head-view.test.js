@@ -74,6 +74,11 @@ test('tokens: two columns of focusable buttons, named in zh and en; the focused 
   assert.equal(buttons.length, 2 * n);
   assert.deepEqual(buttons.filter((b) => b[4] === 'true').map((b) => [b[2], Number(b[3])]), [['query', 1]]);
   assert.match(buttons[1][5], new RegExp(`^${tokens[1]}（第 2 个词）：只看它看向别人的线$`));
+  const shown = [...zh.matchAll(/<g class="hv-token[^>]*><text [^>]*>([^<]*)<\/text><\/g>/g)].map((m) => m[1]);
+  assert.deepEqual(shown, [...tokens, ...tokens], 'each column shows the tokens');
+  const long = renderHeadView([[[1]]], { tokens: ['一二三四五六七八九十'] });
+  assert.match(long, />一二三四五六七…<\/text>/, 'a long token is cut with an ellipsis; its full text is in the button\'s name');
+  assert.match(long, /aria-label="一二三四五六七八九十（第 1 个词）/);
   const en = renderHeadView(maps, { tokens, lang: 'en' });
   assert.match(en, /aria-label="[^"]+ \(token 1\): show only the lines where it looks at others"/);
   assert.match(en, /<title id="hv-title">Head view: who looks at whom<\/title>/);

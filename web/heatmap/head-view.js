@@ -33,7 +33,8 @@ export function renderHeadView(maps, options = {}) {
   const { size, heads } = readMaps(maps);
   const o = readHeadViewOptions(options, size, heads.length);
   const w = WORDS[o.lang];
-  const labelW = Math.ceil(LABEL_EM * FONT * 0.62), x1 = PAD + labelW + 6, x2 = x1 + GAP;
+  const labels = o.tokens.map((t) => fit(clean(t), LABEL_EM));   // { text, em }: cut to LABEL_EM with "…"
+  const labelW = Math.ceil(Math.max(1, ...labels.map((l) => l.em)) * FONT), x1 = PAD + labelW + 6, x2 = x1 + GAP;
   const width = x2 + 6 + labelW + PAD, height = TITLE + PAD + size * ROW + PAD;
   const y = (i) => TITLE + PAD + i * ROW + ROW / 2;
   const title = o.title ?? w.title;
@@ -43,8 +44,8 @@ export function renderHeadView(maps, options = {}) {
     `<desc id="${o.idPrefix}-desc">${esc(w.desc(o.shown.map((h) => o.heads[h]), o.focus && o.tokens[o.focus.index], o.focus?.side))}</desc>`,
     `<text class="attnmap-title" x="${n(width / 2)}" y="16" text-anchor="middle" font-size="13" fill="currentColor">${esc(title)}</text>`,
     ...lines(heads, size, o, { x1, x2, y }),
-    ...tokenColumn(o, 'query', x1 - 6, 'end', y, w),
-    ...tokenColumn(o, 'key', x2 + 6, 'start', y, w),
+    ...tokenColumn(o, labels, 'query', x1 - 6, 'end', y, w),
+    ...tokenColumn(o, labels, 'key', x2 + 6, 'start', y, w),
     '</svg>',
   ].join('\n') + '\n';
 }
@@ -71,9 +72,9 @@ function lines(heads, size, o, { x1, x2, y }) {
 }
 
 // one column of tokens, each a focusable button naming what it does
-function tokenColumn(o, side, x, anchor, y, w) {
+function tokenColumn(o, labels, side, x, anchor, y, w) {
   return o.tokens.map((t, i) => {
-    const label = fit(isolate(clean(t)), LABEL_EM), on = o.focus?.side === side && o.focus.index === i;
+    const label = isolate(labels[i].text), on = o.focus?.side === side && o.focus.index === i;
     return `<g class="hv-token${on ? ' hv-focus' : ''}" role="button" tabindex="0" data-side="${side}" data-index="${i}" aria-pressed="${on}" aria-label="${esc(w.token(clean(t), i, side))}">` +
       `<text x="${n(x)}" y="${n(y(i) + FONT * 0.35)}" text-anchor="${anchor}" font-size="${FONT}" font-weight="${on ? 700 : 400}" fill="currentColor">${esc(label)}</text></g>`;
   });

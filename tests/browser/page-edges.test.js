@@ -340,7 +340,7 @@ test('multi-head: the explanation divides by √d_head; every head map has a col
     try {
       await page.hover('#mha-h0 rect.cell[data-row="2"][data-col="1"]');
       const t = await text(page, '#mha-explain');
-      assert.ok(t.includes('② 除以 √d_head'), t);
+      assert.ok(t.includes('(b) 除以 √d_head'), t);          // (a)–(e): ①–④ number the four steps (issue 24)
       assert.ok(!t.includes('√d_k'), `${heads} heads: no √d_k in ${t}`);
       const legends = await page.$$eval('#mha-grid figure:not([hidden])', (fs) => fs.map((f) => f.querySelectorAll('.legend').length));
       assert.deepEqual(legends, Array(heads).fill(1));

@@ -88,7 +88,8 @@ export function niceTicks(a, b) {
 
 /**
  * Legend ticks of a log scale on [a, b], 0 < a < b: the powers of ten inside, with 2× and 5× when
- * fewer than 3 of them fit, else the two ends.
+ * fewer than 3 of them fit, else the two ends, labelled with the data's real extremes (0.2396 and
+ * 0.4458, not 0.2 and 0.4: the top colour is 0.4458's).
  */
 export function logTicks(a, b) {
   const k0 = Math.ceil(Math.log10(a) - 1e-9), k1 = Math.floor(Math.log10(b) + 1e-9);
@@ -102,12 +103,25 @@ export function logTicks(a, b) {
     }
     if (ticks.length >= 3 && ticks.length <= 8) return { ticks, labels: ticks.map((v) => compact(v, Math.max(0, 1 - Math.floor(Math.log10(v) + 1e-9)))) };
   }
-  return { ticks: [a, b], labels: apart(a, b) };
+  return { ticks: [a, b], labels: extremes(a, b) };
 }
 
 /** Two different numbers printed as short as they still differ. */
 export function apart(a, b) {
   for (let digits = 1; digits < 17; digits++) {
+    const x = Number(a.toPrecision(digits)), y = Number(b.toPrecision(digits));
+    if (x !== y && Number.isFinite(x) && Number.isFinite(y)) return [String(x), String(y)];
+  }
+  return [String(a), String(b)];
+}
+
+/**
+ * The ends of a scale that spans the data's own range, printed as the data: 4 significant digits,
+ * more where the two would print alike. Not apart(): its shortest forms round 0.2396–0.4458 to
+ * 0.2–0.4, which reads as a different range.
+ */
+export function extremes(a, b) {
+  for (let digits = 4; digits < 17; digits++) {
     const x = Number(a.toPrecision(digits)), y = Number(b.toPrecision(digits));
     if (x !== y && Number.isFinite(x) && Number.isFinite(y)) return [String(x), String(y)];
   }

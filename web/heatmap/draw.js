@@ -3,7 +3,7 @@
 // FULL_API (scripts/build-embed.js): the element draws no standalone file and no focus ring.
 import { esc, clean, isolate, textEm, fit, cut, n, fixed, compact } from './text.js';
 import { CELL_TEXT } from './budgets.js';
-import { colour, textOn, toHex, niceTicks, logTicks, apart, position } from './colour.js';
+import { colour, textOn, toHex, niceTicks, logTicks, apart, extremes, position } from './colour.js';
 import * as SCALE_TEXT from '../strings/heatmap-scale.js';
 
 const FONT_STACK = 'system-ui, "PingFang SC", "Noto Sans CJK SC", "Microsoft YaHei", sans-serif';
@@ -131,7 +131,7 @@ function maskedKeyPlace(box, { gridH, capFont, tickFont, legendX, legendH }, o) 
 function legendCaptionPlace(box, { tickFont, legendX, legendH, maskedCount, keyY }, o) {
   let legendCaption = '', legendCaptionY = 0;
   FULL_API: if (o.legend && o.colourScale !== 'unit') {
-    legendCaption = SCALE_TEXT[o.lang].legendScale[o.colourScale](...apart(o.dmin, o.dmax));
+    legendCaption = SCALE_TEXT[o.lang].legendScale[o.colourScale](...extremes(o.dmin, o.dmax));   // the real extremes
     legendCaptionY = Math.max(legendH + tickFont / 2, maskedCount ? keyY + 12 : 0) + 14;
     box.grow(legendX, legendCaptionY - tickFont, legendX + textEm(legendCaption) * tickFont, legendCaptionY + 3);
   }

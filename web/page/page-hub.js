@@ -23,7 +23,7 @@ function hubUrl() {
 }
 
 export function createHubPanel(env, { adopt, busy }) {
-  const s = { abort: null, id: '', size: null };
+  const s = { abort: null, id: '', size: null, said: new Map() };   // said: id -> (H) => its text, see say()
   return { bind: (anchor) => bind(env, s, anchor, { adopt, busy }), render: () => render(env, s) };
 }
 
@@ -55,33 +55,39 @@ function bind(env, s, anchor, hooks) {
 
 const text = (env, id, value) => { env.$(id).textContent = value; };
 
+/** #id's text is fn(H), H = T.models.hub (fn null: none); render() writes it again in a new language. */
+function say(env, s, id, fn) {
+  if (fn) s.said.set(id, fn);
+  else s.said.delete(id);
+  text(env, id, fn ? fn(env.getT().models.hub) : '');
+}
+
 // the size of what a load would download, asked of the hub; then one question
 async function check(env, s, hooks) {
-  const H = env.getT().models.hub, id = env.$('hub-id').value.trim();
-  text(env, 'hub-msg', '');
+  const id = env.$('hub-id').value.trim();
+  say(env, s, 'hub-msg', null);
   env.$('hub-ask').hidden = true;
-  if (!id) return text(env, 'hub-msg', H.noId);
+  if (!id) return say(env, s, 'hub-msg', (H) => H.noId);
   if (hooks.busy()) return undefined;
-  text(env, 'hub-status', H.checking(id));
+  say(env, s, 'hub-status', (H) => H.checking(id));
   try {
     const m = await importModel();
     const cached = (await m.cachedModels()).some((c) => c.repo === id);
     if (cached) return download(env, s, hooks, id);        // nothing to download: load at once
     const { total, files } = await m.hubSize(id, { hubUrl: hubUrl() });
     Object.assign(s, { id, size: total });
-    text(env, 'hub-ask-text', H.ask(id, formatBytes(total), files.length));
-    text(env, 'hub-go', H.go);
+    say(env, s, 'hub-ask-text', (H) => H.ask(id, formatBytes(total), files.length));
     env.$('hub-ask').hidden = false;
-    text(env, 'hub-status', '');
+    say(env, s, 'hub-status', null);
   } catch (e) {
-    text(env, 'hub-status', '');
-    text(env, 'hub-msg', H.failed(e.message ?? String(e)));
+    say(env, s, 'hub-status', null);
+    say(env, s, 'hub-msg', (H) => H.failed(e.message ?? String(e)));
   }
   return undefined;
 }
 
 async function download(env, s, hooks, id = s.id) {
-  const { $ } = env, H = env.getT().models.hub;
+  const { $ } = env;
   $('hub-ask').hidden = true;
   s.abort = new AbortController();
   $('hub-progress').hidden = $('hub-cancel').hidden = false;
@@ -94,14 +100,16 @@ async function download(env, s, hooks, id = s.id) {
       onProgress: ({ file, loaded, total }) => {
         done.set(file, loaded);
         $('hub-progress').value = [...done.values()].reduce((a, b) => a + b, 0);
-        text(env, 'hub-status', H.progress(file, formatBytes(loaded), formatBytes(total)));
+        const read = formatBytes(loaded), size = formatBytes(total);
+        say(env, s, 'hub-status', (H) => H.progress(file, read, size));
       },
     });
-    text(env, 'hub-status', '');
+    say(env, s, 'hub-status', null);
     hooks.adopt(model, id);
   } catch (e) {
-    text(env, 'hub-status', '');
-    text(env, 'hub-msg', s.abort.signal.aborted ? H.cancelled : H.failed(e.message ?? String(e)));
+    say(env, s, 'hub-status', null);
+    const aborted = s.abort.signal.aborted, m = e.message ?? String(e);
+    say(env, s, 'hub-msg', (H) => (aborted ? H.cancelled : H.failed(m)));
   } finally {
     $('hub-progress').hidden = $('hub-cancel').hidden = true;
     s.abort = null;
@@ -120,11 +128,12 @@ async function listCached(env) {
     h('button', { type: 'button', 'data-repo': c.repo, 'aria-label': H.deleteLabel(c.repo) }, H.delete))));
 }
 
-function render(env) {
+function render(env, s) {
   const H = env.getT().models.hub;
   text(env, 'hub-label', H.label);
   text(env, 'hub-check', H.check);
   text(env, 'hub-cancel', H.cancel);
   text(env, 'hub-go', H.go);
+  for (const [id, fn] of s.said) text(env, id, fn(H));      // what the panel has said, in the new language
   listCached(env);
 }

@@ -5,7 +5,7 @@
 // steps ①–④, the snippet and the other sections keep T = 1. The tempered weights come from the C
 // core like every other number (selfAttention with scale = 1 / (T·√d_k)).
 //
-// Pure parts: heroContext, entropyBits. DOM part: createHeatmapView(env).
+// Pure parts: heroContext, entropyBits, visibleKeys, barWidth. DOM part: createHeatmapView(env).
 import { toRows } from '../core/attention.js';
 import { fixed } from '../heatmap/text.js';
 import { COLOUR_SCALES, TEMPERATURES } from './page-state.js';
@@ -28,6 +28,18 @@ export function heroContext(attn, model, { temp = 1, colour = 'unit' }) {
 
 /** Entropy of a row of weights in bits: −Σ w·log₂ w (a weight of 0 adds nothing). */
 export const entropyBits = (row) => row.reduce((s, w) => (w > 0 ? s - w * Math.log2(w) : s), 0);
+
+/** How many keys row i of n sees: all n, or i + 1 under the causal mask. */
+export const visibleKeys = (n, i, causal) => (causal ? Math.min(n, i + 1) : n);
+
+/**
+ * The entropy bar's width in %: bits against the row's own most, log₂(the keys it sees), so
+ * that an even spread fills the bar in every row (a row that sees one key has nothing to spread: 0).
+ */
+export function barWidth(bits, keys) {
+  const max = Math.log2(keys);
+  return max > 0 ? Math.min(100, (100 * bits) / max) : 0;
+}
 
 /**
  * env: { $, h, getState(), getT(), set({ temp?, colour? }) }. Returns { bind(), render(ctx) }:
@@ -68,13 +80,15 @@ function renderView(env, ctx) {
   $('temp-value').textContent = `T = ${state.temp}`;
   $('temp-note').innerHTML = V.tempNote(state.temp, ctx.dk);
 
-  const bits = ctx.weights.map(entropyBits);
-  const max = Math.log2(ctx.tokens.length);
+  const n = ctx.tokens.length;
+  const head = ctx.causal ? V.entropyHeadCausal(n) : V.entropyHead(fixed(Math.log2(n), 2), n);
   $('entropy').replaceChildren(
-    h('p', { class: 'entropy-head' }, V.entropyHead(fixed(max, 2), ctx.tokens.length)),
-    h('ul', {}, ...bits.map((b, i) => h('li', { 'data-row': i, 'data-bits': String(b) },
-      h('span', { class: 'tok' }, ctx.tokens[i]),
-      h('span', { class: 'entropy-bar', 'aria-hidden': 'true' },
-        h('span', { style: `width: ${max > 0 ? Math.min(100, (100 * b) / max).toFixed(1) : 0}%` })),
-      h('span', { class: 'entropy-value' }, `${fixed(b, 3)} ${V.bits}`)))));
+    h('p', { class: 'entropy-head' }, head),
+    h('ul', {}, ...ctx.weights.map((row, i) => {
+      const b = entropyBits(row), keys = visibleKeys(n, i, ctx.causal);
+      return h('li', { 'data-row': i, 'data-bits': String(b), 'data-keys': keys },
+        h('span', { class: 'tok' }, ctx.tokens[i]),
+        h('span', { class: 'entropy-bar', 'aria-hidden': 'true' }, h('span', { style: `width: ${barWidth(b, keys).toFixed(1)}%` })),
+        h('span', { class: 'entropy-value' }, `${fixed(b, 3)} ${V.bits}`));
+    })));
 }

@@ -393,7 +393,7 @@ function explainHead(ctx, i, j) {
     h('span', { class: 'ex-looks' }, E.looks[0], tok(rowTok), E.looks[1], tok(colTok), E.looks[2]));
 }
 
-/** ① the dot product, term by term (JS, from the core's Q and K), ending on the core's score; ② its scaling. */
+/** (a) the dot product, term by term (JS, from the core's Q and K), ending on the core's score; (b) its scaling. */
 function dotAndScale(step, ctx, i, j, scaledOf) {
   const E = T.ex, qi = ctx.q[i], kj = ctx.k[j];
   const dk = qi.length;
@@ -420,7 +420,7 @@ function maskedSteps(step, steps, weight) {
   return E.summaryMasked;
 }
 
-/** ③ exp, ④ the row's sum over the keys it may see, ⑤ the weight (the core's). Returns the summary to announce. */
+/** (c) exp, (d) the row's sum over the keys it may see, (e) the weight (the core's). Returns the summary to announce. */
 function softmaxSteps(step, steps, ctx, i, j, scaledOf, { dot, scaled }) {
   const E = T.ex, n = ctx.tokens.length;
   const allowed = Array.from({ length: n }, (_, c) => c).filter((c) => !(ctx.causal && c > i));
@@ -440,7 +440,7 @@ function softmaxSteps(step, steps, ctx, i, j, scaledOf, { dot, scaled }) {
   step([E.sum, allowed.length < n ? E.maskedPart : ''], ...parts, ' = ', h('b', {}, num(sum)));
   const weight = ctx.weights[i][j];
   step([E.weight], `${num(mine)} ÷ ${num(sum)} = `, h('b', { class: 'core' }, fixed(weight, 4)), h('span', { class: 'badge' }, E.core));
-  return E.summary(...alike(dot, scaled), fixed(weight, 4));   // as steps ① and ② print them
+  return E.summary(...alike(dot, scaled), fixed(weight, 4));   // as (a) and (b) print them
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -523,7 +523,7 @@ function renderHero() {
   drawHeatmap('main', $('main-heatmap'), ctx,
     state.temp === 1 ? T.heatmapTitle(m.seed, m.dk, m.causal) : T.teach.heroTitle(m.seed, m.dk, m.causal, state.temp));
   view.render(ctx);
-  $('source-note').innerHTML = T.sourceNote(m.seed, m.dk, Boolean(state.x), state.input === 'embed');   // numbers only
+  $('source-note').innerHTML = T.sourceNote(m.seed, m.dk, Boolean(state.x), state.input === 'embed', state.pe);   // numbers only
 }
 
 function renderSteps() {

@@ -36,8 +36,8 @@ export const zh = {
   seedError: '种子要是 0 到 4294967295 之间的整数。',
 
   heatmapTitle: (seed, dk, causal) => `注意力权重 softmax(QKᵀ/√${dk}) · 种子 ${seed}${causal ? ' · 因果遮蔽' : ''}`,
-  sourceNote: (seed, dk, edited, embed) => `权重来自文章第六节的代码，前面加一行 <code>torch.manual_seed(${seed})</code>（d_model = 8，d_k = ${dk}）` +
-    (embed ? '，X = E[词] + PE（见「Embedding + 位置编码」）' : '') + (edited ? '，X 换成了你改过的值' : '') + '。<a href="#reproduce">下面有可以直接运行的 Python 代码</a>，得到的数和这里一样。',
+  sourceNote: (seed, dk, edited, embed, pe) => `权重来自文章第六节的代码，前面加一行 <code>torch.manual_seed(${seed})</code>（d_model = 8，d_k = ${dk}）` +
+    (!embed ? '' : pe ? '，X = E[词] + PE（见「Embedding + 位置编码」）' : '，X = E[词]，没有位置编码（见「Embedding + 位置编码」）') + (edited ? '，X 换成了你改过的值' : '') + '。<a href="#reproduce">下面有可以直接运行的 Python 代码</a>，得到的数和这里一样。',
   exportSvg: '导出 SVG',
   exportPng: '导出 PNG',
   copyLink: '复制链接',
@@ -47,14 +47,15 @@ export const zh = {
 
   explainTitle: '这一格是怎么算出来的',
   explainHint: '把鼠标移到格子上，或按 Tab 进入热力图后用方向键移动。',
+  // the explanation's own steps are marked (a)–(e): ①–④ are the four steps' headings (issue 24)
   ex: {
     looks: ['「', '」看「', '」'],
-    dot: '① 点积',
-    scale: '② 除以 √d_k',
-    scaleHead: '② 除以 √d_head',
-    exp: '③ 取指数',
-    sum: '④ 这一行的 exp 之和',
-    weight: '⑤ 权重 = exp ÷ 行和',
+    dot: '(a) 点积',
+    scale: '(b) 除以 √d_k',
+    scaleHead: '(b) 除以 √d_head',
+    exp: '(c) 取指数',
+    sum: '(d) 这一行的 exp 之和',
+    weight: '(e) 权重 = exp ÷ 行和',
     core: 'C 核心',
     terms: (k) => `（共 ${k} 项，中间省略）`,
     masked: '因果遮蔽：这个词不能看排在它后面的词。这一格的分数在 softmax 之前被换成 −∞，e^(−∞) = 0，所以权重正好是 0，也不计入行和。',
@@ -221,8 +222,8 @@ export const en = {
   seedError: 'The seed must be a whole number from 0 to 4294967295.',
 
   heatmapTitle: (seed, dk, causal) => `Attention weights softmax(QKᵀ/√${dk}) · seed ${seed}${causal ? ' · causal' : ''}`,
-  sourceNote: (seed, dk, edited, embed) => `The weights come from the episode's section-6 code with <code>torch.manual_seed(${seed})</code> in front (d_model = 8, d_k = ${dk})` +
-    (embed ? ', with X = E[token] + PE (see “Embedding + positions”)' : '') + (edited ? ', with X replaced by your edits' : '') + '. <a href="#reproduce">The Python code below</a> runs as is and prints the same numbers.',
+  sourceNote: (seed, dk, edited, embed, pe) => `The weights come from the episode's section-6 code with <code>torch.manual_seed(${seed})</code> in front (d_model = 8, d_k = ${dk})` +
+    (!embed ? '' : pe ? ', with X = E[token] + PE (see “Embedding + positions”)' : ', with X = E[token], no positional encoding (see “Embedding + positions”)') + (edited ? ', with X replaced by your edits' : '') + '. <a href="#reproduce">The Python code below</a> runs as is and prints the same numbers.',
   exportSvg: 'Export SVG',
   exportPng: 'Export PNG',
   copyLink: 'Copy link',
@@ -234,12 +235,12 @@ export const en = {
   explainHint: 'Hover a cell, or Tab into the heatmap and move with the arrow keys.',
   ex: {
     looks: ['', ' looks at ', ''],
-    dot: '① dot product',
-    scale: '② divide by √d_k',
-    scaleHead: '② divide by √d_head',
-    exp: '③ exponentiate',
-    sum: '④ sum of exp over the row',
-    weight: '⑤ weight = exp ÷ row sum',
+    dot: '(a) dot product',
+    scale: '(b) divide by √d_k',
+    scaleHead: '(b) divide by √d_head',
+    exp: '(c) exponentiate',
+    sum: '(d) sum of exp over the row',
+    weight: '(e) weight = exp ÷ row sum',
     core: 'C core',
     terms: (k) => ` (${k} terms, middle ones left out)`,
     masked: 'Causal mask: a token cannot look at tokens after it. Before the softmax this score is replaced by −∞, e^(−∞) = 0, so the weight is exactly 0 and it adds nothing to the row sum.',
@@ -418,10 +419,11 @@ zh.teach = {
       ? `T = 1 就是文章的公式 softmax(QKᵀ/√${dk})。T 越小，每一行越接近只看一个词；T 越大，越接近平均。`
       : `这张热力图是 softmax(QKᵀ / (${t}·√${dk}))：温度只改变这张图（和右边的解释），下面的表格和代码仍是 T = 1。`),
     entropyHead: (max, n) => `每一行的熵（单位：比特，−Σ w·log₂w）：0 表示只看一个词，最大 log₂${n} = ${max} 表示完全平均`,
+    entropyHeadCausal: (n) => `每一行的熵（单位：比特，−Σ w·log₂w）：0 表示只看一个词。因果遮蔽下，第 k 行只能看到 k 个词（第 1 行 1 个，第 ${n} 行 ${n} 个），最大是 log₂k，表示在这 k 个词上完全平均；每一行的条按它自己的最大值画满。`,
     bits: '比特',
   },
   heroTitle: (seed, dk, causal, t) => `注意力权重 softmax(QKᵀ/(${t}·√${dk})) · 种子 ${seed}${causal ? ' · 因果遮蔽' : ''}`,
-  explainTemp: (t) => `② 除以 ${t}·√d_k（温度 T = ${t}）`,
+  explainTemp: (t) => `(b) 除以 ${t}·√d_k（温度 T = ${t}）`,
 };
 
 en.teach = {
@@ -461,10 +463,11 @@ en.teach = {
       ? `T = 1 is the episode's formula softmax(QKᵀ/√${dk}). A smaller T pushes each row towards a single token; a larger T towards an even spread.`
       : `This heatmap is softmax(QKᵀ / (${t}·√${dk})): the temperature changes only this picture (and the explanation beside it); the tables and the code below keep T = 1.`),
     entropyHead: (max, n) => `Entropy of each row in bits (−Σ w·log₂w): 0 means a single token, the most, log₂${n} = ${max}, an even spread`,
+    entropyHeadCausal: (n) => `Entropy of each row in bits (−Σ w·log₂w): 0 means a single token. Under the causal mask row k sees only k tokens (row 1 one, row ${n} all ${n}), so its most is log₂k, an even spread over those k; each row's bar is full at its own most.`,
     bits: 'bits',
   },
   heroTitle: (seed, dk, causal, t) => `Attention weights softmax(QKᵀ/(${t}·√${dk})) · seed ${seed}${causal ? ' · causal' : ''}`,
-  explainTemp: (t) => `② divide by ${t}·√d_k (temperature T = ${t})`,
+  explainTemp: (t) => `(b) divide by ${t}·√d_k (temperature T = ${t})`,
 };
 
 // ------------------------------------------------------------------------------------------------

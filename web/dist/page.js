@@ -1229,7 +1229,7 @@
   function readOptions(options, rows, cols, values) {
     const {
       title,
-      lang = "zh",
+      lang: lang2 = "zh",
       decimals = 2,
       standalone = false,
       idPrefix,
@@ -1239,16 +1239,16 @@
       legend: legend2 = true,
       cellSize
     } = options;
-    FULL_API: checkScalars({ title, lang, decimals, standalone, legend: legend2, scale, idPrefix, cellSize, min, max });
+    FULL_API: checkScalars({ title, lang: lang2, decimals, standalone, legend: legend2, scale, idPrefix, cellSize, min, max });
     const rowLabels2 = readLabels(options.rowLabels, rows, "rowLabels", rows === 1 ? "row" : "rows");
     const colLabels2 = readLabels(options.colLabels, cols, "colLabels", cols === 1 ? "column" : "columns");
     const masked = readMask(options.masked, rows, cols);
     const { colourScale = "unit" } = options;
     let { dmin, dmax } = readDomain(values, scale, min, max);
     FULL_API: if (colourScale !== "unit") ({ dmin, dmax } = readDataDomain(values, masked, colourScale, scale, min, max));
-    const t = heatmap_exports[lang];
+    const t = heatmap_exports[lang2];
     return {
-      lang,
+      lang: lang2,
       t,
       decimals,
       standalone,
@@ -1266,8 +1266,8 @@
       ...readAccessible(options, rows, cols, t)
     };
   }
-  function checkScalars({ title, lang, decimals, standalone, legend: legend2, scale, idPrefix, cellSize, min, max }) {
-    if (lang !== "zh" && lang !== "en") throw new RangeError(`renderHeatmap: lang must be "zh" or "en"; received ${describe2(lang)}`);
+  function checkScalars({ title, lang: lang2, decimals, standalone, legend: legend2, scale, idPrefix, cellSize, min, max }) {
+    if (lang2 !== "zh" && lang2 !== "en") throw new RangeError(`renderHeatmap: lang must be "zh" or "en"; received ${describe2(lang2)}`);
     if (title !== void 0 && typeof title !== "string") throw new TypeError(`renderHeatmap: title must be a string; received ${describe2(title)}`);
     if (!Number.isInteger(decimals) || decimals < 0 || decimals > 10) {
       throw new RangeError(`renderHeatmap: decimals must be an integer from 0 to 10; received ${describe2(decimals)}`);
@@ -1495,10 +1495,17 @@
       }
       if (ticks.length >= 3 && ticks.length <= 8) return { ticks, labels: ticks.map((v) => compact(v, Math.max(0, 1 - Math.floor(Math.log10(v) + 1e-9)))) };
     }
-    return { ticks: [a, b], labels: apart(a, b) };
+    return { ticks: [a, b], labels: extremes(a, b) };
   }
   function apart(a, b) {
     for (let digits = 1; digits < 17; digits++) {
+      const x = Number(a.toPrecision(digits)), y = Number(b.toPrecision(digits));
+      if (x !== y && Number.isFinite(x) && Number.isFinite(y)) return [String(x), String(y)];
+    }
+    return [String(a), String(b)];
+  }
+  function extremes(a, b) {
+    for (let digits = 4; digits < 17; digits++) {
       const x = Number(a.toPrecision(digits)), y = Number(b.toPrecision(digits));
       if (x !== y && Number.isFinite(x) && Number.isFinite(y)) return [String(x), String(y)];
     }
@@ -1632,7 +1639,7 @@
   function legendCaptionPlace(box, { tickFont, legendX, legendH, maskedCount, keyY }, o) {
     let legendCaption = "", legendCaptionY = 0;
     FULL_API: if (o.legend && o.colourScale !== "unit") {
-      legendCaption = heatmap_scale_exports[o.lang].legendScale[o.colourScale](...apart(o.dmin, o.dmax));
+      legendCaption = heatmap_scale_exports[o.lang].legendScale[o.colourScale](...extremes(o.dmin, o.dmax));
       legendCaptionY = Math.max(legendH + tickFont / 2, maskedCount ? keyY + 12 : 0) + 14;
       box.grow(legendX, legendCaptionY - tickFont, legendX + textEm(legendCaption) * tickFont, legendCaptionY + 3);
     }
@@ -1801,6 +1808,141 @@
       return `<g class="ring" aria-hidden="true" pointer-events="none"><rect class="ring-outer" ${box(2.5)} rx="4" fill="none" stroke="currentColor" stroke-width="3"/><rect class="ring-inner" ${box(0.5)} rx="3" fill="none" stroke="#ffffff" stroke-width="1.5"/></g>`;
     }
     return "";
+  }
+
+  // web/strings/head-view.js
+  var head_view_exports = {};
+  __export(head_view_exports, {
+    en: () => en3,
+    zh: () => zh3
+  });
+  var zh3 = {
+    title: "\u5934\u89C6\u56FE\uFF1A\u8C01\u5728\u770B\u8C01",
+    desc: (heads, token, side) => `\u5DE6\u5217\u662F\u67E5\u8BE2\uFF08\u8C01\u5728\u770B\uFF09\uFF0C\u53F3\u5217\u662F\u952E\uFF08\u88AB\u770B\u7684\u8BCD\uFF09\uFF1B\u6BCF\u6761\u7EBF\u4ECE\u4E00\u4E2A\u67E5\u8BE2\u8FDE\u5230\u5B83\u770B\u7684\u952E\uFF0C\u7EBF\u8D8A\u4E0D\u900F\u660E\u6743\u91CD\u8D8A\u5927\uFF0C\u989C\u8272\u533A\u5206\u5934\uFF08${heads.length ? `\u5934 ${heads.join("\u3001")}` : "\u6CA1\u6709\u9009\u4E2D\u7684\u5934"}\uFF09\u3002` + (token === void 0 || token === null ? "" : `\u73B0\u5728\u53EA\u663E\u793A\u300C${token}\u300D${side === "query" ? "\u770B\u5411\u522B\u4EBA" : "\u88AB\u522B\u4EBA\u770B"}\u7684\u7EBF\u3002`),
+    token: (t, i, side) => `${t}\uFF08\u7B2C ${i + 1} \u4E2A\u8BCD\uFF09\uFF1A\u53EA\u770B\u5B83${side === "query" ? "\u770B\u5411\u522B\u4EBA" : "\u88AB\u522B\u4EBA\u770B"}\u7684\u7EBF`,
+    // the page's head view section (web/page/page-headview.js); layers and heads counted from 1
+    page: {
+      title: "\u5934\u89C6\u56FE\uFF1A\u6BCF\u4E2A\u5934\u7684\u8FDE\u7EBF",
+      hint: "\u5DE6\u8FB9\u7684\u8BCD\u770B\u5411\u53F3\u8FB9\u7684\u8BCD\uFF0C\u7EBF\u8D8A\u6DF1\u6CE8\u610F\u529B\u8D8A\u5927\uFF0C\u6BCF\u79CD\u989C\u8272\u662F\u4E00\u4E2A\u5934\u3002\u628A\u9F20\u6807\u653E\u5728\u4E00\u4E2A\u8BCD\u4E0A\uFF08\u6216\u7528 Tab \u9009\u4E2D\u5B83\uFF0C\u518D\u7528\u65B9\u5411\u952E\u79FB\u52A8\uFF09\uFF0C\u53EA\u770B\u5B83\u7684\u7EBF\uFF1B\u70B9\u5934\u7684\u6309\u94AE\u53EF\u4EE5\u9690\u85CF\u6216\u663E\u793A\u8FD9\u4E2A\u5934\u3002",
+      layer: "\u5C42",
+      layerOption: (l) => `\u7B2C ${l + 1} \u5C42`,
+      heads: "\u663E\u793A\u54EA\u4E9B\u5934",
+      headButton: (k, kv) => `\u5934 ${k + 1}${kv === null ? "" : `\uFF08kv ${kv + 1}\uFF09`}`,
+      save: "\u4FDD\u5B58\u4E3A SVG",
+      svgTitle: (name, l) => `${name}\uFF1A\u7B2C ${l + 1} \u5C42\u7684\u5934\u89C6\u56FE`
+    }
+  };
+  var en3 = {
+    title: "Head view: who looks at whom",
+    desc: (heads, token, side) => `Left: queries (who is looking); right: keys (who is looked at). Each line joins a query to a key it attends to; the more opaque, the larger the weight; colours tell the heads apart (${heads.length ? `heads ${heads.join(", ")}` : "no head selected"}).` + (token === void 0 || token === null ? "" : ` Only the lines where "${token}" ${side === "query" ? "looks at others" : "is looked at"} are shown.`),
+    token: (t, i, side) => `${t} (token ${i + 1}): show only the lines where it ${side === "query" ? "looks at others" : "is looked at"}`,
+    page: {
+      title: "Head view: every head's lines",
+      hint: "Tokens on the left look at tokens on the right; the darker the line, the more attention; one colour per head. Hover a token (or Tab to it, then use the arrow keys) to see its lines alone; the head buttons hide or show a head.",
+      layer: "Layer",
+      layerOption: (l) => `layer ${l + 1}`,
+      heads: "Heads shown",
+      headButton: (k, kv) => `head ${k + 1}${kv === null ? "" : ` (kv ${kv + 1})`}`,
+      save: "Save as SVG",
+      svgTitle: (name, l) => `${name}: head view of layer ${l + 1}`
+    }
+  };
+
+  // web/heatmap/head-view.js
+  var FONT_STACK2 = 'system-ui, "PingFang SC", "Noto Sans CJK SC", "Microsoft YaHei", sans-serif';
+  var HEAD_COLOURS = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"];
+  var ROW = 22;
+  var FONT = 14;
+  var LABEL_EM = 8;
+  var GAP = 150;
+  var PAD2 = 10;
+  var TITLE = 22;
+  var KEYS = ["tokens", "heads", "hidden", "focus", "colours", "lang", "title", "min", "idPrefix"];
+  function renderHeadView(maps, options = {}) {
+    const { size, heads } = readMaps(maps);
+    const o = readHeadViewOptions(options, size, heads.length);
+    const w = head_view_exports[o.lang];
+    const labels = o.tokens.map((t) => fit(clean(t), LABEL_EM));
+    const labelW = Math.ceil(Math.max(1, ...labels.map((l) => l.em)) * FONT), x1 = PAD2 + labelW + 6, x2 = x1 + GAP;
+    const width = x2 + 6 + labelW + PAD2, height = TITLE + PAD2 + size * ROW + PAD2;
+    const y = (i) => TITLE + PAD2 + i * ROW + ROW / 2;
+    const title = o.title ?? w.title;
+    return [
+      `<svg xmlns="http://www.w3.org/2000/svg" class="attnmap-head-view" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="group" aria-labelledby="${o.idPrefix}-title" aria-describedby="${o.idPrefix}-desc" font-family="${esc(FONT_STACK2)}">`,
+      `<title id="${o.idPrefix}-title">${esc(title)}</title>`,
+      `<desc id="${o.idPrefix}-desc">${esc(w.desc(o.shown.map((h2) => o.heads[h2]), o.focus && o.tokens[o.focus.index], o.focus?.side))}</desc>`,
+      `<text class="attnmap-title" x="${n(width / 2)}" y="16" text-anchor="middle" font-size="13" fill="currentColor">${esc(title)}</text>`,
+      ...lines(heads, size, o, { x1, x2, y }),
+      ...tokenColumn(o, labels, "query", x1 - 6, "end", y, w),
+      ...tokenColumn(o, labels, "key", x2 + 6, "start", y, w),
+      "</svg>"
+    ].join("\n") + "\n";
+  }
+  function lines(heads, size, o, { x1, x2, y }) {
+    const out = [];
+    for (const h2 of o.shown) {
+      const values = heads[h2];
+      out.push(`<g class="hv-head" data-head="${esc(o.heads[h2])}" stroke="${esc(o.colours[h2 % o.colours.length])}" stroke-width="2">`);
+      for (let r = 0; r < size; r++) {
+        if (o.focus?.side === "query" && o.focus.index !== r) continue;
+        for (let c = 0; c < size; c++) {
+          if (o.focus?.side === "key" && o.focus.index !== c) continue;
+          const v = values[r * size + c];
+          if (!(v > o.min)) continue;
+          out.push(`<line class="hv-line" data-head="${esc(o.heads[h2])}" data-row="${r}" data-col="${c}" data-value="${v}" x1="${x1}" y1="${n(y(r))}" x2="${x2}" y2="${n(y(c))}" stroke-opacity="${Number(Math.min(1, v).toFixed(3))}"/>`);
+        }
+      }
+      out.push("</g>");
+    }
+    return out;
+  }
+  function tokenColumn(o, labels, side, x, anchor, y, w) {
+    return o.tokens.map((t, i) => {
+      const label = isolate(labels[i].text), on = o.focus?.side === side && o.focus.index === i;
+      return `<g class="hv-token${on ? " hv-focus" : ""}" role="button" tabindex="0" data-side="${side}" data-index="${i}" aria-pressed="${on}" aria-label="${esc(w.token(clean(t), i, side))}"><text x="${n(x)}" y="${n(y(i) + FONT * 0.35)}" text-anchor="${anchor}" font-size="${FONT}" font-weight="${on ? 700 : 400}" fill="currentColor">${esc(label)}</text></g>`;
+    });
+  }
+  function readMaps(maps) {
+    if (!Array.isArray(maps) || maps.length === 0) throw new TypeError("renderHeadView: maps must be a non-empty array of n\xD7n matrices, one per head");
+    let size = 0;
+    const heads = maps.map((m, h2) => {
+      let r;
+      try {
+        r = readMatrix2(m);
+      } catch (e) {
+        e.message = e.message.replace("renderHeatmap: matrix", `renderHeadView: maps[${h2}]`);
+        throw e;
+      }
+      if (r.rows !== r.cols) throw new RangeError(`renderHeadView: maps[${h2}] is ${r.rows}\xD7${r.cols}; a head's map is n\xD7n`);
+      if (h2 > 0 && r.rows !== size) throw new RangeError(`renderHeadView: maps[${h2}] is ${r.rows}\xD7${r.rows} but maps[0] is ${size}\xD7${size}`);
+      size = r.rows;
+      return r.values;
+    });
+    return { size, heads };
+  }
+  function readHeadViewOptions(options, size, H) {
+    if (options === null || typeof options !== "object") throw new TypeError("renderHeadView: options must be an object");
+    for (const k of Object.keys(options)) if (!KEYS.includes(k)) throw new TypeError(`renderHeadView: unknown option "${String(k).slice(0, 40)}"; expected one of ${KEYS.join(", ")}`);
+    const list = (v, name, len, dflt) => {
+      if (v === void 0) return dflt;
+      if (!Array.isArray(v) || v.length !== len) throw new RangeError(`renderHeadView: ${name} must be an array of ${len}`);
+      return v.map(String);
+    };
+    const tokens = list(options.tokens, "tokens", size, Array.from({ length: size }, (_, i) => String(i + 1)));
+    const heads = list(options.heads, "heads", H, Array.from({ length: H }, (_, i) => String(i)));
+    const colours = options.colours === void 0 ? HEAD_COLOURS : list(options.colours, "colours", H);
+    const hidden2 = new Set((options.hidden ?? []).map(String));
+    const focus = options.focus ?? null;
+    if (focus !== null && !(typeof focus === "object" && ["query", "key"].includes(focus.side) && Number.isInteger(focus.index) && focus.index >= 0 && focus.index < size)) {
+      throw new RangeError(`renderHeadView: focus must be null or { side: 'query' | 'key', index: 0 \u2026 ${size - 1} }`);
+    }
+    const lang2 = options.lang ?? "zh";
+    if (!(lang2 in head_view_exports)) throw new RangeError(`renderHeadView: lang must be 'zh' or 'en'; received ${String(lang2).slice(0, 20)}`);
+    const min = options.min ?? 0;
+    if (typeof min !== "number" || !(min >= 0 && min < 1)) throw new RangeError("renderHeadView: min must be a number in [0, 1)");
+    const idPrefix = String(options.idPrefix ?? "hv").replace(/[^\w-]/g, "");
+    const shown2 = heads.map((_, h2) => h2).filter((h2) => !hidden2.has(heads[h2]));
+    return { tokens, heads, colours, focus, lang: lang2, min, idPrefix, shown: shown2, title: options.title === void 0 ? void 0 : String(options.title) };
   }
 
   // web/heatmap/heatmap.js
@@ -2133,14 +2275,14 @@
   // web/strings/page.js
   var page_exports = {};
   __export(page_exports, {
-    en: () => en3,
-    zh: () => zh3
+    en: () => en4,
+    zh: () => zh4
   });
   var M = (s2) => `<span class="m">${s2}</span>`;
   var QKT = M("QK<sup>T</sup>");
   var DK = M("d<sub>k</sub>");
   var SQRT_DK = M("\u221Ad<sub>k</sub>");
-  var zh3 = {
+  var zh4 = {
     htmlLang: "zh-CN",
     docTitle: "\u81EA\u6CE8\u610F\u529B \xB7 \u732B\u5403\u9C7C \u2014 \u4ECE\u96F6\u624B\u5199\u5927\u6A21\u578B EP05",
     langButton: "English",
@@ -2165,7 +2307,7 @@
     },
     seedError: "\u79CD\u5B50\u8981\u662F 0 \u5230 4294967295 \u4E4B\u95F4\u7684\u6574\u6570\u3002",
     heatmapTitle: (seed, dk, causal) => `\u6CE8\u610F\u529B\u6743\u91CD softmax(QK\u1D40/\u221A${dk}) \xB7 \u79CD\u5B50 ${seed}${causal ? " \xB7 \u56E0\u679C\u906E\u853D" : ""}`,
-    sourceNote: (seed, dk, edited, embed) => `\u6743\u91CD\u6765\u81EA\u6587\u7AE0\u7B2C\u516D\u8282\u7684\u4EE3\u7801\uFF0C\u524D\u9762\u52A0\u4E00\u884C <code>torch.manual_seed(${seed})</code>\uFF08d_model = 8\uFF0Cd_k = ${dk}\uFF09` + (embed ? "\uFF0CX = E[\u8BCD] + PE\uFF08\u89C1\u300CEmbedding + \u4F4D\u7F6E\u7F16\u7801\u300D\uFF09" : "") + (edited ? "\uFF0CX \u6362\u6210\u4E86\u4F60\u6539\u8FC7\u7684\u503C" : "") + '\u3002<a href="#reproduce">\u4E0B\u9762\u6709\u53EF\u4EE5\u76F4\u63A5\u8FD0\u884C\u7684 Python \u4EE3\u7801</a>\uFF0C\u5F97\u5230\u7684\u6570\u548C\u8FD9\u91CC\u4E00\u6837\u3002',
+    sourceNote: (seed, dk, edited, embed, pe) => `\u6743\u91CD\u6765\u81EA\u6587\u7AE0\u7B2C\u516D\u8282\u7684\u4EE3\u7801\uFF0C\u524D\u9762\u52A0\u4E00\u884C <code>torch.manual_seed(${seed})</code>\uFF08d_model = 8\uFF0Cd_k = ${dk}\uFF09` + (!embed ? "" : pe ? "\uFF0CX = E[\u8BCD] + PE\uFF08\u89C1\u300CEmbedding + \u4F4D\u7F6E\u7F16\u7801\u300D\uFF09" : "\uFF0CX = E[\u8BCD]\uFF0C\u6CA1\u6709\u4F4D\u7F6E\u7F16\u7801\uFF08\u89C1\u300CEmbedding + \u4F4D\u7F6E\u7F16\u7801\u300D\uFF09") + (edited ? "\uFF0CX \u6362\u6210\u4E86\u4F60\u6539\u8FC7\u7684\u503C" : "") + '\u3002<a href="#reproduce">\u4E0B\u9762\u6709\u53EF\u4EE5\u76F4\u63A5\u8FD0\u884C\u7684 Python \u4EE3\u7801</a>\uFF0C\u5F97\u5230\u7684\u6570\u548C\u8FD9\u91CC\u4E00\u6837\u3002',
     exportSvg: "\u5BFC\u51FA SVG",
     exportPng: "\u5BFC\u51FA PNG",
     copyLink: "\u590D\u5236\u94FE\u63A5",
@@ -2174,14 +2316,15 @@
     exportFailed: "\u5BFC\u51FA\u5931\u8D25\uFF1A",
     explainTitle: "\u8FD9\u4E00\u683C\u662F\u600E\u4E48\u7B97\u51FA\u6765\u7684",
     explainHint: "\u628A\u9F20\u6807\u79FB\u5230\u683C\u5B50\u4E0A\uFF0C\u6216\u6309 Tab \u8FDB\u5165\u70ED\u529B\u56FE\u540E\u7528\u65B9\u5411\u952E\u79FB\u52A8\u3002",
+    // the explanation's own steps are marked (a)–(e): ①–④ are the four steps' headings (issue 24)
     ex: {
       looks: ["\u300C", "\u300D\u770B\u300C", "\u300D"],
-      dot: "\u2460 \u70B9\u79EF",
-      scale: "\u2461 \u9664\u4EE5 \u221Ad_k",
-      scaleHead: "\u2461 \u9664\u4EE5 \u221Ad_head",
-      exp: "\u2462 \u53D6\u6307\u6570",
-      sum: "\u2463 \u8FD9\u4E00\u884C\u7684 exp \u4E4B\u548C",
-      weight: "\u2464 \u6743\u91CD = exp \xF7 \u884C\u548C",
+      dot: "(a) \u70B9\u79EF",
+      scale: "(b) \u9664\u4EE5 \u221Ad_k",
+      scaleHead: "(b) \u9664\u4EE5 \u221Ad_head",
+      exp: "(c) \u53D6\u6307\u6570",
+      sum: "(d) \u8FD9\u4E00\u884C\u7684 exp \u4E4B\u548C",
+      weight: "(e) \u6743\u91CD = exp \xF7 \u884C\u548C",
       core: "C \u6838\u5FC3",
       terms: (k) => `\uFF08\u5171 ${k} \u9879\uFF0C\u4E2D\u95F4\u7701\u7565\uFF09`,
       masked: "\u56E0\u679C\u906E\u853D\uFF1A\u8FD9\u4E2A\u8BCD\u4E0D\u80FD\u770B\u6392\u5728\u5B83\u540E\u9762\u7684\u8BCD\u3002\u8FD9\u4E00\u683C\u7684\u5206\u6570\u5728 softmax \u4E4B\u524D\u88AB\u6362\u6210 \u2212\u221E\uFF0Ce^(\u2212\u221E) = 0\uFF0C\u6240\u4EE5\u6743\u91CD\u6B63\u597D\u662F 0\uFF0C\u4E5F\u4E0D\u8BA1\u5165\u884C\u548C\u3002",
@@ -2297,7 +2440,7 @@
     mapValuesHidden: "\u683C\u5B50\u592A\u5C0F\uFF0C\u4E0D\u663E\u793A\u6570\u503C\uFF1A\u628A\u9F20\u6807\u79FB\u5230\u683C\u5B50\u4E0A\uFF0C\u6216\u6309 Tab \u8FDB\u5165\u540E\u7528\u65B9\u5411\u952E\u67E5\u770B\u3002",
     matrixShape: (name, r, c) => `${name}\uFF08${r} \xD7 ${c}\uFF09`
   };
-  var en3 = {
+  var en4 = {
     htmlLang: "en",
     docTitle: "Self-attention \xB7 \u732B\u5403\u9C7C \u2014 Writing an LLM from scratch, EP05",
     langButton: "\u4E2D\u6587",
@@ -2322,7 +2465,7 @@
     },
     seedError: "The seed must be a whole number from 0 to 4294967295.",
     heatmapTitle: (seed, dk, causal) => `Attention weights softmax(QK\u1D40/\u221A${dk}) \xB7 seed ${seed}${causal ? " \xB7 causal" : ""}`,
-    sourceNote: (seed, dk, edited, embed) => `The weights come from the episode's section-6 code with <code>torch.manual_seed(${seed})</code> in front (d_model = 8, d_k = ${dk})` + (embed ? ", with X = E[token] + PE (see \u201CEmbedding + positions\u201D)" : "") + (edited ? ", with X replaced by your edits" : "") + '. <a href="#reproduce">The Python code below</a> runs as is and prints the same numbers.',
+    sourceNote: (seed, dk, edited, embed, pe) => `The weights come from the episode's section-6 code with <code>torch.manual_seed(${seed})</code> in front (d_model = 8, d_k = ${dk})` + (!embed ? "" : pe ? ", with X = E[token] + PE (see \u201CEmbedding + positions\u201D)" : ", with X = E[token], no positional encoding (see \u201CEmbedding + positions\u201D)") + (edited ? ", with X replaced by your edits" : "") + '. <a href="#reproduce">The Python code below</a> runs as is and prints the same numbers.',
     exportSvg: "Export SVG",
     exportPng: "Export PNG",
     copyLink: "Copy link",
@@ -2333,12 +2476,12 @@
     explainHint: "Hover a cell, or Tab into the heatmap and move with the arrow keys.",
     ex: {
       looks: ["", " looks at ", ""],
-      dot: "\u2460 dot product",
-      scale: "\u2461 divide by \u221Ad_k",
-      scaleHead: "\u2461 divide by \u221Ad_head",
-      exp: "\u2462 exponentiate",
-      sum: "\u2463 sum of exp over the row",
-      weight: "\u2464 weight = exp \xF7 row sum",
+      dot: "(a) dot product",
+      scale: "(b) divide by \u221Ad_k",
+      scaleHead: "(b) divide by \u221Ad_head",
+      exp: "(c) exponentiate",
+      sum: "(d) sum of exp over the row",
+      weight: "(e) weight = exp \xF7 row sum",
       core: "C core",
       terms: (k) => ` (${k} terms, middle ones left out)`,
       masked: "Causal mask: a token cannot look at tokens after it. Before the softmax this score is replaced by \u2212\u221E, e^(\u2212\u221E) = 0, so the weight is exactly 0 and it adds nothing to the row sum.",
@@ -2451,7 +2594,7 @@
     mapValuesHidden: "Cells too small for numbers: hover a cell, or Tab in and use the arrow keys.",
     matrixShape: (name, r, c) => `${name} (${r} \xD7 ${c})`
   };
-  zh3.teach = {
+  zh4.teach = {
     words: {
       title: "\u8BCD\u7684\u8EAB\u4EFD\u548C\u4F4D\u7F6E\uFF1AEmbedding + \u4F4D\u7F6E\u7F16\u7801\uFF08EP03\u201304\uFF09",
       text: "\u6587\u7AE0\u7684\u4EE3\u7801\u7528 <code>X = torch.randn(n, 8)</code> \u4EE3\u66FF\u771F\u6B63\u7684\u8F93\u5165\uFF1A\u5B83\u53EA\u770B\u8BCD\u7684\u4E2A\u6570\uFF0C\u4E0D\u770B\u662F\u54EA\u4E2A\u8BCD\u3002\u6362\u6210\u7B2C\u4E09\u3001\u56DB\u671F\u7684\u505A\u6CD5\uFF1A<b>X = E[\u8BCD] + PE[\u4F4D\u7F6E]</b>\u3002E \u662F\u6309\u8BCD\u67E5\u7684\u8868\uFF08\u8FD9\u91CC\u6CA1\u6709\u8BAD\u7EC3\uFF0C\u6BCF\u4E2A\u8BCD\u7684 8 \u4E2A\u6570\u7531\u79CD\u5B50\u548C\u8FD9\u4E2A\u8BCD\u672C\u8EAB\u51B3\u5B9A\uFF0C\u540C\u4E00\u4E2A\u8BCD\u4E0D\u7BA1\u7AD9\u5728\u54EA\u91CC\u90FD\u662F\u540C\u4E00\u884C\uFF09\uFF1BPE \u662F\u8BBA\u6587\u91CC\u7684\u6B63\u5F26\u4F4D\u7F6E\u7F16\u7801\uFF0CPE[pos, 2i] = sin(pos / 10000<sup>2i/8</sup>)\uFF0CPE[pos, 2i+1] = cos(pos / 10000<sup>2i/8</sup>)\u3002\u9009\u597D\u4E4B\u540E\uFF0C\u9875\u9762\u4E0A\u6BCF\u4E00\u6B65\u3001\u4E0A\u9762\u7684\u70ED\u529B\u56FE\u548C\u4E0B\u9762\u7684 Python \u4EE3\u7801\u90FD\u8DDF\u7740\u53D8\u3002",
@@ -2481,12 +2624,13 @@
       tempLabel: "\u6E29\u5EA6",
       tempNote: (t, dk) => t === 1 ? `T = 1 \u5C31\u662F\u6587\u7AE0\u7684\u516C\u5F0F softmax(QK\u1D40/\u221A${dk})\u3002T \u8D8A\u5C0F\uFF0C\u6BCF\u4E00\u884C\u8D8A\u63A5\u8FD1\u53EA\u770B\u4E00\u4E2A\u8BCD\uFF1BT \u8D8A\u5927\uFF0C\u8D8A\u63A5\u8FD1\u5E73\u5747\u3002` : `\u8FD9\u5F20\u70ED\u529B\u56FE\u662F softmax(QK\u1D40 / (${t}\xB7\u221A${dk}))\uFF1A\u6E29\u5EA6\u53EA\u6539\u53D8\u8FD9\u5F20\u56FE\uFF08\u548C\u53F3\u8FB9\u7684\u89E3\u91CA\uFF09\uFF0C\u4E0B\u9762\u7684\u8868\u683C\u548C\u4EE3\u7801\u4ECD\u662F T = 1\u3002`,
       entropyHead: (max, n2) => `\u6BCF\u4E00\u884C\u7684\u71B5\uFF08\u5355\u4F4D\uFF1A\u6BD4\u7279\uFF0C\u2212\u03A3 w\xB7log\u2082w\uFF09\uFF1A0 \u8868\u793A\u53EA\u770B\u4E00\u4E2A\u8BCD\uFF0C\u6700\u5927 log\u2082${n2} = ${max} \u8868\u793A\u5B8C\u5168\u5E73\u5747`,
+      entropyHeadCausal: (n2) => `\u6BCF\u4E00\u884C\u7684\u71B5\uFF08\u5355\u4F4D\uFF1A\u6BD4\u7279\uFF0C\u2212\u03A3 w\xB7log\u2082w\uFF09\uFF1A0 \u8868\u793A\u53EA\u770B\u4E00\u4E2A\u8BCD\u3002\u56E0\u679C\u906E\u853D\u4E0B\uFF0C\u7B2C k \u884C\u53EA\u80FD\u770B\u5230 k \u4E2A\u8BCD\uFF08\u7B2C 1 \u884C 1 \u4E2A\uFF0C\u7B2C ${n2} \u884C ${n2} \u4E2A\uFF09\uFF0C\u6700\u5927\u662F log\u2082k\uFF0C\u8868\u793A\u5728\u8FD9 k \u4E2A\u8BCD\u4E0A\u5B8C\u5168\u5E73\u5747\uFF1B\u6BCF\u4E00\u884C\u7684\u6761\u6309\u5B83\u81EA\u5DF1\u7684\u6700\u5927\u503C\u753B\u6EE1\u3002`,
       bits: "\u6BD4\u7279"
     },
     heroTitle: (seed, dk, causal, t) => `\u6CE8\u610F\u529B\u6743\u91CD softmax(QK\u1D40/(${t}\xB7\u221A${dk})) \xB7 \u79CD\u5B50 ${seed}${causal ? " \xB7 \u56E0\u679C\u906E\u853D" : ""}`,
-    explainTemp: (t) => `\u2461 \u9664\u4EE5 ${t}\xB7\u221Ad_k\uFF08\u6E29\u5EA6 T = ${t}\uFF09`
+    explainTemp: (t) => `(b) \u9664\u4EE5 ${t}\xB7\u221Ad_k\uFF08\u6E29\u5EA6 T = ${t}\uFF09`
   };
-  en3.teach = {
+  en4.teach = {
     words: {
       title: "Which word, and where: Embedding + positional encoding (episodes 03\u201304)",
       text: "The episode's code stands in for the input with <code>X = torch.randn(n, 8)</code>: it depends on how many tokens there are, not on which. Switch to what episodes 03 and 04 built: <b>X = E[token] + PE[position]</b>. E is a table looked up by the token (untrained here: each token's 8 numbers follow from the seed and the token itself, so the same word is the same row wherever it stands); PE is the paper's sinusoidal encoding, PE[pos, 2i] = sin(pos / 10000<sup>2i/8</sup>), PE[pos, 2i+1] = cos(pos / 10000<sup>2i/8</sup>). Every step on the page, the heatmap at the top and the Python code follow the choice.",
@@ -2516,14 +2660,15 @@
       tempLabel: "Temperature",
       tempNote: (t, dk) => t === 1 ? `T = 1 is the episode's formula softmax(QK\u1D40/\u221A${dk}). A smaller T pushes each row towards a single token; a larger T towards an even spread.` : `This heatmap is softmax(QK\u1D40 / (${t}\xB7\u221A${dk})): the temperature changes only this picture (and the explanation beside it); the tables and the code below keep T = 1.`,
       entropyHead: (max, n2) => `Entropy of each row in bits (\u2212\u03A3 w\xB7log\u2082w): 0 means a single token, the most, log\u2082${n2} = ${max}, an even spread`,
+      entropyHeadCausal: (n2) => `Entropy of each row in bits (\u2212\u03A3 w\xB7log\u2082w): 0 means a single token. Under the causal mask row k sees only k tokens (row 1 one, row ${n2} all ${n2}), so its most is log\u2082k, an even spread over those k; each row's bar is full at its own most.`,
       bits: "bits"
     },
     heroTitle: (seed, dk, causal, t) => `Attention weights softmax(QK\u1D40/(${t}\xB7\u221A${dk})) \xB7 seed ${seed}${causal ? " \xB7 causal" : ""}`,
-    explainTemp: (t) => `\u2461 divide by ${t}\xB7\u221Ad_k (temperature T = ${t})`
+    explainTemp: (t) => `(b) divide by ${t}\xB7\u221Ad_k (temperature T = ${t})`
   };
   var WHERE_ZH = { self: "\uFF08\u5B83\u81EA\u5DF1\uFF09", first: "\uFF08\u53E5\u5B50\u7684\u7B2C\u4E00\u4E2A\u5B57\uFF09", previous: "\uFF08\u5B83\u524D\u9762\u90A3\u4E2A\u5B57\uFF09", other: "" };
   var WHERE_EN = { self: " (itself)", first: " (the first character)", previous: " (the character before it)", other: "" };
-  zh3.models = {
+  zh4.models = {
     trained: {
       title: "\u968F\u673A\u6743\u91CD\uFF0C\u8FD8\u662F\u8BAD\u7EC3\u8FC7\u7684\u6A21\u578B\uFF1F",
       text: "\u4E0A\u9762\u6240\u6709\u7684\u70ED\u529B\u56FE\u90FD\u7528\u6587\u7AE0\u7684\u968F\u673A\u6743\u91CD\uFF08<code>torch.randn</code>\uFF09\uFF1A\u5B83\u4EEC\u7684\u56FE\u6848\u662F\u968F\u673A\u6570\u7684\u56FE\u6848\uFF0C\u4E0D\u662F\u6A21\u578B\u5B66\u5230\u7684\u4E1C\u897F\u3002\u5207\u6362\u5230\u300C\u8BAD\u7EC3\u8FC7\u7684\u73A9\u5177\u6A21\u578B\u300D\uFF0C\u540C\u4E00\u53E5\u8BDD\uFF08\u6309\u5B57\u8BFB\uFF1A\u732B \u5403 \u9C7C \u2192 \u732B\u5403\u9C7C\uFF09\u4EA4\u7ED9\u4E00\u4E2A\u771F\u7684\u8BAD\u7EC3\u8FC7\u7684\u5C0F\u6A21\u578B\uFF0C\u770B\u5B83\u6BCF\u4E00\u5C42\u3001\u6BCF\u4E00\u4E2A\u5934\u7684\u6CE8\u610F\u529B\u3002",
@@ -2603,7 +2748,7 @@
       }
     }
   };
-  en3.models = {
+  en4.models = {
     trained: {
       title: "Random weights, or a trained model?",
       text: "Every heatmap above uses the article's random weights (<code>torch.randn</code>): their patterns are the patterns of random numbers, not something a model learned. Switch to \u201Ctrained toy model\u201D and the same sentence, read character by character (\u732B \u5403 \u9C7C \u2192 \u732B\u5403\u9C7C), goes through a small model that was really trained: every layer and every head of it.",
@@ -2683,7 +2828,7 @@
       }
     }
   };
-  zh3.models.hub = {
+  zh4.models.hub = {
     label: "\u6216\u8005\u4ECE Hugging Face \u52A0\u8F7D\uFF08\u8F93\u5165\u6A21\u578B id\uFF09",
     check: "\u67E5\u770B\u5927\u5C0F",
     go: "\u4E0B\u8F7D\u5E76\u52A0\u8F7D",
@@ -2698,7 +2843,7 @@
     delete: "\u5220\u9664",
     deleteLabel: (repo) => `\u4ECE\u6D4F\u89C8\u5668\u91CC\u5220\u9664 ${repo}`
   };
-  en3.models.hub = {
+  en4.models.hub = {
     label: "Or load from Hugging Face (a model id)",
     check: "Check size",
     go: "Download and load",
@@ -2813,8 +2958,8 @@
     if (causal === "1" || causal === "true") state2.causal = true;
     const heads = get2("heads");
     if (heads !== null && /^\d$/.test(heads) && HEAD_CHOICES.includes(Number(heads))) state2.heads = Number(heads);
-    const lang = get2("lang");
-    if (LANGS.includes(lang)) state2.lang = lang;
+    const lang2 = get2("lang");
+    if (LANGS.includes(lang2)) state2.lang = lang2;
     const x = get2("x");
     if (x !== null && x.length < 2e4) state2.x = parseX(x, state2.tokens.length);
     parseTeach(get2, state2);
@@ -2895,10 +3040,10 @@
   // web/strings/snippets.js
   var snippets_exports = {};
   __export(snippets_exports, {
-    en: () => en4,
-    zh: () => zh4
+    en: () => en5,
+    zh: () => zh5
   });
-  var zh4 = {
+  var zh5 = {
     seed: "\u4E0E\u672C\u9875\u76F8\u540C\u7684\u968F\u673A\u79CD\u5B50",
     sentence: "\u5206\u8BCD",
     edited: "\u4F60\u5728\u9875\u9762\u4E0A\u6539\u8FC7\u7684 X\uFF08\u4E0A\u4E00\u884C\u7684 randn \u4ECD\u8981\u4FDD\u7559\uFF1A\u5B83\u63A8\u8FDB\u4E86\u968F\u673A\u6570\uFF0C\u540E\u9762\u7684 W \u624D\u4E00\u81F4\uFF09",
@@ -2937,7 +3082,7 @@
       printW: "\u6BCF\u4E2A\u5934\u7684\u6CE8\u610F\u529B\u6743\u91CD\uFF1A\\n"
     }
   };
-  var en4 = {
+  var en5 = {
     seed: "the same random seed as the page",
     sentence: "tokens",
     edited: "the X you edited on the page (keep the randn line above: it advances the generator, so the W below match)",
@@ -2976,7 +3121,7 @@
       printW: "attention weights of each head:\\n"
     }
   };
-  zh4.pe = {
+  zh5.pe = {
     embed: "Embedding\uFF08EP03\uFF09\uFF1A\u6309\u8BCD\u67E5\u8868\uFF0C\u540C\u4E00\u4E2A\u8BCD\u4E0D\u7BA1\u7AD9\u5728\u54EA\u91CC\uFF0C\u6C38\u8FDC\u662F\u540C\u4E00\u4E2A\u5411\u91CF",
     table: "\u8FD9\u91CC\u6CA1\u6709\u8BAD\u7EC3\u597D\u7684\u8BCD\u8868\uFF1A\u6BCF\u4E2A\u8BCD\u7684\u5411\u91CF\u662F torch.randn(8)\uFF0C\u751F\u6210\u5668\u7684\u79CD\u5B50\u662F\u300C\u79CD\u5B50 \u8BCD\u300D\u7684 FNV-1a \u54C8\u5E0C",
     fnv: "FNV-1a\uFF0832 \u4F4D\uFF09",
@@ -2986,7 +3131,7 @@
     off: "\u5173\u6389\u4E86\u4F4D\u7F6E\u7F16\u7801\uFF1AX \u53EA\u77E5\u9053\u6709\u54EA\u4E9B\u8BCD\uFF0C\u4E0D\u77E5\u9053\u5B83\u4EEC\u7684\u987A\u5E8F",
     edited: "\u4F60\u5728\u9875\u9762\u4E0A\u6539\u8FC7\u7684 X\uFF08\u4E0A\u9762\u7684 E \u548C PE \u4E0D\u5F71\u54CD W\uFF1A\u5B83\u4EEC\u7528\u7684\u662F\u5404\u81EA\u7684\u751F\u6210\u5668\uFF09"
   };
-  en4.pe = {
+  en5.pe = {
     embed: "Embedding (episode 03): a lookup by the word, so the same word is the same vector wherever it stands",
     table: `no trained table here: each word's vector is torch.randn(8) from a generator seeded with the FNV-1a hash of "seed word"`,
     fnv: "FNV-1a (32 bit)",
@@ -3132,7 +3277,7 @@
         { rowLabels: a.tokens.map((_, i) => String(i)), colLabels: dims }
       )] : []
     ] : []);
-    const draw2 = (id2, tokens, m) => {
+    const draw3 = (id2, tokens, m) => {
       const n2 = tokens.length;
       $2(id2).innerHTML = renderHeatmap(m, {
         rowLabels: tokens,
@@ -3146,8 +3291,8 @@
         ...state2.causal ? { masked: "causal" } : {}
       });
     };
-    draw2("words-a", a.tokens, A.attn);
-    draw2("words-b", b.tokens, B.attn);
+    draw3("words-a", a.tokens, A.attn);
+    draw3("words-b", b.tokens, B.attn);
     $2("words-a-cap").textContent = W.caption(sentence(a.tokens));
     $2("words-b-cap").textContent = W.caption(sentence(b.tokens));
     const perm = `(${b.perm.map((p) => p + 1).join(" ")})`;
@@ -3199,8 +3344,8 @@
     `# ${s2.sentence}: ${JSON.stringify(tokens)}, d_model = ${D_MODEL}`
   ];
   var editedX = (s2, x) => x ? [`# ${s2.edited}`, "X = torch.tensor([", ...x.map((row) => `    [${row.map(py).join(", ")}],`), "])"] : [];
-  function pythonSnippet({ tokens, seed, dk, causal, x, input, pe }, lang = "zh") {
-    const s2 = snippets_exports[lang] ?? zh4, t = s2.ep05;
+  function pythonSnippet({ tokens, seed, dk, causal, x, input, pe }, lang2 = "zh") {
+    const s2 = snippets_exports[lang2] ?? zh5, t = s2.ep05;
     const n2 = tokens.length;
     const L = snippetHead(s2, seed, tokens);
     if (input === "embed") {
@@ -3229,8 +3374,8 @@
     L.push(`print("${s2.printO}", output)`);
     return L.join("\n") + "\n";
   }
-  function scalingSnippet(seed, dks, n2, lang = "zh", samples = 1) {
-    const t = (lang === "en" ? en4 : zh4).scaling;
+  function scalingSnippet(seed, dks, n2, lang2 = "zh", samples = 1) {
+    const t = (lang2 === "en" ? en5 : zh5).scaling;
     return [
       "import torch",
       "import torch.nn.functional as F",
@@ -3283,8 +3428,8 @@
       output: toRows(res.output)
     };
   }
-  function mhaSnippet({ tokens, seed, causal, heads, x, input, pe }, lang = "zh") {
-    const s2 = snippets_exports[lang] ?? zh4, t = s2.ep06;
+  function mhaSnippet({ tokens, seed, causal, heads, x, input, pe }, lang2 = "zh") {
+    const s2 = snippets_exports[lang2] ?? zh5, t = s2.ep06;
     const n2 = tokens.length;
     const L = snippetHead(s2, seed, tokens);
     if (input === "embed") L.push(...embedLines(s2, { tokens, seed, pe }), ...editedX(s2.pe, x));
@@ -3670,6 +3815,11 @@
     return { ...model2, weights, scaled, temperature: temp, colourScale: colour2 };
   }
   var entropyBits = (row) => row.reduce((s2, w) => w > 0 ? s2 - w * Math.log2(w) : s2, 0);
+  var visibleKeys = (n2, i, causal) => causal ? Math.min(n2, i + 1) : n2;
+  function barWidth(bits, keys) {
+    const max = Math.log2(keys);
+    return max > 0 ? Math.min(100, 100 * bits / max) : 0;
+  }
   function createHeatmapView(env) {
     return { bind: () => bindView(env), render: (ctx) => renderView(env, ctx) };
   }
@@ -3716,21 +3866,20 @@
     temp.setAttribute("aria-valuetext", `T = ${state2.temp}`);
     $2("temp-value").textContent = `T = ${state2.temp}`;
     $2("temp-note").innerHTML = V.tempNote(state2.temp, ctx.dk);
-    const bits = ctx.weights.map(entropyBits);
-    const max = Math.log2(ctx.tokens.length);
+    const n2 = ctx.tokens.length;
+    const head = ctx.causal ? V.entropyHeadCausal(n2) : V.entropyHead(fixed(Math.log2(n2), 2), n2);
     $2("entropy").replaceChildren(
-      h2("p", { class: "entropy-head" }, V.entropyHead(fixed(max, 2), ctx.tokens.length)),
-      h2("ul", {}, ...bits.map((b, i) => h2(
-        "li",
-        { "data-row": i, "data-bits": String(b) },
-        h2("span", { class: "tok" }, ctx.tokens[i]),
-        h2(
-          "span",
-          { class: "entropy-bar", "aria-hidden": "true" },
-          h2("span", { style: `width: ${max > 0 ? Math.min(100, 100 * b / max).toFixed(1) : 0}%` })
-        ),
-        h2("span", { class: "entropy-value" }, `${fixed(b, 3)} ${V.bits}`)
-      )))
+      h2("p", { class: "entropy-head" }, head),
+      h2("ul", {}, ...ctx.weights.map((row, i) => {
+        const b = entropyBits(row), keys = visibleKeys(n2, i, ctx.causal);
+        return h2(
+          "li",
+          { "data-row": i, "data-bits": String(b), "data-keys": keys },
+          h2("span", { class: "tok" }, ctx.tokens[i]),
+          h2("span", { class: "entropy-bar", "aria-hidden": "true" }, h2("span", { style: `width: ${barWidth(b, keys).toFixed(1)}%` })),
+          h2("span", { class: "entropy-value" }, `${fixed(b, 3)} ${V.bits}`)
+        );
+      }))
     );
   }
 
@@ -4080,7 +4229,7 @@
     }
   }
   function createHubPanel(env, { adopt: adopt2, busy }) {
-    const s2 = { abort: null, id: "", size: null };
+    const s2 = { abort: null, id: "", size: null, said: /* @__PURE__ */ new Map() };
     return { bind: (anchor) => bind2(env, s2, anchor, { adopt: adopt2, busy }), render: () => render2(env, s2) };
   }
   function bind2(env, s2, anchor, hooks) {
@@ -4119,31 +4268,35 @@
   var text = (env, id2, value) => {
     env.$(id2).textContent = value;
   };
+  function say(env, s2, id2, fn) {
+    if (fn) s2.said.set(id2, fn);
+    else s2.said.delete(id2);
+    text(env, id2, fn ? fn(env.getT().models.hub) : "");
+  }
   async function check(env, s2, hooks) {
-    const H = env.getT().models.hub, id2 = env.$("hub-id").value.trim();
-    text(env, "hub-msg", "");
+    const id2 = env.$("hub-id").value.trim();
+    say(env, s2, "hub-msg", null);
     env.$("hub-ask").hidden = true;
-    if (!id2) return text(env, "hub-msg", H.noId);
+    if (!id2) return say(env, s2, "hub-msg", (H) => H.noId);
     if (hooks.busy()) return void 0;
-    text(env, "hub-status", H.checking(id2));
+    say(env, s2, "hub-status", (H) => H.checking(id2));
     try {
       const m = await importModel();
       const cached = (await m.cachedModels()).some((c) => c.repo === id2);
       if (cached) return download(env, s2, hooks, id2);
       const { total, files } = await m.hubSize(id2, { hubUrl: hubUrl() });
       Object.assign(s2, { id: id2, size: total });
-      text(env, "hub-ask-text", H.ask(id2, formatBytes2(total), files.length));
-      text(env, "hub-go", H.go);
+      say(env, s2, "hub-ask-text", (H) => H.ask(id2, formatBytes2(total), files.length));
       env.$("hub-ask").hidden = false;
-      text(env, "hub-status", "");
+      say(env, s2, "hub-status", null);
     } catch (e) {
-      text(env, "hub-status", "");
-      text(env, "hub-msg", H.failed(e.message ?? String(e)));
+      say(env, s2, "hub-status", null);
+      say(env, s2, "hub-msg", (H) => H.failed(e.message ?? String(e)));
     }
     return void 0;
   }
   async function download(env, s2, hooks, id2 = s2.id) {
-    const { $: $2 } = env, H = env.getT().models.hub;
+    const { $: $2 } = env;
     $2("hub-ask").hidden = true;
     s2.abort = new AbortController();
     $2("hub-progress").hidden = $2("hub-cancel").hidden = false;
@@ -4157,14 +4310,16 @@
         onProgress: ({ file, loaded, total }) => {
           done.set(file, loaded);
           $2("hub-progress").value = [...done.values()].reduce((a, b) => a + b, 0);
-          text(env, "hub-status", H.progress(file, formatBytes2(loaded), formatBytes2(total)));
+          const read = formatBytes2(loaded), size = formatBytes2(total);
+          say(env, s2, "hub-status", (H) => H.progress(file, read, size));
         }
       });
-      text(env, "hub-status", "");
+      say(env, s2, "hub-status", null);
       hooks.adopt(model2, id2);
     } catch (e) {
-      text(env, "hub-status", "");
-      text(env, "hub-msg", s2.abort.signal.aborted ? H.cancelled : H.failed(e.message ?? String(e)));
+      say(env, s2, "hub-status", null);
+      const aborted = s2.abort.signal.aborted, m = e.message ?? String(e);
+      say(env, s2, "hub-msg", (H) => aborted ? H.cancelled : H.failed(m));
     } finally {
       $2("hub-progress").hidden = $2("hub-cancel").hidden = true;
       s2.abort = null;
@@ -4187,13 +4342,167 @@
       h2("button", { type: "button", "data-repo": c.repo, "aria-label": H.deleteLabel(c.repo) }, H.delete)
     )));
   }
-  function render2(env) {
+  function render2(env, s2) {
     const H = env.getT().models.hub;
     text(env, "hub-label", H.label);
     text(env, "hub-check", H.check);
     text(env, "hub-cancel", H.cancel);
     text(env, "hub-go", H.go);
+    for (const [id2, fn] of s2.said) text(env, id2, fn(H));
     listCached(env);
+  }
+
+  // web/page/page-headview.js
+  function createHeadView(env) {
+    const s2 = { run: null, layer: 0, hidden: /* @__PURE__ */ new Set(), focus: null, redrawing: false };
+    return { bind: (parent) => bind3(env, s2, parent), show: (run) => show(env, s2, run), render: () => render3(env, s2) };
+  }
+  var lang = (env) => env.getT().htmlLang === "en" ? "en" : "zh";
+  var words = (env) => head_view_exports[lang(env)].page;
+  function bind3(env, s2, parent) {
+    const { $: $2, h: h2 } = env;
+    parent.append(h2(
+      "section",
+      { id: "headview", class: "card headview", hidden: true, "aria-labelledby": "headview-title" },
+      h2("h3", { id: "headview-title" }),
+      h2("p", { id: "headview-hint", class: "note" }),
+      h2(
+        "div",
+        { class: "headview-controls" },
+        h2("label", { for: "headview-layer", id: "headview-layer-label" }),
+        h2("select", { id: "headview-layer", name: "headview-layer" }),
+        h2("div", { id: "headview-heads", class: "headview-heads", role: "group" }),
+        h2("button", { id: "headview-save", type: "button" })
+      ),
+      h2("div", { id: "headview-svg", class: "headview-svg" })
+    ));
+    $2("headview-layer").addEventListener("change", (e) => {
+      s2.layer = Number(e.target.value);
+      s2.focus = null;
+      draw2(env, s2);
+    });
+    $2("headview-heads").addEventListener("click", (e) => {
+      const b = e.target.closest("button[data-head]");
+      if (!b) return;
+      const k = b.dataset.head;
+      if (s2.hidden.has(k)) s2.hidden.delete(k);
+      else s2.hidden.add(k);
+      b.setAttribute("aria-pressed", String(!s2.hidden.has(k)));
+      draw2(env, s2);
+    });
+    $2("headview-save").addEventListener("click", () => save(env, s2));
+    bindTokens(env, s2);
+  }
+  function bindTokens(env, s2) {
+    const box = env.$("headview-svg");
+    const tokenOf = (e) => e.target.closest?.("g.hv-token");
+    const set = (focus, refocus = focus) => {
+      if (s2.redrawing || JSON.stringify(focus) === JSON.stringify(s2.focus)) return;
+      const had = box.contains(document.activeElement);
+      s2.redrawing = true;
+      try {
+        s2.focus = focus;
+        draw2(env, s2);
+        if (refocus && had) box.querySelector(`g.hv-token[data-side="${refocus.side}"][data-index="${refocus.index}"]`)?.focus({ preventScroll: true });
+      } finally {
+        s2.redrawing = false;
+      }
+    };
+    const from = (g) => ({ side: g.dataset.side, index: Number(g.dataset.index) });
+    box.addEventListener("pointerover", (e) => {
+      const g = tokenOf(e);
+      if (g) set(from(g));
+    });
+    box.addEventListener("pointerleave", () => set(null));
+    box.addEventListener("focusin", (e) => {
+      const g = tokenOf(e);
+      if (g) set(from(g));
+    });
+    box.addEventListener("focusout", (e) => {
+      if (!box.contains(e.relatedTarget)) set(null);
+    });
+    box.addEventListener("keydown", (e) => {
+      const g = tokenOf(e);
+      if (!g) return;
+      const n2 = s2.run.labels.length, f = from(g);
+      const step = { ArrowDown: 1, ArrowUp: -1 }[e.key], side = { ArrowLeft: "query", ArrowRight: "key" }[e.key];
+      if (e.key === "Escape") {
+        e.preventDefault();
+        set(null, f);
+        return;
+      }
+      if (step === void 0 && side === void 0) return;
+      e.preventDefault();
+      set({ side: side ?? f.side, index: step === void 0 ? f.index : (f.index + step + n2) % n2 });
+    });
+  }
+  function show(env, s2, run) {
+    const { $: $2, h: h2 } = env;
+    const L = run.maps.length;
+    if (s2.run?.name !== run.name) {
+      s2.layer = 0;
+      s2.hidden = /* @__PURE__ */ new Set();
+    }
+    s2.run = run;
+    s2.layer = Math.min(s2.layer, L - 1);
+    s2.focus = null;
+    $2("headview").hidden = false;
+    $2("headview-layer").replaceChildren(...Array.from({ length: L }, (_, l) => h2("option", { value: l, selected: l === s2.layer }, "")));
+    const H = run.maps[0].length;
+    $2("headview-heads").replaceChildren(...Array.from({ length: H }, (_, k) => h2("button", {
+      type: "button",
+      class: "headview-head",
+      "data-head": String(k),
+      "aria-pressed": String(!s2.hidden.has(String(k))),
+      style: `--head: ${HEAD_COLOURS[k % HEAD_COLOURS.length]}`
+    }, "")));
+    render3(env, s2);
+  }
+  function render3(env, s2) {
+    const { $: $2 } = env;
+    const C2 = words(env);
+    $2("headview-title").textContent = C2.title;
+    $2("headview-hint").textContent = C2.hint;
+    $2("headview-layer-label").textContent = C2.layer;
+    $2("headview-heads").setAttribute("aria-label", C2.heads);
+    $2("headview-save").textContent = C2.save;
+    if (!s2.run) return;
+    for (const o of $2("headview-layer").options) o.textContent = C2.layerOption(Number(o.value));
+    for (const b of $2("headview-heads").querySelectorAll("button")) {
+      const k = Number(b.dataset.head), kv = s2.run.kvHeads < s2.run.maps[0].length ? Math.floor(k / (s2.run.maps[0].length / s2.run.kvHeads)) : null;
+      b.textContent = C2.headButton(k, kv);
+    }
+    draw2(env, s2);
+  }
+  function svgOf(env, s2) {
+    const maps = s2.run.maps[s2.layer];
+    return renderHeadView(maps, {
+      tokens: s2.run.labels,
+      heads: maps.map((_, k) => k),
+      hidden: [...s2.hidden],
+      focus: s2.focus,
+      lang: lang(env),
+      title: words(env).svgTitle(s2.run.name, s2.layer),
+      idPrefix: "headview"
+    });
+  }
+  function draw2(env, s2) {
+    if (!s2.run) return;
+    const box = env.$("headview-svg");
+    box.innerHTML = svgOf(env, s2);
+    const svg = box.querySelector("svg");
+    svg.dataset.layer = String(s2.layer);
+    svg.dataset.ids = JSON.stringify(s2.run.ids);
+  }
+  function save(env, s2) {
+    if (!s2.run) return;
+    const colour2 = getComputedStyle(env.$("headview-svg")).color || "#000";
+    const blob = new Blob([svgOf(env, s2).replaceAll("currentColor", colour2)], { type: "image/svg+xml" });
+    const a = document.createElement("a");
+    a.href = URL.createObjectURL(blob);
+    a.download = `head-view-${s2.run.name.replace(/[^\w.-]+/g, "_")}-layer${s2.layer + 1}.svg`;
+    a.click();
+    setTimeout(() => URL.revokeObjectURL(a.href), 1e3);
   }
 
   // web/page/page-checkpoint.js
@@ -4210,11 +4519,13 @@
       gen: null,
       drawId: 0,
       textTimer: 0,
-      loading: false
+      loading: false,
+      texts: /* @__PURE__ */ new Map()
+      // element -> (C) => its text: written again when the language changes (put)
     };
-    return { bind: () => bind3(env, s2), render: () => renderTexts(env, s2) };
+    return { bind: () => bind4(env, s2), render: () => renderTexts(env, s2) };
   }
-  function bind3(env, s2) {
+  function bind4(env, s2) {
     const { $: $2, h: h2 } = env;
     const check2 = (id2) => h2("label", { class: "switch" }, h2("input", { id: id2, name: id2, type: "checkbox", role: "switch" }), h2("span", { id: `${id2}-label` }));
     $2("checkpoint").setAttribute("aria-labelledby", "checkpoint-title");
@@ -4266,6 +4577,8 @@
     bindModelControls(env, s2);
     s2.hub = createHubPanel(env, { adopt: (model2, name) => adopt(env, s2, model2, name, []), busy: () => s2.loading });
     s2.hub.bind($2("checkpoint-drop"));
+    s2.headView = createHeadView(env);
+    s2.headView.bind($2("checkpoint-model"));
   }
   function bindFiles(env, s2) {
     const { $: $2 } = env;
@@ -4285,7 +4598,7 @@
       try {
         files = await dropFiles(e.dataTransfer);
       } catch (err) {
-        return say(env, "readFailed", err.message);
+        return say2(env, s2, "readFailed", err.message);
       }
       if (files.length) load(env, s2, files);
     });
@@ -4314,18 +4627,21 @@
       drawBig(env, s2);
     });
   }
-  function say(env, key, detail = "") {
-    const E = env.getT().models.ckpt.errors;
-    env.$("checkpoint-msg").textContent = key ? E[key](detail) : "";
+  function put(env, s2, el, fn) {
+    if (fn) s2.texts.set(el, fn);
+    else s2.texts.delete(el);
+    el.textContent = fn ? fn(env.getT().models.ckpt) : "";
+  }
+  function say2(env, s2, key, detail = "") {
+    put(env, s2, env.$("checkpoint-msg"), key ? (C2) => C2.errors[key](detail) : null);
   }
   async function load(env, s2, files) {
     const { $: $2 } = env;
-    const C2 = env.getT().models.ckpt;
     if (s2.loading) return;
     stopGeneration(s2);
-    say(env, null);
+    say2(env, s2, null);
     const picked = sortCheckpointFiles(files);
-    if (picked.problem) return say(env, picked.problem, picked.ignored.join(", "));
+    if (picked.problem) return say2(env, s2, picked.problem, picked.ignored.join(", "));
     s2.loading = true;
     const progress = $2("checkpoint-progress");
     const status = $2("checkpoint-status");
@@ -4337,17 +4653,18 @@
       const [config, tokenizer, tokenizerConfig, vocab, merges, vocabTxt] = await Promise.all(
         [picked.config, picked.tokenizer, picked.tokenizerConfig, picked.vocab, picked.merges, picked.vocabTxt].map(text2)
       );
-      status.textContent = C2.starting(formatBytes2(progress.max));
+      const size = formatBytes2(progress.max);
+      put(env, s2, status, (C2) => C2.starting(size));
       await nextTask();
       const { loadModel } = await classicImport("attnmap-model.js", "__attnmapModel", void 0, "page.js");
       const tokenizerFiles = tokenizer !== void 0 ? { tokenizer, tokenizerConfig } : vocab !== void 0 ? { vocab, merges } : vocabTxt !== void 0 ? { vocabTxt } : {};
-      const model2 = await loadModel({ config, weights: picked.weights, ...tokenizerFiles }, { onProgress: readProgress(env, progress, status) });
+      const model2 = await loadModel({ config, weights: picked.weights, ...tokenizerFiles }, { onProgress: readProgress(env, s2, progress, status) });
       progress.hidden = true;
       adopt(env, s2, model2, modelName(config, picked.weights.index ?? picked.weights), picked.ignored);
     } catch (e) {
       progress.hidden = true;
-      status.textContent = "";
-      say(env, errorKey(e), e.message ?? String(e));
+      put(env, s2, status, null);
+      say2(env, s2, errorKey(e), e.message ?? String(e));
     } finally {
       s2.loading = false;
     }
@@ -4355,10 +4672,10 @@
   function adopt(env, s2, model2, name, ignored) {
     const { $: $2 } = env;
     stopGeneration(s2);
-    say(env, null);
+    say2(env, s2, null);
     s2.model?.dispose();
     Object.assign(s2, { model: model2, name, big: { layer: 0, head: 0 }, run: null });
-    $2("checkpoint-status").textContent = env.getT().models.ckpt.loaded(name, model2.config, model2.tokenizer, ignored);
+    put(env, s2, $2("checkpoint-status"), (C2) => C2.loaded(name, model2.config, model2.tokenizer, ignored));
     $2("checkpoint-model").hidden = false;
     const t = $2("model-text"), kind = model2.tokenizer ?? "none";
     if (!t.value || !t.dataset.typed || kind !== s2.kind) t.value = DEFAULT_TEXT[kind];
@@ -4366,8 +4683,8 @@
     renderTexts(env, s2);
     compute(env, s2);
   }
-  function readProgress(env, progress, status) {
-    const C2 = env.getT().models.ckpt, done = /* @__PURE__ */ new Map();
+  function readProgress(env, s2, progress, status) {
+    const done = /* @__PURE__ */ new Map();
     let last = 0;
     return ({ file, loaded, total }) => {
       done.set(file, loaded);
@@ -4375,7 +4692,8 @@
       if (loaded !== total && now - last < 50) return;
       last = now;
       progress.value = [...done.values()].reduce((a, b) => a + b, 0);
-      status.textContent = C2.reading(file, formatBytes2(loaded), formatBytes2(total));
+      const read = formatBytes2(loaded), size = formatBytes2(total);
+      put(env, s2, status, (C2) => C2.reading(file, read, size));
     };
   }
   function modelName(configText, weightsFile) {
@@ -4395,20 +4713,19 @@
     return "other";
   }
   function readIds(env, s2) {
-    const C2 = env.getT().models.ckpt;
     const text2 = env.$("model-text").value;
-    const m = s2.model;
+    const m = s2.model, v = m.config.vocab_size;
     let ids;
     if (m.tokenizer) ids = m.encode(text2);
     else {
       ids = parseIds(text2);
-      if (!ids) return { problem: C2.idsOnly(m.config.vocab_size) };
+      if (!ids) return { problem: (C2) => C2.idsOnly(v) };
     }
-    if (!ids.length) return { problem: C2.noTokens };
-    const bad = ids.find((i) => i >= m.config.vocab_size);
-    if (bad !== void 0) return { problem: C2.idOutside(bad, m.config.vocab_size) };
-    const cap = Math.min(MAX_GRID_TOKENS, m.config.n_positions);
-    return ids.length > cap ? { ids: ids.slice(0, cap), note: C2.cut(ids.length, cap) } : { ids, note: "" };
+    if (!ids.length) return { problem: (C2) => C2.noTokens };
+    const bad = ids.find((i) => i >= v);
+    if (bad !== void 0) return { problem: (C2) => C2.idOutside(bad, v) };
+    const cap = Math.min(MAX_GRID_TOKENS, m.config.n_positions), n2 = ids.length;
+    return n2 > cap ? { ids: ids.slice(0, cap), note: (C2) => C2.cut(n2, cap) } : { ids, note: null };
   }
   var labelsOf = (m, ids) => m.tokenizer ? m.tokens(ids) : ids.map(String);
   function compute(env, s2) {
@@ -4417,14 +4734,15 @@
     const msg = $2("model-text-msg");
     const r = readIds(env, s2);
     $2("model-text").toggleAttribute("aria-invalid", Boolean(r.problem));
-    msg.textContent = r.problem ?? r.note;
+    put(env, s2, msg, r.problem ?? r.note);
     msg.classList.toggle("error", Boolean(r.problem));
     if (r.problem) return;
     let attention;
     try {
       ({ attention } = s2.model.forward(r.ids, { attention: true }));
     } catch (e) {
-      msg.textContent = env.getT().models.ckpt.errors[errorKey(e)](e.message);
+      const key = errorKey(e);
+      put(env, s2, msg, (C2) => C2.errors[key](e.message));
       msg.classList.add("error");
       return;
     }
@@ -4434,6 +4752,7 @@
     drawGrid(env, s2);
     drawBig(env, s2);
     renderOptionsNote(env, s2);
+    s2.headView.show({ maps: attention, labels: [...s2.run.labels], ids: Array.from(r.ids), name: s2.name, kvHeads: s2.model.config.kvHeads ?? s2.model.config.n_head });
   }
   var hideFirst = (env, s2) => env.$("model-hide-first").checked && s2.run.ids.length > 1;
   var scaleOf = (env) => env.$("model-log").checked ? "log" : "unit";
@@ -4481,7 +4800,7 @@
     for (let l = 0; l < L; l++) {
       grid.append(h2("span", { class: "ckpt-layer", "aria-hidden": "true" }, C2.layerShort(l)));
       for (let k = 0; k < H; k++) {
-        const b = h2("button", { type: "button", ...kv(k), class: `thumb ${kv(k).class ?? ""}`.trim(), "data-layer": l, "data-head": k, "aria-label": C2.thumbLabel(l, k) });
+        const b = h2("button", { type: "button", ...kv(k), class: `thumb ${kv(k).class ?? ""}`.trim(), "data-layer": l, "data-head": k, "aria-label": env.getT().models.ckpt.thumbLabel(l, k) });
         b.innerHTML = thumbSvg(shownRows(s2.run.heads[l][k], hide), scale, mapAttrs(env, s2, l, k));
         grid.append(b);
         if (performance.now() - since > 16) {
@@ -4538,25 +4857,24 @@
   function stopGeneration(s2) {
     if (s2.gen) s2.gen.stop = true;
   }
+  var promptText = (model2, ids) => model2.tokenizer ? model2.decode(ids) : ids.join(" ");
   async function generate(env, s2) {
     const { $: $2, h: h2 } = env;
-    const C2 = env.getT().models.ckpt;
     if (!s2.model || !s2.run || s2.gen) return;
     const run = s2.run;
     const room = Math.min(MAX_GRID_TOKENS, s2.model.config.n_positions) - run.ids.length;
     const max = Math.min(room, Math.max(1, Math.floor(Number($2("model-max").value) || 1)));
     const out = $2("model-output");
     out.hidden = false;
-    if (max < 1) {
-      out.textContent = C2.genFull(MAX_GRID_TOKENS);
-      return;
-    }
+    put(env, s2, out, max < 1 ? (C2) => C2.genFull(MAX_GRID_TOKENS) : null);
+    if (max < 1) return;
     const gen = s2.gen = { stop: false, count: 0 };
     $2("model-generate").disabled = true;
     $2("model-stop").disabled = false;
     out.dataset.state = "running";
-    const produced = h2("span", { class: "tok gen" });
-    out.replaceChildren(C2.genLead, h2("span", { class: "tok" }, run.labels.join(s2.model.tokenizer === "bpe" ? "" : " ")), " \u2192 ", produced);
+    const lead = h2("span", { class: "gen-lead" }), produced = h2("span", { class: "tok gen" });
+    put(env, s2, lead, (C2) => C2.genLead);
+    out.replaceChildren(lead, h2("span", { class: "tok gen-prompt" }, promptText(s2.model, run.ids)), " \u2192 ", produced);
     const hide = () => hideFirst(env, s2);
     let pending2 = null;
     try {
@@ -4571,10 +4889,14 @@
         if (gen.stop) break;
       }
       out.dataset.state = gen.stop ? "stopped" : "done";
-      out.append(h2("span", { class: "muted" }, " ", gen.stop ? C2.genStopped(gen.count) : C2.genDone(gen.count)));
+      const { stop, count } = gen, end = h2("span", { class: "muted" });
+      out.append(end);
+      put(env, s2, end, (C2) => ` ${stop ? C2.genStopped(count) : C2.genDone(count)}`);
     } catch (e) {
       out.dataset.state = "failed";
-      out.append(h2("span", { class: "error" }, " ", C2.errors[errorKey(e)](e.message)));
+      const key = errorKey(e), end = h2("span", { class: "error" });
+      out.append(end);
+      put(env, s2, end, (C2) => ` ${C2.errors[key](e.message)}`);
     } finally {
       s2.gen = null;
       $2("model-generate").disabled = false;
@@ -4609,7 +4931,13 @@
     $2("model-max-label").textContent = C2.maxLabel;
     $2("model-generate").textContent = C2.generate;
     $2("model-stop").textContent = C2.stop;
+    for (const [el, fn] of s2.texts) {
+      if (el.isConnected) el.textContent = fn(C2);
+      else s2.texts.delete(el);
+    }
+    for (const b of $2("checkpoint-grid").querySelectorAll("button.thumb")) b.setAttribute("aria-label", C2.thumbLabel(Number(b.dataset.layer), Number(b.dataset.head)));
     s2.hub?.render();
+    s2.headView?.render();
     const c = s2.model?.config;
     $2("checkpoint-grid-hint").textContent = C2.gridHint + (c && c.kvHeads < c.n_head ? ` ${C2.gqaHint(c.n_head, c.kvHeads)}` : "");
     if (s2.run) {
@@ -4639,7 +4967,7 @@
   var heatmaps = {};
   var scalingCache = null;
   var mha;
-  var words;
+  var words2;
   var step4;
   var view;
   var trained;
@@ -5079,7 +5407,7 @@
       state.temp === 1 ? T.heatmapTitle(m.seed, m.dk, m.causal) : T.teach.heroTitle(m.seed, m.dk, m.causal, state.temp)
     );
     view.render(ctx);
-    $("source-note").innerHTML = T.sourceNote(m.seed, m.dk, Boolean(state.x), state.input === "embed");
+    $("source-note").innerHTML = T.sourceNote(m.seed, m.dk, Boolean(state.x), state.input === "embed", state.pe);
   }
   function renderSteps() {
     const m = model;
@@ -5269,7 +5597,7 @@
     const hash2 = "#" + formatHash(state);
     if (location.hash !== hash2) history.replaceState(null, "", hash2);
   }
-  function render3(fromLink = false) {
+  function render4(fromLink = false) {
     try {
       model = computeModel();
     } catch (e) {
@@ -5285,7 +5613,7 @@
     renderSnippet();
     renderScaling();
     renderMha();
-    words.render();
+    words2.render();
     trained.render();
     writeHash();
     updateScrollables();
@@ -5306,7 +5634,7 @@
     for (const el of document.querySelectorAll("#dk option")) el.textContent = el.value;
     renderSection5();
     checkpoint.render();
-    render3(fromLink);
+    render4(fromLink);
   }
   function resizeX(x, tokens) {
     if (!x) return null;
@@ -5391,7 +5719,7 @@ ${svg}</svg>
     input.removeAttribute("aria-invalid");
     xProblem = null;
     state.x = x.map((r) => r.map(Math.fround));
-    render3();
+    render4();
   }
   function bindControls() {
     $("controls").addEventListener("submit", (e) => e.preventDefault());
@@ -5418,7 +5746,7 @@ ${svg}</svg>
       if (JSON.stringify(r.tokens) === JSON.stringify(state.tokens)) return;
       if (r.tokens.length !== state.tokens.length) state.x = resizeX(state.x, r.tokens);
       state.tokens = r.tokens;
-      render3();
+      render4();
     });
     $("seed").addEventListener("input", () => {
       const v = parseSeed($("seed").value);
@@ -5433,7 +5761,7 @@ ${svg}</svg>
       msg.textContent = "";
       if (v === state.seed) return;
       state.seed = v;
-      render3();
+      render4();
     });
     $("seed-new").addEventListener("click", () => {
       let v;
@@ -5442,24 +5770,24 @@ ${svg}</svg>
       } while (v === state.seed);
       state.seed = v;
       syncControls();
-      render3();
+      render4();
     });
   }
   function bindSettings() {
     $("dk").replaceChildren(...DK_CHOICES.map((d) => h("option", { value: d }, String(d))));
     $("dk").addEventListener("change", () => {
       state.dk = Number($("dk").value);
-      render3();
+      render4();
     });
     $("causal").addEventListener("change", () => {
       state.causal = $("causal").checked;
-      render3();
+      render4();
     });
     $("reset").addEventListener("click", () => {
       state = { ...defaultState(), lang: state.lang };
       xProblem = null;
       syncControls();
-      render3();
+      render4();
     });
     $("lang").addEventListener("click", () => {
       state.lang = state.lang === "zh" ? "en" : "zh";
@@ -5483,7 +5811,7 @@ ${svg}</svg>
     $("reset-x").addEventListener("click", () => {
       state.x = null;
       xProblem = null;
-      render3();
+      render4();
     });
   }
   function bindActions() {
@@ -5517,7 +5845,7 @@ ${svg}</svg>
       getAttn: () => attn,
       setHeads: (heads) => {
         state.heads = heads;
-        render3();
+        render4();
       },
       copy: (text2, button) => copyText(text2, T.codeCopied, button)
     });
@@ -5526,17 +5854,17 @@ ${svg}</svg>
   }
   function bindTeach() {
     const env = { $, h, matrixTable, fixed: fixed2, getState: () => state, getT: () => T, getAttn: () => attn, getModel: () => model };
-    words = createWordsSection({ ...env, setInput: (change) => {
+    words2 = createWordsSection({ ...env, setInput: (change) => {
       if (change.input && change.input !== state.input) state.x = null;
       Object.assign(state, change);
-      render3();
+      render4();
     } });
     step4 = createStep4(env);
     view = createHeatmapView({ ...env, set: (change) => {
       Object.assign(state, change);
-      render3();
+      render4();
     } });
-    words.bind();
+    words2.bind();
     step4.bind();
     view.bind();
     trained = createTrainedSection(env);

@@ -18,6 +18,7 @@ import { renderHeatmap } from '../heatmap/heatmap.js';
 import { sortCheckpointFiles, weightsSize, dropFiles, parseIds, formatBytes } from './page-files.js';
 import { thumbSvg, appendThumbRow, LOG_FLOOR } from './page-thumbs.js';
 import { createHubPanel } from './page-hub.js';
+import { createHeadView } from './page-headview.js';
 
 export const MAX_GRID_TOKENS = 64;     // the grid of GPT-2 small (144 heads) stays light below this
 const DEFAULT_TEXT = { bpe: 'The cat ate the fish because it was hungry', wordpiece: '猫吃鱼', 'tokenizer.json': '我看见那只猫在吃鱼', none: '0 1 2 3 4 5' };
@@ -29,6 +30,7 @@ export function createCheckpointSection(env) {
   const s = {
     model: null, name: '', kind: null, run: null, big: { layer: 0, head: 0 },
     gen: null, drawId: 0, textTimer: 0, loading: false,
+    texts: new Map(),      // element -> (C) => its text: written again when the language changes (put)
   };
   return { bind: () => bind(env, s), render: () => renderTexts(env, s) };
 }
@@ -69,6 +71,8 @@ function bind(env, s) {
   bindModelControls(env, s);
   s.hub = createHubPanel(env, { adopt: (model, name) => adopt(env, s, model, name, []), busy: () => s.loading });
   s.hub.bind($('checkpoint-drop'));
+  s.headView = createHeadView(env);
+  s.headView.bind($('checkpoint-model'));
 }
 
 function bindFiles(env, s) {
@@ -81,7 +85,7 @@ function bindFiles(env, s) {
     e.preventDefault();
     drop.classList.remove('over');
     let files;
-    try { files = await dropFiles(e.dataTransfer); } catch (err) { return say(env, 'readFailed', err.message); }
+    try { files = await dropFiles(e.dataTransfer); } catch (err) { return say(env, s, 'readFailed', err.message); }
     if (files.length) load(env, s, files);
   });
 }
@@ -108,20 +112,28 @@ function bindModelControls(env, s) {
 // ------------------------------------------------------------------------------------------------
 // loading
 
+/**
+ * el's text is fn(C), C = T.models.ckpt in the page's language (fn null: no text). renderTexts
+ * writes it again after a language switch, so that what the section said follows the switch too.
+ */
+function put(env, s, el, fn) {
+  if (fn) s.texts.set(el, fn);
+  else s.texts.delete(el);
+  el.textContent = fn ? fn(env.getT().models.ckpt) : '';
+}
+
 /** Messages: T.models.ckpt.errors[key](detail) in #checkpoint-msg; the rest of the page is untouched. */
-function say(env, key, detail = '') {
-  const E = env.getT().models.ckpt.errors;
-  env.$('checkpoint-msg').textContent = key ? E[key](detail) : '';
+function say(env, s, key, detail = '') {
+  put(env, s, env.$('checkpoint-msg'), key ? (C) => C.errors[key](detail) : null);
 }
 
 async function load(env, s, files) {
   const { $ } = env;
-  const C = env.getT().models.ckpt;
   if (s.loading) return;
   stopGeneration(s);
-  say(env, null);
+  say(env, s, null);
   const picked = sortCheckpointFiles(files);
-  if (picked.problem) return say(env, picked.problem, picked.ignored.join(', '));
+  if (picked.problem) return say(env, s, picked.problem, picked.ignored.join(', '));
   s.loading = true;
   const progress = $('checkpoint-progress');
   const status = $('checkpoint-status');
@@ -132,17 +144,18 @@ async function load(env, s, files) {
     const text = (f) => (f ? f.text() : undefined);
     const [config, tokenizer, tokenizerConfig, vocab, merges, vocabTxt] = await Promise.all(
       [picked.config, picked.tokenizer, picked.tokenizerConfig, picked.vocab, picked.merges, picked.vocabTxt].map(text));
-    status.textContent = C.starting(formatBytes(progress.max));
+    const size = formatBytes(progress.max);
+    put(env, s, status, (C) => C.starting(size));
     await nextTask();
     const { loadModel } = await import('../model/model.js');
     const tokenizerFiles = tokenizer !== undefined ? { tokenizer, tokenizerConfig } : vocab !== undefined ? { vocab, merges } : vocabTxt !== undefined ? { vocabTxt } : {};
-    const model = await loadModel({ config, weights: picked.weights, ...tokenizerFiles }, { onProgress: readProgress(env, progress, status) });
+    const model = await loadModel({ config, weights: picked.weights, ...tokenizerFiles }, { onProgress: readProgress(env, s, progress, status) });
     progress.hidden = true;
     adopt(env, s, model, modelName(config, picked.weights.index ?? picked.weights), picked.ignored);
   } catch (e) {
     progress.hidden = true;
-    status.textContent = '';
-    say(env, errorKey(e), e.message ?? String(e));
+    put(env, s, status, null);
+    say(env, s, errorKey(e), e.message ?? String(e));
   } finally {
     s.loading = false;
   }
@@ -152,10 +165,10 @@ async function load(env, s, files) {
 function adopt(env, s, model, name, ignored) {
   const { $ } = env;
   stopGeneration(s);
-  say(env, null);
+  say(env, s, null);
   s.model?.dispose();
   Object.assign(s, { model, name, big: { layer: 0, head: 0 }, run: null });
-  $('checkpoint-status').textContent = env.getT().models.ckpt.loaded(name, model.config, model.tokenizer, ignored);
+  put(env, s, $('checkpoint-status'), (C) => C.loaded(name, model.config, model.tokenizer, ignored));
   $('checkpoint-model').hidden = false;
   const t = $('model-text'), kind = model.tokenizer ?? 'none';
   if (!t.value || !t.dataset.typed || kind !== s.kind) t.value = DEFAULT_TEXT[kind];     // another kind of tokenizer: its own example
@@ -165,8 +178,8 @@ function adopt(env, s, model, name, ignored) {
 }
 
 // loadModel's onProgress -> the bar and "reading NAME: read / total", at most 20 times a second
-function readProgress(env, progress, status) {
-  const C = env.getT().models.ckpt, done = new Map();
+function readProgress(env, s, progress, status) {
+  const done = new Map();
   let last = 0;
   return ({ file, loaded, total }) => {
     done.set(file, loaded);
@@ -174,7 +187,8 @@ function readProgress(env, progress, status) {
     if (loaded !== total && now - last < 50) return;
     last = now;
     progress.value = [...done.values()].reduce((a, b) => a + b, 0);
-    status.textContent = C.reading(file, formatBytes(loaded), formatBytes(total));
+    const read = formatBytes(loaded), size = formatBytes(total);
+    put(env, s, status, (C) => C.reading(file, read, size));
   };
 }
 
@@ -200,22 +214,24 @@ function errorKey(e) {
 // ------------------------------------------------------------------------------------------------
 // the forward pass and what it shows
 
-/** The text field -> ids: through the tokenizer, or ids typed as numbers for a model without one. */
+/**
+ * The text field -> ids: through the tokenizer, or ids typed as numbers for a model without one.
+ * A problem or a note is (C) => text, for put().
+ */
 function readIds(env, s) {
-  const C = env.getT().models.ckpt;
   const text = env.$('model-text').value;
-  const m = s.model;
+  const m = s.model, v = m.config.vocab_size;
   let ids;
   if (m.tokenizer) ids = m.encode(text);
   else {
     ids = parseIds(text);
-    if (!ids) return { problem: C.idsOnly(m.config.vocab_size) };
+    if (!ids) return { problem: (C) => C.idsOnly(v) };
   }
-  if (!ids.length) return { problem: C.noTokens };
-  const bad = ids.find((i) => i >= m.config.vocab_size);
-  if (bad !== undefined) return { problem: C.idOutside(bad, m.config.vocab_size) };
-  const cap = Math.min(MAX_GRID_TOKENS, m.config.n_positions);
-  return ids.length > cap ? { ids: ids.slice(0, cap), note: C.cut(ids.length, cap) } : { ids, note: '' };
+  if (!ids.length) return { problem: (C) => C.noTokens };
+  const bad = ids.find((i) => i >= v);
+  if (bad !== undefined) return { problem: (C) => C.idOutside(bad, v) };
+  const cap = Math.min(MAX_GRID_TOKENS, m.config.n_positions), n = ids.length;
+  return n > cap ? { ids: ids.slice(0, cap), note: (C) => C.cut(n, cap) } : { ids, note: null };
 }
 
 const labelsOf = (m, ids) => (m.tokenizer ? m.tokens(ids) : ids.map(String));
@@ -226,14 +242,15 @@ function compute(env, s) {
   const msg = $('model-text-msg');
   const r = readIds(env, s);
   $('model-text').toggleAttribute('aria-invalid', Boolean(r.problem));
-  msg.textContent = r.problem ?? r.note;
+  put(env, s, msg, r.problem ?? r.note);
   msg.classList.toggle('error', Boolean(r.problem));
   if (r.problem) return;
   let attention;
   try {
     ({ attention } = s.model.forward(r.ids, { attention: true }));
   } catch (e) {
-    msg.textContent = env.getT().models.ckpt.errors[errorKey(e)](e.message);
+    const key = errorKey(e);
+    put(env, s, msg, (C) => C.errors[key](e.message));
     msg.classList.add('error');
     return;
   }
@@ -244,6 +261,8 @@ function compute(env, s) {
   drawGrid(env, s);
   drawBig(env, s);
   renderOptionsNote(env, s);
+  // copies: a generation adds rows to s.run's labels and ids, not to these maps
+  s.headView.show({ maps: attention, labels: [...s.run.labels], ids: Array.from(r.ids), name: s.name, kvHeads: s.model.config.kvHeads ?? s.model.config.n_head });
 }
 
 const hideFirst = (env, s) => env.$('model-hide-first').checked && s.run.ids.length > 1;
@@ -291,7 +310,7 @@ async function drawGrid(env, s) {
   for (let l = 0; l < L; l++) {
     grid.append(h('span', { class: 'ckpt-layer', 'aria-hidden': 'true' }, C.layerShort(l)));
     for (let k = 0; k < H; k++) {
-      const b = h('button', { type: 'button', ...kv(k), class: `thumb ${kv(k).class ?? ''}`.trim(), 'data-layer': l, 'data-head': k, 'aria-label': C.thumbLabel(l, k) });
+      const b = h('button', { type: 'button', ...kv(k), class: `thumb ${kv(k).class ?? ''}`.trim(), 'data-layer': l, 'data-head': k, 'aria-label': env.getT().models.ckpt.thumbLabel(l, k) });   // (the language may change mid-drawing)
       b.innerHTML = thumbSvg(shownRows(s.run.heads[l][k], hide), scale, mapAttrs(env, s, l, k));   // numbers only
       grid.append(b);
       if (performance.now() - since > 16) {
@@ -350,22 +369,29 @@ function stopGeneration(s) {
   if (s.gen) s.gen.stop = true;
 }
 
+/**
+ * The prompt as text: decoded by the model's tokenizer, as the continuation is (step.text), not its
+ * token labels ("The▁cat▁ate"); a model without a tokenizer shows its ids.
+ */
+const promptText = (model, ids) => (model.tokenizer ? model.decode(ids) : ids.join(' '));
+
 async function generate(env, s) {
   const { $, h } = env;
-  const C = env.getT().models.ckpt;
   if (!s.model || !s.run || s.gen) return;
   const run = s.run;
   const room = Math.min(MAX_GRID_TOKENS, s.model.config.n_positions) - run.ids.length;
   const max = Math.min(room, Math.max(1, Math.floor(Number($('model-max').value) || 1)));
   const out = $('model-output');
   out.hidden = false;
-  if (max < 1) { out.textContent = C.genFull(MAX_GRID_TOKENS); return; }
+  put(env, s, out, max < 1 ? (C) => C.genFull(MAX_GRID_TOKENS) : null);
+  if (max < 1) return;
   const gen = (s.gen = { stop: false, count: 0 });
   $('model-generate').disabled = true;
   $('model-stop').disabled = false;
   out.dataset.state = 'running';
-  const produced = h('span', { class: 'tok gen' });
-  out.replaceChildren(C.genLead, h('span', { class: 'tok' }, run.labels.join(s.model.tokenizer === 'bpe' ? '' : ' ')), ' → ', produced);
+  const lead = h('span', { class: 'gen-lead' }), produced = h('span', { class: 'tok gen' });
+  put(env, s, lead, (C) => C.genLead);
+  out.replaceChildren(lead, h('span', { class: 'tok gen-prompt' }, promptText(s.model, run.ids)), ' → ', produced);
   const hide = () => hideFirst(env, s);
   let pending = null;                     // the id chosen last: its row comes with the next step
   try {
@@ -380,10 +406,14 @@ async function generate(env, s) {
       if (gen.stop) break;
     }
     out.dataset.state = gen.stop ? 'stopped' : 'done';
-    out.append(h('span', { class: 'muted' }, ' ', gen.stop ? C.genStopped(gen.count) : C.genDone(gen.count)));
+    const { stop, count } = gen, end = h('span', { class: 'muted' });
+    out.append(end);
+    put(env, s, end, (C) => ` ${stop ? C.genStopped(count) : C.genDone(count)}`);
   } catch (e) {
     out.dataset.state = 'failed';
-    out.append(h('span', { class: 'error' }, ' ', C.errors[errorKey(e)](e.message)));
+    const key = errorKey(e), end = h('span', { class: 'error' });
+    out.append(end);
+    put(env, s, end, (C) => ` ${C.errors[key](e.message)}`);
   } finally {
     s.gen = null;
     $('model-generate').disabled = false;
@@ -427,7 +457,14 @@ function renderTexts(env, s) {
   $('model-max-label').textContent = C.maxLabel;
   $('model-generate').textContent = C.generate;
   $('model-stop').textContent = C.stop;
+  // what the section has said (status, messages, the generation line) and the thumbnails' names
+  for (const [el, fn] of s.texts) {
+    if (el.isConnected) el.textContent = fn(C);
+    else s.texts.delete(el);
+  }
+  for (const b of $('checkpoint-grid').querySelectorAll('button.thumb')) b.setAttribute('aria-label', C.thumbLabel(Number(b.dataset.layer), Number(b.dataset.head)));
   s.hub?.render();
+  s.headView?.render();
   const c = s.model?.config;
   $('checkpoint-grid-hint').textContent = C.gridHint + (c && c.kvHeads < c.n_head ? ` ${C.gqaHint(c.n_head, c.kvHeads)}` : '');
   if (s.run) { drawBig(env, s); renderOptionsNote(env, s); }

@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { renderHeadView, HEAD_COLOURS } from '../../web/heatmap/heatmap.js';
+import { renderHeadView, HEAD_COLOURS } from '../../web/heatmap/head-view.js';
 import { loadModel } from '../../web/model/model-node.js';
 
 const model = await loadModel('toy-zh');

@@ -1810,141 +1810,6 @@
     return "";
   }
 
-  // web/strings/head-view.js
-  var head_view_exports = {};
-  __export(head_view_exports, {
-    en: () => en3,
-    zh: () => zh3
-  });
-  var zh3 = {
-    title: "\u5934\u89C6\u56FE\uFF1A\u8C01\u5728\u770B\u8C01",
-    desc: (heads, token, side) => `\u5DE6\u5217\u662F\u67E5\u8BE2\uFF08\u8C01\u5728\u770B\uFF09\uFF0C\u53F3\u5217\u662F\u952E\uFF08\u88AB\u770B\u7684\u8BCD\uFF09\uFF1B\u6BCF\u6761\u7EBF\u4ECE\u4E00\u4E2A\u67E5\u8BE2\u8FDE\u5230\u5B83\u770B\u7684\u952E\uFF0C\u7EBF\u8D8A\u4E0D\u900F\u660E\u6743\u91CD\u8D8A\u5927\uFF0C\u989C\u8272\u533A\u5206\u5934\uFF08${heads.length ? `\u5934 ${heads.join("\u3001")}` : "\u6CA1\u6709\u9009\u4E2D\u7684\u5934"}\uFF09\u3002` + (token === void 0 || token === null ? "" : `\u73B0\u5728\u53EA\u663E\u793A\u300C${token}\u300D${side === "query" ? "\u770B\u5411\u522B\u4EBA" : "\u88AB\u522B\u4EBA\u770B"}\u7684\u7EBF\u3002`),
-    token: (t, i, side) => `${t}\uFF08\u7B2C ${i + 1} \u4E2A\u8BCD\uFF09\uFF1A\u53EA\u770B\u5B83${side === "query" ? "\u770B\u5411\u522B\u4EBA" : "\u88AB\u522B\u4EBA\u770B"}\u7684\u7EBF`,
-    // the page's head view section (web/page/page-headview.js); layers and heads counted from 1
-    page: {
-      title: "\u5934\u89C6\u56FE\uFF1A\u6BCF\u4E2A\u5934\u7684\u8FDE\u7EBF",
-      hint: "\u5DE6\u8FB9\u7684\u8BCD\u770B\u5411\u53F3\u8FB9\u7684\u8BCD\uFF0C\u7EBF\u8D8A\u6DF1\u6CE8\u610F\u529B\u8D8A\u5927\uFF0C\u6BCF\u79CD\u989C\u8272\u662F\u4E00\u4E2A\u5934\u3002\u628A\u9F20\u6807\u653E\u5728\u4E00\u4E2A\u8BCD\u4E0A\uFF08\u6216\u7528 Tab \u9009\u4E2D\u5B83\uFF0C\u518D\u7528\u65B9\u5411\u952E\u79FB\u52A8\uFF09\uFF0C\u53EA\u770B\u5B83\u7684\u7EBF\uFF1B\u70B9\u5934\u7684\u6309\u94AE\u53EF\u4EE5\u9690\u85CF\u6216\u663E\u793A\u8FD9\u4E2A\u5934\u3002",
-      layer: "\u5C42",
-      layerOption: (l) => `\u7B2C ${l + 1} \u5C42`,
-      heads: "\u663E\u793A\u54EA\u4E9B\u5934",
-      headButton: (k, kv) => `\u5934 ${k + 1}${kv === null ? "" : `\uFF08kv ${kv + 1}\uFF09`}`,
-      save: "\u4FDD\u5B58\u4E3A SVG",
-      svgTitle: (name, l) => `${name}\uFF1A\u7B2C ${l + 1} \u5C42\u7684\u5934\u89C6\u56FE`
-    }
-  };
-  var en3 = {
-    title: "Head view: who looks at whom",
-    desc: (heads, token, side) => `Left: queries (who is looking); right: keys (who is looked at). Each line joins a query to a key it attends to; the more opaque, the larger the weight; colours tell the heads apart (${heads.length ? `heads ${heads.join(", ")}` : "no head selected"}).` + (token === void 0 || token === null ? "" : ` Only the lines where "${token}" ${side === "query" ? "looks at others" : "is looked at"} are shown.`),
-    token: (t, i, side) => `${t} (token ${i + 1}): show only the lines where it ${side === "query" ? "looks at others" : "is looked at"}`,
-    page: {
-      title: "Head view: every head's lines",
-      hint: "Tokens on the left look at tokens on the right; the darker the line, the more attention; one colour per head. Hover a token (or Tab to it, then use the arrow keys) to see its lines alone; the head buttons hide or show a head.",
-      layer: "Layer",
-      layerOption: (l) => `layer ${l + 1}`,
-      heads: "Heads shown",
-      headButton: (k, kv) => `head ${k + 1}${kv === null ? "" : ` (kv ${kv + 1})`}`,
-      save: "Save as SVG",
-      svgTitle: (name, l) => `${name}: head view of layer ${l + 1}`
-    }
-  };
-
-  // web/heatmap/head-view.js
-  var FONT_STACK2 = 'system-ui, "PingFang SC", "Noto Sans CJK SC", "Microsoft YaHei", sans-serif';
-  var HEAD_COLOURS = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"];
-  var ROW = 22;
-  var FONT = 14;
-  var LABEL_EM = 8;
-  var GAP = 150;
-  var PAD2 = 10;
-  var TITLE = 22;
-  var KEYS = ["tokens", "heads", "hidden", "focus", "colours", "lang", "title", "min", "idPrefix"];
-  function renderHeadView(maps, options = {}) {
-    const { size, heads } = readMaps(maps);
-    const o = readHeadViewOptions(options, size, heads.length);
-    const w = head_view_exports[o.lang];
-    const labels = o.tokens.map((t) => fit(clean(t), LABEL_EM));
-    const labelW = Math.ceil(Math.max(1, ...labels.map((l) => l.em)) * FONT), x1 = PAD2 + labelW + 6, x2 = x1 + GAP;
-    const width = x2 + 6 + labelW + PAD2, height = TITLE + PAD2 + size * ROW + PAD2;
-    const y = (i) => TITLE + PAD2 + i * ROW + ROW / 2;
-    const title = o.title ?? w.title;
-    return [
-      `<svg xmlns="http://www.w3.org/2000/svg" class="attnmap-head-view" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="group" aria-labelledby="${o.idPrefix}-title" aria-describedby="${o.idPrefix}-desc" font-family="${esc(FONT_STACK2)}">`,
-      `<title id="${o.idPrefix}-title">${esc(title)}</title>`,
-      `<desc id="${o.idPrefix}-desc">${esc(w.desc(o.shown.map((h2) => o.heads[h2]), o.focus && o.tokens[o.focus.index], o.focus?.side))}</desc>`,
-      `<text class="attnmap-title" x="${n(width / 2)}" y="16" text-anchor="middle" font-size="13" fill="currentColor">${esc(title)}</text>`,
-      ...lines(heads, size, o, { x1, x2, y }),
-      ...tokenColumn(o, labels, "query", x1 - 6, "end", y, w),
-      ...tokenColumn(o, labels, "key", x2 + 6, "start", y, w),
-      "</svg>"
-    ].join("\n") + "\n";
-  }
-  function lines(heads, size, o, { x1, x2, y }) {
-    const out = [];
-    for (const h2 of o.shown) {
-      const values = heads[h2];
-      out.push(`<g class="hv-head" data-head="${esc(o.heads[h2])}" stroke="${esc(o.colours[h2 % o.colours.length])}" stroke-width="2">`);
-      for (let r = 0; r < size; r++) {
-        if (o.focus?.side === "query" && o.focus.index !== r) continue;
-        for (let c = 0; c < size; c++) {
-          if (o.focus?.side === "key" && o.focus.index !== c) continue;
-          const v = values[r * size + c];
-          if (!(v > o.min)) continue;
-          out.push(`<line class="hv-line" data-head="${esc(o.heads[h2])}" data-row="${r}" data-col="${c}" data-value="${v}" x1="${x1}" y1="${n(y(r))}" x2="${x2}" y2="${n(y(c))}" stroke-opacity="${Number(Math.min(1, v).toFixed(3))}"/>`);
-        }
-      }
-      out.push("</g>");
-    }
-    return out;
-  }
-  function tokenColumn(o, labels, side, x, anchor, y, w) {
-    return o.tokens.map((t, i) => {
-      const label = isolate(labels[i].text), on = o.focus?.side === side && o.focus.index === i;
-      return `<g class="hv-token${on ? " hv-focus" : ""}" role="button" tabindex="0" data-side="${side}" data-index="${i}" aria-pressed="${on}" aria-label="${esc(w.token(clean(t), i, side))}"><text x="${n(x)}" y="${n(y(i) + FONT * 0.35)}" text-anchor="${anchor}" font-size="${FONT}" font-weight="${on ? 700 : 400}" fill="currentColor">${esc(label)}</text></g>`;
-    });
-  }
-  function readMaps(maps) {
-    if (!Array.isArray(maps) || maps.length === 0) throw new TypeError("renderHeadView: maps must be a non-empty array of n\xD7n matrices, one per head");
-    let size = 0;
-    const heads = maps.map((m, h2) => {
-      let r;
-      try {
-        r = readMatrix2(m);
-      } catch (e) {
-        e.message = e.message.replace("renderHeatmap: matrix", `renderHeadView: maps[${h2}]`);
-        throw e;
-      }
-      if (r.rows !== r.cols) throw new RangeError(`renderHeadView: maps[${h2}] is ${r.rows}\xD7${r.cols}; a head's map is n\xD7n`);
-      if (h2 > 0 && r.rows !== size) throw new RangeError(`renderHeadView: maps[${h2}] is ${r.rows}\xD7${r.rows} but maps[0] is ${size}\xD7${size}`);
-      size = r.rows;
-      return r.values;
-    });
-    return { size, heads };
-  }
-  function readHeadViewOptions(options, size, H) {
-    if (options === null || typeof options !== "object") throw new TypeError("renderHeadView: options must be an object");
-    for (const k of Object.keys(options)) if (!KEYS.includes(k)) throw new TypeError(`renderHeadView: unknown option "${String(k).slice(0, 40)}"; expected one of ${KEYS.join(", ")}`);
-    const list = (v, name, len, dflt) => {
-      if (v === void 0) return dflt;
-      if (!Array.isArray(v) || v.length !== len) throw new RangeError(`renderHeadView: ${name} must be an array of ${len}`);
-      return v.map(String);
-    };
-    const tokens = list(options.tokens, "tokens", size, Array.from({ length: size }, (_, i) => String(i + 1)));
-    const heads = list(options.heads, "heads", H, Array.from({ length: H }, (_, i) => String(i)));
-    const colours = options.colours === void 0 ? HEAD_COLOURS : list(options.colours, "colours", H);
-    const hidden2 = new Set((options.hidden ?? []).map(String));
-    const focus = options.focus ?? null;
-    if (focus !== null && !(typeof focus === "object" && ["query", "key"].includes(focus.side) && Number.isInteger(focus.index) && focus.index >= 0 && focus.index < size)) {
-      throw new RangeError(`renderHeadView: focus must be null or { side: 'query' | 'key', index: 0 \u2026 ${size - 1} }`);
-    }
-    const lang2 = options.lang ?? "zh";
-    if (!(lang2 in head_view_exports)) throw new RangeError(`renderHeadView: lang must be 'zh' or 'en'; received ${String(lang2).slice(0, 20)}`);
-    const min = options.min ?? 0;
-    if (typeof min !== "number" || !(min >= 0 && min < 1)) throw new RangeError("renderHeadView: min must be a number in [0, 1)");
-    const idPrefix = String(options.idPrefix ?? "hv").replace(/[^\w-]/g, "");
-    const shown2 = heads.map((_, h2) => h2).filter((h2) => !hidden2.has(heads[h2]));
-    return { tokens, heads, colours, focus, lang: lang2, min, idPrefix, shown: shown2, title: options.title === void 0 ? void 0 : String(options.title) };
-  }
-
   // web/heatmap/heatmap.js
   var OPTION_KEYS2 = [
     "rowLabels",
@@ -2275,14 +2140,14 @@
   // web/strings/page.js
   var page_exports = {};
   __export(page_exports, {
-    en: () => en4,
-    zh: () => zh4
+    en: () => en3,
+    zh: () => zh3
   });
   var M = (s2) => `<span class="m">${s2}</span>`;
   var QKT = M("QK<sup>T</sup>");
   var DK = M("d<sub>k</sub>");
   var SQRT_DK = M("\u221Ad<sub>k</sub>");
-  var zh4 = {
+  var zh3 = {
     htmlLang: "zh-CN",
     docTitle: "\u81EA\u6CE8\u610F\u529B \xB7 \u732B\u5403\u9C7C \u2014 \u4ECE\u96F6\u624B\u5199\u5927\u6A21\u578B EP05",
     langButton: "English",
@@ -2440,7 +2305,7 @@
     mapValuesHidden: "\u683C\u5B50\u592A\u5C0F\uFF0C\u4E0D\u663E\u793A\u6570\u503C\uFF1A\u628A\u9F20\u6807\u79FB\u5230\u683C\u5B50\u4E0A\uFF0C\u6216\u6309 Tab \u8FDB\u5165\u540E\u7528\u65B9\u5411\u952E\u67E5\u770B\u3002",
     matrixShape: (name, r, c) => `${name}\uFF08${r} \xD7 ${c}\uFF09`
   };
-  var en4 = {
+  var en3 = {
     htmlLang: "en",
     docTitle: "Self-attention \xB7 \u732B\u5403\u9C7C \u2014 Writing an LLM from scratch, EP05",
     langButton: "\u4E2D\u6587",
@@ -2594,7 +2459,7 @@
     mapValuesHidden: "Cells too small for numbers: hover a cell, or Tab in and use the arrow keys.",
     matrixShape: (name, r, c) => `${name} (${r} \xD7 ${c})`
   };
-  zh4.teach = {
+  zh3.teach = {
     words: {
       title: "\u8BCD\u7684\u8EAB\u4EFD\u548C\u4F4D\u7F6E\uFF1AEmbedding + \u4F4D\u7F6E\u7F16\u7801\uFF08EP03\u201304\uFF09",
       text: "\u6587\u7AE0\u7684\u4EE3\u7801\u7528 <code>X = torch.randn(n, 8)</code> \u4EE3\u66FF\u771F\u6B63\u7684\u8F93\u5165\uFF1A\u5B83\u53EA\u770B\u8BCD\u7684\u4E2A\u6570\uFF0C\u4E0D\u770B\u662F\u54EA\u4E2A\u8BCD\u3002\u6362\u6210\u7B2C\u4E09\u3001\u56DB\u671F\u7684\u505A\u6CD5\uFF1A<b>X = E[\u8BCD] + PE[\u4F4D\u7F6E]</b>\u3002E \u662F\u6309\u8BCD\u67E5\u7684\u8868\uFF08\u8FD9\u91CC\u6CA1\u6709\u8BAD\u7EC3\uFF0C\u6BCF\u4E2A\u8BCD\u7684 8 \u4E2A\u6570\u7531\u79CD\u5B50\u548C\u8FD9\u4E2A\u8BCD\u672C\u8EAB\u51B3\u5B9A\uFF0C\u540C\u4E00\u4E2A\u8BCD\u4E0D\u7BA1\u7AD9\u5728\u54EA\u91CC\u90FD\u662F\u540C\u4E00\u884C\uFF09\uFF1BPE \u662F\u8BBA\u6587\u91CC\u7684\u6B63\u5F26\u4F4D\u7F6E\u7F16\u7801\uFF0CPE[pos, 2i] = sin(pos / 10000<sup>2i/8</sup>)\uFF0CPE[pos, 2i+1] = cos(pos / 10000<sup>2i/8</sup>)\u3002\u9009\u597D\u4E4B\u540E\uFF0C\u9875\u9762\u4E0A\u6BCF\u4E00\u6B65\u3001\u4E0A\u9762\u7684\u70ED\u529B\u56FE\u548C\u4E0B\u9762\u7684 Python \u4EE3\u7801\u90FD\u8DDF\u7740\u53D8\u3002",
@@ -2630,7 +2495,7 @@
     heroTitle: (seed, dk, causal, t) => `\u6CE8\u610F\u529B\u6743\u91CD softmax(QK\u1D40/(${t}\xB7\u221A${dk})) \xB7 \u79CD\u5B50 ${seed}${causal ? " \xB7 \u56E0\u679C\u906E\u853D" : ""}`,
     explainTemp: (t) => `(b) \u9664\u4EE5 ${t}\xB7\u221Ad_k\uFF08\u6E29\u5EA6 T = ${t}\uFF09`
   };
-  en4.teach = {
+  en3.teach = {
     words: {
       title: "Which word, and where: Embedding + positional encoding (episodes 03\u201304)",
       text: "The episode's code stands in for the input with <code>X = torch.randn(n, 8)</code>: it depends on how many tokens there are, not on which. Switch to what episodes 03 and 04 built: <b>X = E[token] + PE[position]</b>. E is a table looked up by the token (untrained here: each token's 8 numbers follow from the seed and the token itself, so the same word is the same row wherever it stands); PE is the paper's sinusoidal encoding, PE[pos, 2i] = sin(pos / 10000<sup>2i/8</sup>), PE[pos, 2i+1] = cos(pos / 10000<sup>2i/8</sup>). Every step on the page, the heatmap at the top and the Python code follow the choice.",
@@ -2668,7 +2533,7 @@
   };
   var WHERE_ZH = { self: "\uFF08\u5B83\u81EA\u5DF1\uFF09", first: "\uFF08\u53E5\u5B50\u7684\u7B2C\u4E00\u4E2A\u5B57\uFF09", previous: "\uFF08\u5B83\u524D\u9762\u90A3\u4E2A\u5B57\uFF09", other: "" };
   var WHERE_EN = { self: " (itself)", first: " (the first character)", previous: " (the character before it)", other: "" };
-  zh4.models = {
+  zh3.models = {
     trained: {
       title: "\u968F\u673A\u6743\u91CD\uFF0C\u8FD8\u662F\u8BAD\u7EC3\u8FC7\u7684\u6A21\u578B\uFF1F",
       text: "\u4E0A\u9762\u6240\u6709\u7684\u70ED\u529B\u56FE\u90FD\u7528\u6587\u7AE0\u7684\u968F\u673A\u6743\u91CD\uFF08<code>torch.randn</code>\uFF09\uFF1A\u5B83\u4EEC\u7684\u56FE\u6848\u662F\u968F\u673A\u6570\u7684\u56FE\u6848\uFF0C\u4E0D\u662F\u6A21\u578B\u5B66\u5230\u7684\u4E1C\u897F\u3002\u5207\u6362\u5230\u300C\u8BAD\u7EC3\u8FC7\u7684\u73A9\u5177\u6A21\u578B\u300D\uFF0C\u540C\u4E00\u53E5\u8BDD\uFF08\u6309\u5B57\u8BFB\uFF1A\u732B \u5403 \u9C7C \u2192 \u732B\u5403\u9C7C\uFF09\u4EA4\u7ED9\u4E00\u4E2A\u771F\u7684\u8BAD\u7EC3\u8FC7\u7684\u5C0F\u6A21\u578B\uFF0C\u770B\u5B83\u6BCF\u4E00\u5C42\u3001\u6BCF\u4E00\u4E2A\u5934\u7684\u6CE8\u610F\u529B\u3002",
@@ -2748,7 +2613,7 @@
       }
     }
   };
-  en4.models = {
+  en3.models = {
     trained: {
       title: "Random weights, or a trained model?",
       text: "Every heatmap above uses the article's random weights (<code>torch.randn</code>): their patterns are the patterns of random numbers, not something a model learned. Switch to \u201Ctrained toy model\u201D and the same sentence, read character by character (\u732B \u5403 \u9C7C \u2192 \u732B\u5403\u9C7C), goes through a small model that was really trained: every layer and every head of it.",
@@ -2828,7 +2693,7 @@
       }
     }
   };
-  zh4.models.hub = {
+  zh3.models.hub = {
     label: "\u6216\u8005\u4ECE Hugging Face \u52A0\u8F7D\uFF08\u8F93\u5165\u6A21\u578B id\uFF09",
     check: "\u67E5\u770B\u5927\u5C0F",
     go: "\u4E0B\u8F7D\u5E76\u52A0\u8F7D",
@@ -2843,7 +2708,7 @@
     delete: "\u5220\u9664",
     deleteLabel: (repo) => `\u4ECE\u6D4F\u89C8\u5668\u91CC\u5220\u9664 ${repo}`
   };
-  en4.models.hub = {
+  en3.models.hub = {
     label: "Or load from Hugging Face (a model id)",
     check: "Check size",
     go: "Download and load",
@@ -3040,10 +2905,10 @@
   // web/strings/snippets.js
   var snippets_exports = {};
   __export(snippets_exports, {
-    en: () => en5,
-    zh: () => zh5
+    en: () => en4,
+    zh: () => zh4
   });
-  var zh5 = {
+  var zh4 = {
     seed: "\u4E0E\u672C\u9875\u76F8\u540C\u7684\u968F\u673A\u79CD\u5B50",
     sentence: "\u5206\u8BCD",
     edited: "\u4F60\u5728\u9875\u9762\u4E0A\u6539\u8FC7\u7684 X\uFF08\u4E0A\u4E00\u884C\u7684 randn \u4ECD\u8981\u4FDD\u7559\uFF1A\u5B83\u63A8\u8FDB\u4E86\u968F\u673A\u6570\uFF0C\u540E\u9762\u7684 W \u624D\u4E00\u81F4\uFF09",
@@ -3082,7 +2947,7 @@
       printW: "\u6BCF\u4E2A\u5934\u7684\u6CE8\u610F\u529B\u6743\u91CD\uFF1A\\n"
     }
   };
-  var en5 = {
+  var en4 = {
     seed: "the same random seed as the page",
     sentence: "tokens",
     edited: "the X you edited on the page (keep the randn line above: it advances the generator, so the W below match)",
@@ -3121,7 +2986,7 @@
       printW: "attention weights of each head:\\n"
     }
   };
-  zh5.pe = {
+  zh4.pe = {
     embed: "Embedding\uFF08EP03\uFF09\uFF1A\u6309\u8BCD\u67E5\u8868\uFF0C\u540C\u4E00\u4E2A\u8BCD\u4E0D\u7BA1\u7AD9\u5728\u54EA\u91CC\uFF0C\u6C38\u8FDC\u662F\u540C\u4E00\u4E2A\u5411\u91CF",
     table: "\u8FD9\u91CC\u6CA1\u6709\u8BAD\u7EC3\u597D\u7684\u8BCD\u8868\uFF1A\u6BCF\u4E2A\u8BCD\u7684\u5411\u91CF\u662F torch.randn(8)\uFF0C\u751F\u6210\u5668\u7684\u79CD\u5B50\u662F\u300C\u79CD\u5B50 \u8BCD\u300D\u7684 FNV-1a \u54C8\u5E0C",
     fnv: "FNV-1a\uFF0832 \u4F4D\uFF09",
@@ -3131,7 +2996,7 @@
     off: "\u5173\u6389\u4E86\u4F4D\u7F6E\u7F16\u7801\uFF1AX \u53EA\u77E5\u9053\u6709\u54EA\u4E9B\u8BCD\uFF0C\u4E0D\u77E5\u9053\u5B83\u4EEC\u7684\u987A\u5E8F",
     edited: "\u4F60\u5728\u9875\u9762\u4E0A\u6539\u8FC7\u7684 X\uFF08\u4E0A\u9762\u7684 E \u548C PE \u4E0D\u5F71\u54CD W\uFF1A\u5B83\u4EEC\u7528\u7684\u662F\u5404\u81EA\u7684\u751F\u6210\u5668\uFF09"
   };
-  en5.pe = {
+  en4.pe = {
     embed: "Embedding (episode 03): a lookup by the word, so the same word is the same vector wherever it stands",
     table: `no trained table here: each word's vector is torch.randn(8) from a generator seeded with the FNV-1a hash of "seed word"`,
     fnv: "FNV-1a (32 bit)",
@@ -3345,7 +3210,7 @@
   ];
   var editedX = (s2, x) => x ? [`# ${s2.edited}`, "X = torch.tensor([", ...x.map((row) => `    [${row.map(py).join(", ")}],`), "])"] : [];
   function pythonSnippet({ tokens, seed, dk, causal, x, input, pe }, lang2 = "zh") {
-    const s2 = snippets_exports[lang2] ?? zh5, t = s2.ep05;
+    const s2 = snippets_exports[lang2] ?? zh4, t = s2.ep05;
     const n2 = tokens.length;
     const L = snippetHead(s2, seed, tokens);
     if (input === "embed") {
@@ -3375,7 +3240,7 @@
     return L.join("\n") + "\n";
   }
   function scalingSnippet(seed, dks, n2, lang2 = "zh", samples = 1) {
-    const t = (lang2 === "en" ? en5 : zh5).scaling;
+    const t = (lang2 === "en" ? en4 : zh4).scaling;
     return [
       "import torch",
       "import torch.nn.functional as F",
@@ -3429,7 +3294,7 @@
     };
   }
   function mhaSnippet({ tokens, seed, causal, heads, x, input, pe }, lang2 = "zh") {
-    const s2 = snippets_exports[lang2] ?? zh5, t = s2.ep06;
+    const s2 = snippets_exports[lang2] ?? zh4, t = s2.ep06;
     const n2 = tokens.length;
     const L = snippetHead(s2, seed, tokens);
     if (input === "embed") L.push(...embedLines(s2, { tokens, seed, pe }), ...editedX(s2.pe, x));
@@ -4350,6 +4215,141 @@
     text(env, "hub-go", H.go);
     for (const [id2, fn] of s2.said) text(env, id2, fn(H));
     listCached(env);
+  }
+
+  // web/strings/head-view.js
+  var head_view_exports = {};
+  __export(head_view_exports, {
+    en: () => en5,
+    zh: () => zh5
+  });
+  var zh5 = {
+    title: "\u5934\u89C6\u56FE\uFF1A\u8C01\u5728\u770B\u8C01",
+    desc: (heads, token, side) => `\u5DE6\u5217\u662F\u67E5\u8BE2\uFF08\u8C01\u5728\u770B\uFF09\uFF0C\u53F3\u5217\u662F\u952E\uFF08\u88AB\u770B\u7684\u8BCD\uFF09\uFF1B\u6BCF\u6761\u7EBF\u4ECE\u4E00\u4E2A\u67E5\u8BE2\u8FDE\u5230\u5B83\u770B\u7684\u952E\uFF0C\u7EBF\u8D8A\u4E0D\u900F\u660E\u6743\u91CD\u8D8A\u5927\uFF0C\u989C\u8272\u533A\u5206\u5934\uFF08${heads.length ? `\u5934 ${heads.join("\u3001")}` : "\u6CA1\u6709\u9009\u4E2D\u7684\u5934"}\uFF09\u3002` + (token === void 0 || token === null ? "" : `\u73B0\u5728\u53EA\u663E\u793A\u300C${token}\u300D${side === "query" ? "\u770B\u5411\u522B\u4EBA" : "\u88AB\u522B\u4EBA\u770B"}\u7684\u7EBF\u3002`),
+    token: (t, i, side) => `${t}\uFF08\u7B2C ${i + 1} \u4E2A\u8BCD\uFF09\uFF1A\u53EA\u770B\u5B83${side === "query" ? "\u770B\u5411\u522B\u4EBA" : "\u88AB\u522B\u4EBA\u770B"}\u7684\u7EBF`,
+    // the page's head view section (web/page/page-headview.js); layers and heads counted from 1
+    page: {
+      title: "\u5934\u89C6\u56FE\uFF1A\u6BCF\u4E2A\u5934\u7684\u8FDE\u7EBF",
+      hint: "\u5DE6\u8FB9\u7684\u8BCD\u770B\u5411\u53F3\u8FB9\u7684\u8BCD\uFF0C\u7EBF\u8D8A\u6DF1\u6CE8\u610F\u529B\u8D8A\u5927\uFF0C\u6BCF\u79CD\u989C\u8272\u662F\u4E00\u4E2A\u5934\u3002\u628A\u9F20\u6807\u653E\u5728\u4E00\u4E2A\u8BCD\u4E0A\uFF08\u6216\u7528 Tab \u9009\u4E2D\u5B83\uFF0C\u518D\u7528\u65B9\u5411\u952E\u79FB\u52A8\uFF09\uFF0C\u53EA\u770B\u5B83\u7684\u7EBF\uFF1B\u70B9\u5934\u7684\u6309\u94AE\u53EF\u4EE5\u9690\u85CF\u6216\u663E\u793A\u8FD9\u4E2A\u5934\u3002",
+      layer: "\u5C42",
+      layerOption: (l) => `\u7B2C ${l + 1} \u5C42`,
+      heads: "\u663E\u793A\u54EA\u4E9B\u5934",
+      headButton: (k, kv) => `\u5934 ${k + 1}${kv === null ? "" : `\uFF08kv ${kv + 1}\uFF09`}`,
+      save: "\u4FDD\u5B58\u4E3A SVG",
+      svgTitle: (name, l) => `${name}\uFF1A\u7B2C ${l + 1} \u5C42\u7684\u5934\u89C6\u56FE`
+    }
+  };
+  var en5 = {
+    title: "Head view: who looks at whom",
+    desc: (heads, token, side) => `Left: queries (who is looking); right: keys (who is looked at). Each line joins a query to a key it attends to; the more opaque, the larger the weight; colours tell the heads apart (${heads.length ? `heads ${heads.join(", ")}` : "no head selected"}).` + (token === void 0 || token === null ? "" : ` Only the lines where "${token}" ${side === "query" ? "looks at others" : "is looked at"} are shown.`),
+    token: (t, i, side) => `${t} (token ${i + 1}): show only the lines where it ${side === "query" ? "looks at others" : "is looked at"}`,
+    page: {
+      title: "Head view: every head's lines",
+      hint: "Tokens on the left look at tokens on the right; the darker the line, the more attention; one colour per head. Hover a token (or Tab to it, then use the arrow keys) to see its lines alone; the head buttons hide or show a head.",
+      layer: "Layer",
+      layerOption: (l) => `layer ${l + 1}`,
+      heads: "Heads shown",
+      headButton: (k, kv) => `head ${k + 1}${kv === null ? "" : ` (kv ${kv + 1})`}`,
+      save: "Save as SVG",
+      svgTitle: (name, l) => `${name}: head view of layer ${l + 1}`
+    }
+  };
+
+  // web/heatmap/head-view.js
+  var FONT_STACK2 = 'system-ui, "PingFang SC", "Noto Sans CJK SC", "Microsoft YaHei", sans-serif';
+  var HEAD_COLOURS = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"];
+  var ROW = 22;
+  var FONT = 14;
+  var LABEL_EM = 8;
+  var GAP = 150;
+  var PAD2 = 10;
+  var TITLE = 22;
+  var KEYS = ["tokens", "heads", "hidden", "focus", "colours", "lang", "title", "min", "idPrefix"];
+  function renderHeadView(maps, options = {}) {
+    const { size, heads } = readMaps(maps);
+    const o = readHeadViewOptions(options, size, heads.length);
+    const w = head_view_exports[o.lang];
+    const labels = o.tokens.map((t) => fit(clean(t), LABEL_EM));
+    const labelW = Math.ceil(Math.max(1, ...labels.map((l) => l.em)) * FONT), x1 = PAD2 + labelW + 6, x2 = x1 + GAP;
+    const width = x2 + 6 + labelW + PAD2, height = TITLE + PAD2 + size * ROW + PAD2;
+    const y = (i) => TITLE + PAD2 + i * ROW + ROW / 2;
+    const title = o.title ?? w.title;
+    return [
+      `<svg xmlns="http://www.w3.org/2000/svg" class="attnmap-head-view" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="group" aria-labelledby="${o.idPrefix}-title" aria-describedby="${o.idPrefix}-desc" font-family="${esc(FONT_STACK2)}">`,
+      `<title id="${o.idPrefix}-title">${esc(title)}</title>`,
+      `<desc id="${o.idPrefix}-desc">${esc(w.desc(o.shown.map((h2) => o.heads[h2]), o.focus && o.tokens[o.focus.index], o.focus?.side))}</desc>`,
+      `<text class="attnmap-title" x="${n(width / 2)}" y="16" text-anchor="middle" font-size="13" fill="currentColor">${esc(title)}</text>`,
+      ...lines(heads, size, o, { x1, x2, y }),
+      ...tokenColumn(o, labels, "query", x1 - 6, "end", y, w),
+      ...tokenColumn(o, labels, "key", x2 + 6, "start", y, w),
+      "</svg>"
+    ].join("\n") + "\n";
+  }
+  function lines(heads, size, o, { x1, x2, y }) {
+    const out = [];
+    for (const h2 of o.shown) {
+      const values = heads[h2];
+      out.push(`<g class="hv-head" data-head="${esc(o.heads[h2])}" stroke="${esc(o.colours[h2 % o.colours.length])}" stroke-width="2">`);
+      for (let r = 0; r < size; r++) {
+        if (o.focus?.side === "query" && o.focus.index !== r) continue;
+        for (let c = 0; c < size; c++) {
+          if (o.focus?.side === "key" && o.focus.index !== c) continue;
+          const v = values[r * size + c];
+          if (!(v > o.min)) continue;
+          out.push(`<line class="hv-line" data-head="${esc(o.heads[h2])}" data-row="${r}" data-col="${c}" data-value="${v}" x1="${x1}" y1="${n(y(r))}" x2="${x2}" y2="${n(y(c))}" stroke-opacity="${Number(Math.min(1, v).toFixed(3))}"/>`);
+        }
+      }
+      out.push("</g>");
+    }
+    return out;
+  }
+  function tokenColumn(o, labels, side, x, anchor, y, w) {
+    return o.tokens.map((t, i) => {
+      const label = isolate(labels[i].text), on = o.focus?.side === side && o.focus.index === i;
+      return `<g class="hv-token${on ? " hv-focus" : ""}" role="button" tabindex="0" data-side="${side}" data-index="${i}" aria-pressed="${on}" aria-label="${esc(w.token(clean(t), i, side))}"><text x="${n(x)}" y="${n(y(i) + FONT * 0.35)}" text-anchor="${anchor}" font-size="${FONT}" font-weight="${on ? 700 : 400}" fill="currentColor">${esc(label)}</text></g>`;
+    });
+  }
+  function readMaps(maps) {
+    if (!Array.isArray(maps) || maps.length === 0) throw new TypeError("renderHeadView: maps must be a non-empty array of n\xD7n matrices, one per head");
+    let size = 0;
+    const heads = maps.map((m, h2) => {
+      let r;
+      try {
+        r = readMatrix2(m);
+      } catch (e) {
+        e.message = e.message.replace("renderHeatmap: matrix", `renderHeadView: maps[${h2}]`);
+        throw e;
+      }
+      if (r.rows !== r.cols) throw new RangeError(`renderHeadView: maps[${h2}] is ${r.rows}\xD7${r.cols}; a head's map is n\xD7n`);
+      if (h2 > 0 && r.rows !== size) throw new RangeError(`renderHeadView: maps[${h2}] is ${r.rows}\xD7${r.rows} but maps[0] is ${size}\xD7${size}`);
+      size = r.rows;
+      return r.values;
+    });
+    return { size, heads };
+  }
+  function readHeadViewOptions(options, size, H) {
+    if (options === null || typeof options !== "object") throw new TypeError("renderHeadView: options must be an object");
+    for (const k of Object.keys(options)) if (!KEYS.includes(k)) throw new TypeError(`renderHeadView: unknown option "${String(k).slice(0, 40)}"; expected one of ${KEYS.join(", ")}`);
+    const list = (v, name, len, dflt) => {
+      if (v === void 0) return dflt;
+      if (!Array.isArray(v) || v.length !== len) throw new RangeError(`renderHeadView: ${name} must be an array of ${len}`);
+      return v.map(String);
+    };
+    const tokens = list(options.tokens, "tokens", size, Array.from({ length: size }, (_, i) => String(i + 1)));
+    const heads = list(options.heads, "heads", H, Array.from({ length: H }, (_, i) => String(i)));
+    const colours = options.colours === void 0 ? HEAD_COLOURS : list(options.colours, "colours", H);
+    const hidden2 = new Set((options.hidden ?? []).map(String));
+    const focus = options.focus ?? null;
+    if (focus !== null && !(typeof focus === "object" && ["query", "key"].includes(focus.side) && Number.isInteger(focus.index) && focus.index >= 0 && focus.index < size)) {
+      throw new RangeError(`renderHeadView: focus must be null or { side: 'query' | 'key', index: 0 \u2026 ${size - 1} }`);
+    }
+    const lang2 = options.lang ?? "zh";
+    if (!(lang2 in head_view_exports)) throw new RangeError(`renderHeadView: lang must be 'zh' or 'en'; received ${String(lang2).slice(0, 20)}`);
+    const min = options.min ?? 0;
+    if (typeof min !== "number" || !(min >= 0 && min < 1)) throw new RangeError("renderHeadView: min must be a number in [0, 1)");
+    const idPrefix = String(options.idPrefix ?? "hv").replace(/[^\w-]/g, "");
+    const shown2 = heads.map((_, h2) => h2).filter((h2) => !hidden2.has(heads[h2]));
+    return { tokens, heads, colours, focus, lang: lang2, min, idPrefix, shown: shown2, title: options.title === void 0 ? void 0 : String(options.title) };
   }
 
   // web/page/page-headview.js

@@ -2,7 +2,7 @@
 // tokens in two columns (left: who is looking, the queries; right: who is looked at, the keys) and
 // a line from each query to each key it attends to, its opacity the weight, one colour per head.
 //
-//   import { renderHeadView } from 'attnmap/heatmap';
+//   import { renderHeadView } from 'attnmap/head-view';   // a subpath of its own: the element never loads it
 //   const svg = renderHeadView([map0, map1], { tokens: ['猫', '吃', '鱼'], heads: [0, 1] });
 //   renderHeadView(maps, { tokens, focus: { side: 'query', index: 1 } });   // 吃's lines alone
 //

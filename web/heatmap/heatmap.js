@@ -54,6 +54,3 @@ function checkOptionsObject(options) {
     }
   }
 }
-
-// BertViz's head view of one layer's heads: head-view.js
-export { renderHeadView, HEAD_COLOURS } from './head-view.js';

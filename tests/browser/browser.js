@@ -20,6 +20,19 @@ export function pageErrors(page) {
   return errors;
 }
 
+/**
+ * A new context and page at url (the page, served), waited for until the page says it is ready:
+ * { page, context, errors }. options: viewport (default 1280 × 900), and the context's own.
+ */
+export async function openPage(browser, url, { viewport = { width: 1280, height: 900 }, ...contextOptions } = {}) {
+  const context = await browser.newContext({ viewport, ...contextOptions });
+  const page = await context.newPage();
+  const errors = pageErrors(page);
+  await page.goto(url);
+  await page.waitForSelector('html[data-ready="true"]', { timeout: 15000 });
+  return { page, context, errors };
+}
+
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /**

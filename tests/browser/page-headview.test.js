@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { startServer } from '../../scripts/serve.js';
 import { root } from '../helpers.js';
-import { launch } from './browser.js';
+import { launch, openPage } from './browser.js';
 
 const SHARDED = path.join(root, 'tests/golden/llama/qwen2-sharded-f32');
 const EXPECTED = JSON.parse(fs.readFileSync(path.join(SHARDED, 'expected.json'), 'utf8'));
@@ -25,13 +25,7 @@ const linesOf = (page) => page.$$eval('#headview-svg line.hv-line', (ls) => ls.m
 })));
 
 async function loaded(width) {
-  const context = await browser.newContext({ viewport: { width, height: 900 }, acceptDownloads: true });
-  const page = await context.newPage();
-  const problems = [];
-  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
-  await page.goto(`${server.url}index.html`);
-  await page.waitForSelector('html[data-ready="true"]', { timeout: 15000 });
+  const { page, context, errors: problems } = await openPage(browser, `${server.url}index.html`, { viewport: { width, height: 900 }, acceptDownloads: true });
   await page.setInputFiles('#checkpoint-files', fs.readdirSync(SHARDED).filter((f) => f !== 'expected.json').map((f) => path.join(SHARDED, f)));
   await page.waitForSelector('#checkpoint-model:not([hidden])', { timeout: 30000 });
   await page.fill('#model-text', seq.ids.join(' '));

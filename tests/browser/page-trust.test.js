@@ -19,7 +19,7 @@ import { renderHeatmap } from '../../web/heatmap/heatmap.js';
 import { formatHash, defaultState } from '../../web/page/page-state.js';
 import { root } from '../helpers.js';
 import { randomGpt2 } from '../model-helpers.js';
-import { launch, pageErrors } from './browser.js';
+import { launch, openPage } from './browser.js';
 
 const CKPT = path.join(root, 'tests/golden/gpt2/two-layer-f16-prefix');        // no tokenizer: token ids
 const EXPECTED = JSON.parse(fs.readFileSync(path.join(CKPT, 'expected.json'), 'utf8'));
@@ -46,14 +46,7 @@ after(async () => {
   fs.rmSync(BPE_DIR, { recursive: true, force: true });
 });
 
-async function open(hash = '', viewport = { width: 1280, height: 900 }) {
-  const context = await browser.newContext({ viewport });
-  const page = await context.newPage();
-  const errors = pageErrors(page);
-  await page.goto(URL0 + hash);
-  await page.waitForSelector('html[data-ready="true"]', { timeout: 15000 });
-  return { page, context, errors };
-}
+const open = (hash = '', viewport = undefined) => openPage(browser, URL0 + hash, { viewport });
 
 const hashOf = (st) => '#' + formatHash({ ...defaultState(), ...st });
 

@@ -226,21 +226,6 @@ static void embed(float *h, const float *wte, const float *wpe, const int32_t *i
     }
 }
 
-// out (T, C) = (x - mean)/sqrt(var + eps)·w + b per row, biased variance; mean and variance
-// summed in double (no overflow, no cancellation), the rest in float
-static void layernorm(float *out, const float *x, const float *w, const float *b, int T, int C, float eps) {
-    for (int i = 0; i < T; i++) {
-        const float *xi = x + (size_t)i * C;
-        float *o = out + (size_t)i * C;
-        double sum = 0.0, sq = 0.0;
-        for (int c = 0; c < C; c++) sum += xi[c];
-        const double mean = sum / C;
-        for (int c = 0; c < C; c++) sq += (xi[c] - mean) * (xi[c] - mean);
-        const float m = (float)mean, rstd = (float)(1.0 / sqrt(sq / C + eps));
-        for (int c = 0; c < C; c++) o[c] = (xi[c] - m) * rstd * w[c] + b[c];
-    }
-}
-
 // gelu_new, four lanes: 0.5·x·(1 + tanh(u)) = x·σ(2u) for u = √(2/π)·(x + 0.044715·x³), with
 // σ(2u) = 1/(1 + e) for u >= 0 and e/(1 + e) for u < 0, e = e^(-2|u|) <= 1: exp4 cannot
 // overflow, and nothing cancels where 1 + tanh(u) nears 0. NaN stays NaN, ±Inf give what the

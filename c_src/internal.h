@@ -1,8 +1,9 @@
-// internal.h - what attention.c, mha.c and gpt2.c share; not part of the API (attention.h is).
+// internal.h - what attention.c, mha.c, gpt2.c, llama.c and bert.c share; not part of the API
+// (attention.h is).
 //
 //   - 4-wide vectors (GCC/Clang vector extensions: SSE natively, wasm simd128 under
 //     emcc -msimd128; the same source gives the same rounding on both);
-//   - dot(), exp4() (e^x for x <= 0, four lanes), fits() and all_finite();
+//   - dot(), exp4() (e^x for x <= 0, four lanes), fits(), all_finite() and layernorm();
 //   - the argument checks every entry point ends with: the caller's n×m buffers, scale, flags.
 #ifndef ATTN_INTERNAL_H
 #define ATTN_INTERNAL_H
@@ -86,6 +87,21 @@ static inline attn_status check_scale_flags(float scale, unsigned flags) {
     if (!isfinite(scale) || scale < 0.0f) return ATTN_ERR_SCALE;
     if (flags & ~ATTN_CAUSAL) return ATTN_ERR_FLAGS;
     return ATTN_OK;
+}
+
+// LayerNorm (gpt2.c, bert.c): out (T, C) = (x - mean)/sqrt(var + eps)·w + b per row, biased
+// variance; mean and variance summed in double (no overflow, no cancellation), the rest in float
+static inline void layernorm(float *out, const float *x, const float *w, const float *b, int T, int C, float eps) {
+    for (int i = 0; i < T; i++) {
+        const float *xi = x + (size_t)i * C;
+        float *o = out + (size_t)i * C;
+        double sum = 0.0, sq = 0.0;
+        for (int c = 0; c < C; c++) sum += xi[c];
+        const double mean = sum / C;
+        for (int c = 0; c < C; c++) sq += (xi[c] - mean) * (xi[c] - mean);
+        const float m = (float)mean, rstd = (float)(1.0 / sqrt(sq / C + eps));
+        for (int c = 0; c < C; c++) o[c] = (xi[c] - m) * rstd * w[c] + b[c];
+    }
 }
 
 // One head's columns (mha.c, gpt2.c):

@@ -28,7 +28,7 @@ static float uniform(float lo, float hi) {
 }
 static int randint(int lo, int hi) { return lo + (int)(next_u64() % (unsigned long long)(hi - lo + 1)); }
 
-static float *randmat(size_t count, float lo, float hi) {
+static inline float *randmat(size_t count, float lo, float hi) {
     float *p = malloc(count * sizeof *p + 1);
     for (size_t i = 0; i < count; i++) p[i] = uniform(lo, hi);
     return p;

@@ -280,7 +280,21 @@ test('WordPiece: punctuation (ASCII ranges and Unicode P*) splits; other symbols
   assert.deepEqual(wp.encode('a—b'), [26, 36, 35]);           // U+2014, Pd
   assert.deepEqual(wp.encode('a!'), [26, 12]);
   assert.deepEqual(wp.encode('a€'), [UNK]);                   // € is Sc: 'a€' stays one word
-  assert.deepEqual(wp.encode('[MASK]'), [39, 40, 41]);        // special tokens in the text are text
+  assert.deepEqual(wp.encode('[mask]'), [39, 40, 41]);        // not a special token: text
+});
+
+test('WordPiece: special tokens written in the text are special tokens, as HF\'s BertTokenizer never splits them', () => {
+  assert.deepEqual(wp.encode('[MASK]'), [4]);
+  assert.deepEqual(wp.encode('猫吃[MASK]!'), [16, 17, 4, 12]);
+  assert.deepEqual(wp.encode('the[SEP]cat [PAD]'), [5, 3, 6, 0]);
+  assert.deepEqual(wp.encode('[MASK]', { specialTokens: true }), [2, 4, 3]);
+  assert.equal(wp.idOf('[MASK]'), 4);
+  assert.equal(wp.idOf('[NOPE]'), undefined);
+});
+
+test('WordPiece: a pair is [CLS] a [SEP] b [SEP], token type 1 from b on', () => {
+  assert.deepEqual(wp.encodePair('猫吃鱼', 'the cat'), { ids: [2, 16, 17, 18, 3, 5, 6, 3], tokenTypes: [0, 0, 0, 0, 0, 1, 1, 1] });
+  assert.deepEqual(wp.encodePair('', ''), { ids: [2, 3, 3], tokenTypes: [0, 0, 1] });
 });
 
 test('WordPiece: cleaning drops control characters and normalises whitespace', () => {

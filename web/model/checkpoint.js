@@ -11,14 +11,15 @@
 //        ignored  [{ name, reason }]: tensors the family knows and the forward pass does not read
 //        get      the entry of one kind (and layer), or undefined (an optional tensor absent)
 //
-// A family's rules, checkpoint(config) -> {
+// A family's rules, checkpoint(config, tensors) -> {   (tensors: the file's, by name)
 //   prefixes     the name prefixes one file may use (one for the whole file), e.g. ['', 'transformer.']
 //   unprefixed   names that never carry the prefix (GPT-2's lm_head.weight)
 //   architecture  its name in messages ("GPT-2")
 //   known(rest)  whether a name (without prefix) is one of its parameters, at any layer
 //   layerOf(rest)  the layer index a name (without prefix) is for, or null
-//   params()     every parameter: [{ kind, layer, name, shape, origin, optional }], names without
-//                prefix (called only once the file's layers agree with the config's)
+//   params()     every parameter: [{ kind, layer, name, alt, shape, origin, optional }], names
+//                without prefix (alt: an older name the file may use instead, BERT's LayerNorm.gamma);
+//                called only once the file's layers agree with the config's
 //   extra(rest, info, tensors, prefix)  a reason for a tensor that is known and ignored, or
 //                undefined for one that is not known (refused); may throw a finer refusal
 // }
@@ -51,7 +52,7 @@ function match(config, parsed) {
   if (parsed === null || typeof parsed !== 'object' || !(parsed.tensors instanceof Map)) {
     fail(ErrorCode.INVALID_ARGUMENT, `matchTensors: parsed must be parseSafetensors(...)'s result { tensors: Map, metadata }; received ${describe(parsed)}`);
   }
-  const rules = familyOf(config.family).checkpoint(config), tensors = parsed.tensors;
+  const tensors = parsed.tensors, rules = familyOf(config.family).checkpoint(config, tensors);
   // step 1: one prefix, every name known
   const prefix = findPrefix(rules, tensors);
   const ignored = [], layersSeen = new Set();
@@ -71,7 +72,9 @@ function match(config, parsed) {
   // step 3: every parameter present (unless optional), with its shape and a readable dtype
   const list = [], byKey = new Map();
   for (const p of rules.params()) {
-    const full = (rules.unprefixed?.has(p.name) ? '' : prefix) + p.name, info = tensors.get(full);
+    const named = (name) => (rules.unprefixed?.has(name) ? '' : prefix) + name;
+    const full = p.alt !== undefined && !tensors.has(named(p.name)) && tensors.has(named(p.alt)) ? named(p.alt) : named(p.name);
+    const info = tensors.get(full);
     if (!info) {
       if (p.optional) continue;
       bad(`tensor ${quote(full)} is missing: expected shape ${shapeText(p.shape)} ${p.origin}`);

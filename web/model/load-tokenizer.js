@@ -160,6 +160,18 @@ function fromTokenizerJson(Tokenizer, tokenizerJson, tokenizerConfig) {
       });
       return ids;
     },
+    /** A pair as the file's post-processor joins two texts (BERT: [CLS] a [SEP] b [SEP]), with its token types. */
+    encodePair(a, b) {
+      if (typeof a !== 'string' || typeof b !== 'string') throw badArg(`encode(a, b): both texts must be strings; received ${describe(typeof a !== 'string' ? a : b)}`);
+      const { ids } = run('encode', () => lib.encode(a, { text_pair: b, add_special_tokens: true }));
+      const bare = (t) => run('encode', () => lib.encode(t, { add_special_tokens: false }).ids);
+      const pair = pairOf(json.post_processor, bare(a), bare(b));
+      // the library gives no token types: they are read off the template, which must give its ids
+      if (pair.ids.length !== ids.length || pair.ids.some((id, i) => id !== ids[i])) throw bad('its post_processor joins a pair in a way attnmap cannot give token types for');
+      return pair;
+    },
+    /** The id of a token spelled so ('[MASK]', '<mask>'), or undefined. */
+    idOf: (token) => (typeof token === 'string' ? lib.token_to_id(token) ?? undefined : undefined),
     decode(ids) {
       const list = chosen(ids, 'decode(ids): ids');
       if (list.length === 0) return '';
@@ -169,6 +181,27 @@ function fromTokenizerJson(Tokenizer, tokenizerJson, tokenizerConfig) {
       return Array.from(chosen(ids, 'tokens(ids): ids'), (id) => (added.has(id) ? byId[id] : labelOf(id)));
     },
   };
+}
+
+// a pair's ids and token types as the post-processor joins the texts' bare ids A and B:
+// TemplateProcessing's pair template ([CLS]:0 $A:0 [SEP]:0 $B:1 [SEP]:1 in BERT's files),
+// BertProcessing's [CLS] A [SEP] B [SEP], or, without one, A then B
+function pairOf(post, A, B) {
+  const ids = [], tokenTypes = [];
+  const put = (list, type) => { ids.push(...list); tokenTypes.push(...list.map(() => type)); };
+  if (post?.type === 'TemplateProcessing' && Array.isArray(post.pair)) {
+    for (const item of post.pair) {
+      if (item?.Sequence) put(item.Sequence.id === 'B' ? B : A, item.Sequence.type_id ?? 0);
+      else if (item?.SpecialToken) put(post.special_tokens?.[item.SpecialToken.id]?.ids ?? [], item.SpecialToken.type_id ?? 0);
+    }
+  } else if (post?.type === 'BertProcessing' && Array.isArray(post.cls) && Array.isArray(post.sep)) {
+    put([post.cls[1], ...A, post.sep[1]], 0);
+    put([...B, post.sep[1]], 1);
+  } else {
+    put(A, 0);
+    put(B, 1);
+  }
+  return { ids, tokenTypes };
 }
 
 // what the library throws while it encodes or decodes (a file it read but cannot use) as INVALID_MODEL

@@ -30,6 +30,7 @@ import { loadTokenizer } from './load-tokenizer.js';
 import { createRuntime } from './runtime.js';
 import { readSampling } from './sample.js';
 import { generate, readPrompt, slotsByHead } from './generate.js';
+import { encoderApi } from './encoder.js';
 import { idsArg } from '../core/args.js';
 import { fetchCheckpoint, ModelFetchError } from './fetch-checkpoint.js';
 import { forwardOnly, parseRepoId } from './hub.js';
@@ -122,14 +123,20 @@ function fillFrom(tensors) {
 
 // forward's options, each read once: attention is false, true (every head) or
 // { layers?, heads? } (those layers' and heads' maps only; each a list of indices, default all)
-function readForward(options, config) {
+// (an encoder's forward also takes `extra`: tokenTypes, mask, passed on as given) -> { attention, …extra }
+function readForward(options, config, extra = []) {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
     fail(ErrorCode.INVALID_ARGUMENT, `model.forward: options must be an object like { attention: true }; received ${describe(options)}`);
   }
+  const keys = ['attention', ...extra], out = {};
   for (const key of Object.keys(options)) {
-    if (key !== 'attention') fail(ErrorCode.INVALID_ARGUMENT, `model.forward: unknown option "${String(key).slice(0, 40)}"; expected attention`);
+    if (!keys.includes(key)) fail(ErrorCode.INVALID_ARGUMENT, `model.forward: unknown option "${String(key).slice(0, 40)}"; expected ${keys.join(', ')}`);
   }
-  const attention = options.attention ?? false;
+  for (const key of extra) out[key] = options[key];
+  return { ...out, attention: readAttention(options.attention ?? false, config) };
+}
+
+function readAttention(attention, config) {
   if (typeof attention === 'boolean') return attention;
   if (attention === null || typeof attention !== 'object' || Array.isArray(attention)) {
     fail(ErrorCode.INVALID_ARGUMENT, `model.forward: attention must be true, false or { layers, heads }; received ${describe(attention)}`);
@@ -175,7 +182,7 @@ function makeModel(rt, config, tokenizer) {
     tokens: api('tokens', (ids) => { needTokenizer('tokens'); return tokenizer.tokens(ids); }),
     /** The full pass over ids from position 0: logits (n, vocab_size), and attention[layer][head] (n, n) when asked. */
     forward: api('forward', (ids, options = {}) => {
-      const attention = readForward(options, config);
+      const { attention } = readForward(options, config);
       state.owner = null;
       const r = rt.forward(ids, { attention });
       return attention === false ? { logits: r.logits } : { logits: r.logits, attention: splitAttention(r.attention, config) };
@@ -184,8 +191,20 @@ function makeModel(rt, config, tokenizer) {
       const sampling = readSampling(options, config);
       return generate(rt, state, tokenizer, config, readPrompt(ids, config), sampling);
     }),
+    ...(config.encoder ? encoderMethods(rt, config, tokenizer, api, needTokenizer) : {}),
     dispose() { if (!state.disposed) { state.disposed = true; rt.dispose(); } },
   });
+}
+
+// an encoder's encode, forward and fillMask (encoder.js), and a generate that says why not
+function encoderMethods(rt, config, tokenizer, api, needTokenizer) {
+  const e = encoderApi(rt, config, tokenizer, { needTokenizer, readForward, splitAttention });
+  return {
+    encode: api('encode', e.encode),
+    forward: api('forward', e.forward),
+    fillMask: api('fillMask', e.fillMask),
+    generate: api('generate', () => fail(ErrorCode.INVALID_ARGUMENT, `model.generate: ${config.modelType} is an encoder: it reads the whole text at once and has no next token to predict; use fillMask('…[MASK]…') to fill a gap`)),
+  };
 }
 
 export { AttentionError, ModelFetchError, fetchCheckpoint, loadTokenizer };

@@ -119,7 +119,8 @@ function* uploadSteps(rt, model, fill, tensors) {
     rt.busy = false;
   }
   model.family.prepare?.(rt, model);
-  growCache(rt, model, model.first);
+  if (model.family.c.cacheSize) growCache(rt, model, model.first);
+  else model.cacheBytes = 0;   // an encoder: no KV cache
   return { parameters: model.params.count, bytes: model.params.bytes + model.cacheBytes };
 }
 
@@ -213,6 +214,7 @@ function readHeads(attention, { n_layer: L, n_head: H }) {
 
 function forward(rt, ids, opts = {}) {
   if (!rt.model) fail(ErrorCode.INVALID_ARGUMENT, 'forward: no model: call upload(config, fill) first');
+  if (rt.model.family.encoder) return encoderForward(rt, ids, opts);
   const { mem, exports, model } = rt, { n_layer: L, n_head: H, vocab_size: V, n_positions: P } = model.config, f = model.family.c;
   const { pos, heads, lastOnly } = readForwardOptions(rt, opts);
   const S = model.S, limit = S === P ? `n_positions = ${S}` : `maxPositions = ${S} (n_positions = ${P})`;
@@ -238,6 +240,59 @@ function forward(rt, ids, opts = {}) {
     if (heads) {
       const { data } = readMatrix(mem, patt, heads.count * T, m);
       result.attention = { data, shape: [heads.count, T, m], slots: heads.slots };
+    }
+    return result;
+  } finally {
+    release(mem, block);
+  }
+}
+
+// ----------------------------------------------------------------------------
+// an encoder's forward (BERT): the whole text at once, no cache, every token seeing every other
+
+const ENCODER_OPTIONS = ['attention', 'tokenTypes', 'mask'];
+
+function readEncoderOptions(rt, opts, T) {
+  if (opts === null || typeof opts !== 'object' || Array.isArray(opts)) fail(ErrorCode.INVALID_ARGUMENT, `forward: options must be an object like { attention, tokenTypes, mask }; received ${describe(opts)}`);
+  for (const key of Object.keys(opts)) {
+    if (!ENCODER_OPTIONS.includes(key)) fail(ErrorCode.INVALID_ARGUMENT, `forward: unknown option "${String(key).slice(0, 40)}" for an encoder; expected one of ${ENCODER_OPTIONS.join(', ')}`);
+  }
+  const c = rt.model.config, { attention = false, tokenTypes, mask } = opts;
+  const sameLength = (n, what) => { if (n !== T) fail(ErrorCode.INVALID_ARGUMENT, `forward: ${what} has ${n} entries for ${T} ids; give one per id`); };
+  const types = tokenTypes === undefined ? null : idsArg(tokenTypes, 'forward: tokenTypes', { max: T, maxWhat: (n) => `${n} entries for ${T} ids; give one per id`, vocab: c.types });
+  if (types) sameLength(types.length, 'tokenTypes');
+  let keep = null;
+  if (mask !== undefined) {
+    const m = idsArg(mask, 'forward: mask', { max: T, maxWhat: (n) => `${n} entries for ${T} ids; give one per id`, vocab: 2 });
+    sameLength(m.length, 'mask');
+    if (!m.includes(1)) fail(ErrorCode.INVALID_ARGUMENT, 'forward: mask is all 0: at least one token must be attended to (1 = a real token, 0 = padding)');
+    keep = Uint8Array.from(m);
+  }
+  return { heads: readHeads(attention, c), types, keep };
+}
+
+function encoderForward(rt, ids, opts) {
+  const { mem, exports, model } = rt, c = model.config, { n_layer: L, n_head: H, vocab_size: V, n_positions: P, n_embd: C } = c;
+  const tokens = idsArg(ids, 'forward: ids', { max: P, maxWhat: (n) => `${n} ids; the model reads at most max_position_embeddings = ${P}`, vocab: V });
+  const T = tokens.length, { heads, types, keep } = readEncoderOptions(rt, opts, T);
+  const width = model.hasHead ? V : C;
+  const wsBytes = exports[model.family.c.workspaceSize](model.cfg, T) >>> 0;
+  if (wsBytes === 0) fail(ErrorCode.TOO_LARGE, `forward: ${T} tokens need more than wasm32's 4 GiB`);
+  const block = allocate(mem, [T, T, Math.ceil(T / 4), heads ? L * H : 0, T * width, heads ? heads.count * T * T : 0, Math.ceil(wsBytes / 4)], 0,
+    () => `forward's outputs (${T}, ${width})${heads ? ` and attention weights (${heads.count} heads × ${T} × ${T})` : ''}`);
+  const [pids, ptypes, pmask, pslots, pout, patt, pws] = block.offsets;
+  try {
+    new Int32Array(mem.memory.buffer, pids, T).set(tokens);
+    if (types) new Int32Array(mem.memory.buffer, ptypes, T).set(types);
+    if (keep) new Uint8Array(mem.memory.buffer, pmask, T).set(keep);
+    if (heads) new Int32Array(mem.memory.buffer, pslots, L * H).set(heads.slots);
+    const status = exports[model.family.c.forward](model.hasHead ? 0 : pout, model.hasHead ? pout : 0, heads ? patt : 0, heads ? pslots : 0,
+      pws, model.cfg, model.params.pointer, pids, types ? ptypes : 0, keep ? pmask : 0, T);
+    checkStatus(mem, status, 'forward', [], []);
+    const result = { [model.hasHead ? 'logits' : 'hidden']: readMatrix(mem, pout, T, width) };
+    if (heads) {
+      const { data } = readMatrix(mem, patt, heads.count * T, T);
+      result.attention = { data, shape: [heads.count, T, T], slots: heads.slots };
     }
     return result;
   } finally {

@@ -23,8 +23,9 @@
 //    if some remainder has no match, the whole word is unk (no backtracking).
 //
 // encode adds no [CLS]/[SEP] unless asked ({ specialTokens: true }, or { special: true }).
-// Special tokens written in the text ('[MASK]') are text: they split at the brackets like any
-// other word.
+// Special tokens written in the text ('猫吃[MASK]') are special tokens, as in HF's BertTokenizer,
+// which never splits them: [PAD], [UNK], [CLS], [SEP] and [MASK], those vocab.txt has.
+// encodePair(a, b) gives [CLS] a [SEP] b [SEP] with its token types; idOf(token) an id.
 // decode joins the tokens with spaces and glues '##' continuations to what precedes them, as HF's
 // convert_tokens_to_string does (without clean_up_tokenization_spaces): 'hello , world'. Unlike
 // HF's BertTokenizer.decode, which writes '我 看 见 猫 and 狗', no space goes between two CJK
@@ -37,6 +38,8 @@ import { tokenIds } from './token-ids.js';
 
 const bad = (message) => new AttentionError(ErrorCode.INVALID_MODEL, message);
 const badArg = (message) => new AttentionError(ErrorCode.INVALID_ARGUMENT, message);
+
+const SPECIAL_TOKENS = ['[PAD]', '[UNK]', '[CLS]', '[SEP]', '[MASK]'];
 
 const CJK = [
   [0x4e00, 0x9fff], [0x3400, 0x4dbf], [0x20000, 0x2a6df], [0x2a700, 0x2b73f],
@@ -162,6 +165,19 @@ export function createWordPiece(vocabTxt, options = {}) {
     out.push(...pieces);
   };
 
+  // the text between the special tokens written in it, each piece through steps 1-6
+  const specials = SPECIAL_TOKENS.filter((t) => ids.has(t));
+  const encodeText = (text, out) => {
+    for (const piece of specials.length ? text.split(new RegExp(`(${specials.map((t) => t.replace(/[[\]]/g, '\\$&')).join('|')})`)) : [text]) {
+      if (specials.includes(piece)) { out.push(ids.get(piece)); continue; }
+      for (let word of words(clean(piece).normalize('NFC'))) {
+        if (o.lowercase) word = word.toLowerCase();
+        if (o.stripAccents) word = stripAccentsOf(word);
+        for (const w of splitPunctuation(word)) wordPiece(w, out);
+      }
+    }
+  };
+
   const specialId = (token) => {
     const id = ids.get(token);
     if (id === undefined) throw bad(`vocab.txt has no line ${token}, needed by encode(text, { specialTokens: true })`);
@@ -173,14 +189,23 @@ export function createWordPiece(vocabTxt, options = {}) {
     encode(text, { special = false, specialTokens = special } = {}) {
       if (typeof text !== 'string') throw badArg(`encode(text): text must be a string; received ${describe(text)}`);
       const out = specialTokens ? [specialId('[CLS]')] : [];
-      for (let word of words(clean(text).normalize('NFC'))) {
-        if (o.lowercase) word = word.toLowerCase();
-        if (o.stripAccents) word = stripAccentsOf(word);
-        for (const w of splitPunctuation(word)) wordPiece(w, out);
-      }
+      encodeText(text, out);
       if (specialTokens) out.push(specialId('[SEP]'));
       return out;
     },
+    /** [CLS] a [SEP] b [SEP] and the token types (0 up to the first [SEP], then 1), as BERT takes a pair. */
+    encodePair(a, b) {
+      if (typeof a !== 'string' || typeof b !== 'string') throw badArg(`encode(a, b): both texts must be strings; received ${describe(typeof a !== 'string' ? a : b)}`);
+      const ids = [specialId('[CLS]')];
+      encodeText(a, ids);
+      ids.push(specialId('[SEP]'));
+      const first = ids.length;
+      encodeText(b, ids);
+      ids.push(specialId('[SEP]'));
+      return { ids, tokenTypes: ids.map((_, i) => (i < first ? 0 : 1)) };
+    },
+    /** The id of a token spelled so ('[MASK]'), or undefined. */
+    idOf: (token) => ids.get(token),
     decode(list) {
       let out = '';
       for (const id of tokenIds(list, 'decode(ids): ids', byId.length)) {

@@ -5,8 +5,9 @@
 import { ErrorCode, fail, describe } from '../../core/errors.js';
 import gpt2 from './gpt2.js';
 import llama from './llama.js';
+import bert from './bert.js';
 
-const FAMILIES = [gpt2, llama];
+const FAMILIES = [gpt2, llama, bert];
 const BY_NAME = new Map(FAMILIES.map((f) => [f.name, f]));
 const BY_MODEL_TYPE = new Map(FAMILIES.flatMap((f) => f.modelTypes.map((t) => [t, f])));
 

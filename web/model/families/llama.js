@@ -36,8 +36,9 @@
 // (C, F); lm_head.weight (V, C), never prefixed, when not tied (when tied and stored anyway, it
 // is ignored). Accepted and ignored: layers.{i}.self_attn.rotary_emb.inv_freq (older exports).
 // Matrices keep their dtype in wasm memory (BF16 stays 2 bytes); vectors become float32.
-import { ErrorCode, fail, describe, formatBytes, shapeText } from '../../core/errors.js';
-import { reserve, cString } from '../../core/memory.js';
+import { ErrorCode, fail, describe, shapeText } from '../../core/errors.js';
+import { reserve } from '../../core/memory.js';
+import { uploadTable, floatBlock } from './table.js';
 import { positiveSize, flag, has, epsilonOf, bad } from './rules.js';
 
 const MODEL_TYPES = ['llama', 'qwen2', 'qwen3'];
@@ -194,14 +195,17 @@ function checkpoint(config) {
 }
 
 // ----------------------------------------------------------------------------
-// how runtime.js runs it (c_src/llama.h): each tensor in a block of its own, a table of
-// { pointer, dtype } in C's order (ATTN_LLAMA_*), matrices kept in their dtype
+// how runtime.js runs it (c_src/llama.h): a table of typed tensors (table.js), in C's order
+// (ATTN_LLAMA_*), with RoPE's frequencies made here
 
-const C_GLOBALS = ['embed', 'norm', 'lm_head', 'inv_freq'];
-const C_LAYER = ['ln1', 'wq', 'bq', 'wk', 'bk', 'wv', 'bv', 'qnorm', 'knorm', 'wo', 'bo', 'ln2', 'wgate', 'bgate', 'wup', 'bup', 'wdown', 'bdown'];
-const MATRICES = new Set(['embed', 'lm_head', 'wq', 'wk', 'wv', 'wo', 'wgate', 'wup', 'wdown']);
-const DTYPES = { F32: 0, BF16: 1, F16: 2 }, BYTES = { F32: 4, BF16: 2, F16: 2 };
-const ATTN_OK = 0, CONFIG_BYTES = 36, WASM32_BYTES = 2 ** 32;
+const TABLE = {
+  globals: ['embed', 'norm', 'lm_head', 'inv_freq'],
+  layer: ['ln1', 'wq', 'bq', 'wk', 'bk', 'wv', 'bv', 'qnorm', 'knorm', 'wo', 'bo', 'ln2', 'wgate', 'bgate', 'wup', 'bup', 'wdown', 'bdown'],
+  matrices: new Set(['embed', 'lm_head', 'wq', 'wk', 'wv', 'wo', 'wgate', 'wup', 'wdown']),
+  made: { inv_freq: (mem, c) => floatBlock(mem, inverseFrequencies(c), 'RoPE\'s frequencies') },
+  check: 'attn_llama_check',
+};
+const CONFIG_BYTES = 36;
 
 function readModelConfig(config) {
   if (config.family !== 'llama' || !Number.isInteger(config.kvHeads) || !Number.isInteger(config.headDim)) {
@@ -218,90 +222,6 @@ function writeConfig(mem, c) {
   return cfg;
 }
 
-// every tensor into a block of its own (fill's dest: the file's bytes for a matrix, float32 for
-// a vector), checked finite in C, then the table the forward pass reads
-function* upload(rt, model, fill, tensors) {
-  const { mem, exports } = rt, c = model.config, blocks = [];
-  const slots = 4 + c.n_layer * C_LAYER.length;
-  fits(tensors, slots);
-  const table = reserve(mem, slots * 8, () => 'the tensor table');
-  const params = { pointer: table, count: 0, bytes: 0, free: () => { for (const b of blocks) mem.free(b); mem.free(table); } };
-  const entries = new Int32Array(slots * 2);   // written into the table at the end (memory may grow meanwhile)
-  try {
-    for (let i = 0; i < slots; i++) {
-      const [kind, layer] = slotOf(i);
-      const made = kind === 'inv_freq' ? invFreq(mem, c) : yield* tensor(rt, fill, tensors, kind, layer);
-      if (!made) continue;
-      blocks.push(made.at);
-      entries.set([made.at, made.dtype], 2 * i);
-      params.count += made.count;
-      params.bytes += made.bytes;
-    }
-    new Int32Array(mem.memory.buffer, table, slots * 2).set(entries);
-    const status = exports.attn_llama_check(model.cfg, table);
-    if (status !== ATTN_OK) fail(ErrorCode.INVALID_MODEL, `upload: ${cString(mem, exports.attn_status_string(status))}`);
-  } catch (e) {
-    params.free();
-    throw e;
-  }
-  return params;
-}
-
-// the kind and layer of slot i of C's table
-const slotOf = (i) => (i < 4 ? [C_GLOBALS[i], -1] : [C_LAYER[(i - 4) % C_LAYER.length], Math.floor((i - 4) / C_LAYER.length)]);
-
-// TOO_LARGE before anything is allocated when the weights, as they will be kept (matrices in the
-// file's dtype, vectors as float32), cannot fit in wasm32's 4 GiB: an F32 Llama-3.2-1B (4.9 GB)
-// would otherwise fill memory for a minute and then fail OUT_OF_MEMORY
-function fits(tensors, slots) {
-  let bytes = 0;
-  for (let i = 0; i < slots; i++) {
-    const [kind, layer] = slotOf(i), entry = tensors?.get(kind, layer);
-    if (entry) bytes += entry.shape.reduce((a, b) => a * b, 1) * (MATRICES.has(kind) ? BYTES[entry.info.dtype] ?? 4 : 4);
-  }
-  if (bytes > WASM32_BYTES) {
-    fail(ErrorCode.TOO_LARGE, `upload: the weights take ${formatBytes(bytes)} in WebAssembly memory as this checkpoint stores them, and wasm32 can address at most 4 GiB: use a BF16 or F16 copy of the checkpoint (half the bytes)`);
-  }
-}
-
-function invFreq(mem, c) {
-  const f = inverseFrequencies(c), at = reserve(mem, f.length * 4, () => 'RoPE\'s frequencies');
-  new Float32Array(mem.memory.buffer, at, f.length).set(f);
-  return { at, dtype: DTYPES.F32, count: 0, bytes: f.length * 4 };
-}
-
-// one tensor's block, filled; null for one the checkpoint does not have (an absent bias)
-function* tensor(rt, fill, tensors, kind, layer) {
-  const entry = tensors?.get(kind, layer);
-  if (!entry) return null;
-  const { mem, exports } = rt, count = entry.shape.reduce((a, b) => a * b, 1);
-  const dtype = MATRICES.has(kind) ? entry.info.dtype : 'F32', bytes = count * BYTES[dtype];
-  const at = reserve(mem, bytes, () => `tensor ${entry.name} (${bytes} bytes)`);
-  try {
-    const dest = dtype === entry.info.dtype && MATRICES.has(kind) ? new Uint8Array(mem.memory.buffer, at, bytes) : new Float32Array(mem.memory.buffer, at, count);
-    yield fill(kind, layer, dest, entry.shape);
-    const bad = exports.attn_first_non_finite(at, DTYPES[dtype], count) >>> 0;
-    if (bad < count) fail(ErrorCode.NON_FINITE, `upload: tensor ${entry.name} holds NaN or ±Infinity at index ${bad}: parameters must be finite`);
-    return { at, dtype: BYTES[dtype] === 2 ? panels(rt, at, DTYPES[dtype], entry.shape) : DTYPES[dtype], count, bytes };
-  } catch (e) {
-    mem.free(at);
-    throw e;
-  }
-}
-
-// a 2-byte matrix (rows, cols) put into panels of 8 rows (c_src/tensor.h, attn_panel8: a decoding
-// step reads 8 rows as one stream; the same sums): its dtype with the panel flag, or as it was
-function panels(rt, at, dtype, [rows, cols]) {
-  const { mem, exports } = rt;
-  if (rows < 8 || cols % 4 !== 0) return dtype;
-  const scratch = reserve(mem, 8 * cols * 2, () => 'packing a matrix into panels');
-  try {
-    return exports.attn_panel8(at, dtype, rows, cols, scratch);
-  } finally {
-    mem.free(scratch);
-  }
-}
-
 export default Object.freeze({
   name: 'llama',
   modelTypes: MODEL_TYPES,
@@ -311,7 +231,7 @@ export default Object.freeze({
     c: { forward: 'attn_llama_forward', workspaceSize: 'attn_llama_workspace_size', cacheSize: 'attn_llama_cache_size' },
     readModelConfig,
     writeConfig,
-    upload,
+    upload: (rt, model, fill, tensors) => uploadTable(rt, model, fill, tensors, TABLE),
     cacheShape: (c) => ({ blocks: c.n_layer * 2 * c.kvHeads, d: c.headDim }),
   }),
 });

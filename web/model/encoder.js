@@ -1,0 +1,70 @@
+// encoder.js - what a model of an encoder family (BERT) offers: the whole text at once, every
+// token seeing every other, and fill-mask in place of generation. model.js puts these on the
+// Model when config.encoder is true.
+//
+//   const { ids, tokenTypes } = model.encode('猫吃鱼', '鱼吃猫');   // [CLS] 猫 吃 鱼 [SEP] 鱼 吃 猫 [SEP]
+//   const { logits, attention } = model.forward(ids, { attention: true, tokenTypes, mask });
+//   model.fillMask('猫吃[MASK]', { topK: 5 });   // [{ index: 3, top: [{ id, token, text, p }, …] }]
+//
+// forward's result: logits (n, vocab_size) through the masked-LM head when the checkpoint has
+// one, else hidden (n, hidden_size), the last layer's states; attention[layer][head] (n, n) when
+// asked. mask: 1 for a real token, 0 for padding (a key no query sees).
+import { ErrorCode, fail, describe } from '../core/errors.js';
+import { topK } from './sample.js';
+
+const MASK_TOKENS = ['[MASK]', '<mask>'];
+const MAX_TOP_K = 1000;
+
+/** encode, forward and fillMask of an encoder; readForward and splitAttention are model.js's. */
+export function encoderApi(rt, config, tokenizer, { needTokenizer, readForward, splitAttention }) {
+  // one text with the special tokens BERT reads ([CLS] … [SEP]): WordPiece adds them when asked,
+  // a tokenizer.json's post-processor by default
+  const encodeOne = (text) => (tokenizer.kind === 'wordpiece' ? tokenizer.encode(text, { specialTokens: true }) : tokenizer.encode(text));
+  const forward = (ids, options = {}) => {
+    const { attention, tokenTypes, mask } = readForward(options, config, ['tokenTypes', 'mask']);
+    const r = rt.forward(ids, { attention, ...(tokenTypes === undefined ? {} : { tokenTypes }), ...(mask === undefined ? {} : { mask }) });
+    const out = r.logits ? { logits: r.logits } : { hidden: r.hidden };
+    return attention === false ? out : { ...out, attention: splitAttention(r.attention, config) };
+  };
+  return {
+    encode(a, b) {
+      needTokenizer('encode');
+      if (typeof a !== 'string') fail(ErrorCode.INVALID_ARGUMENT, `model.encode(a, b?): a must be a string; received ${describe(a)}`);
+      if (b === undefined) {
+        const ids = encodeOne(a);
+        return { ids, tokenTypes: ids.map(() => 0) };
+      }
+      return tokenizer.encodePair(a, b);
+    },
+    forward,
+    fillMask(text, options = {}) {
+      needTokenizer('fillMask');
+      const k = readTopK(options);
+      const maskId = MASK_TOKENS.map((t) => tokenizer.idOf(t)).find((id) => id !== undefined);
+      if (maskId === undefined) fail(ErrorCode.INVALID_ARGUMENT, 'model.fillMask: the tokenizer has no [MASK] token');
+      const ids = encodeOne(typeof text === 'string' ? text : fail(ErrorCode.INVALID_ARGUMENT, `model.fillMask: text must be a string; received ${describe(text)}`));
+      const at = ids.flatMap((id, i) => (id === maskId ? [i] : []));
+      if (at.length === 0) fail(ErrorCode.INVALID_ARGUMENT, `model.fillMask: the text has no ${tokenizer.tokens([maskId])[0]} to fill`);
+      const { logits } = forward(ids);
+      if (!logits) fail(ErrorCode.INVALID_ARGUMENT, 'model.fillMask: this checkpoint has no masked-LM head (cls.predictions): it is a BertModel, not a BertForMaskedLM');
+      const V = config.vocab_size;
+      return at.map((index) => ({ index, top: topTokens(logits.data.subarray(index * V, (index + 1) * V), k, tokenizer) }));
+    },
+  };
+}
+
+function readTopK(options) {
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) fail(ErrorCode.INVALID_ARGUMENT, `model.fillMask: options must be an object like { topK: 5 }; received ${describe(options)}`);
+  for (const key of Object.keys(options)) if (key !== 'topK') fail(ErrorCode.INVALID_ARGUMENT, `model.fillMask: unknown option "${String(key).slice(0, 40)}"; expected topK`);
+  const k = options.topK ?? 5;
+  if (!Number.isInteger(k) || k < 1 || k > MAX_TOP_K) fail(ErrorCode.INVALID_ARGUMENT, `model.fillMask: topK must be an integer in [1, ${MAX_TOP_K}]; received ${describe(k)}`);
+  return k;
+}
+
+// the k likeliest tokens of one row of logits, softmax in float64
+function topTokens(row, k, tokenizer) {
+  let max = -Infinity, sum = 0;
+  for (const x of row) if (x > max) max = x;
+  for (const x of row) sum += Math.exp(x - max);
+  return topK(row, k).map((id) => ({ id, token: tokenizer.tokens([id])[0], text: tokenizer.decode([id]), p: Math.exp(row[id] - max) / sum }));
+}

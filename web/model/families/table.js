@@ -1,0 +1,109 @@
+// table.js - how the families whose C takes a table of typed tensors (c_src/tensor.h: llama.c,
+// bert.c) get their weights into wasm memory: each tensor in a block of its own (a matrix in the
+// file's dtype, BF16 staying 2 bytes; a vector as float32), checked finite in C, a 2-byte matrix
+// put into panels of 8 rows, then the table of { pointer, dtype } in C's order, checked by the
+// family's C check. One module of web/model/families/, shared.
+//
+//   uploadTable(rt, model, fill, tensors, spec)   a generator (runtime.js drives it)
+//   spec: {
+//     globals   the kinds before the layers, in C's order (ATTN_*_GLOBALS)
+//     layer     each layer's kinds, in C's order (ATTN_*_PER_LAYER)
+//     matrices  the kinds kept in the file's dtype (the rest become float32)
+//     made      { kind: (mem, config) -> { at, dtype, count, bytes } } slots the family computes
+//               (LLaMA's RoPE frequencies) rather than reads
+//     check     the C function that checks the table (attn_llama_check, attn_bert_check)
+//   }
+// An absent optional tensor leaves its slot NULL. Failures: TOO_LARGE (over wasm32's 4 GiB, before
+// anything is allocated), NON_FINITE (named, with its index), INVALID_MODEL (the C check).
+import { ErrorCode, fail, formatBytes } from '../../core/errors.js';
+import { reserve, cString } from '../../core/memory.js';
+
+export const DTYPES = { F32: 0, BF16: 1, F16: 2 };
+const BYTES = { F32: 4, BF16: 2, F16: 2 };
+const ATTN_OK = 0, WASM32_BYTES = 2 ** 32;
+
+export function* uploadTable(rt, model, fill, tensors, spec) {
+  const { mem, exports } = rt, c = model.config, blocks = [];
+  const slots = spec.globals.length + c.n_layer * spec.layer.length;
+  fits(tensors, slots, spec);
+  const table = reserve(mem, slots * 8, () => 'the tensor table');
+  const params = { pointer: table, count: 0, bytes: 0, free: () => { for (const b of blocks) mem.free(b); mem.free(table); } };
+  const entries = new Int32Array(slots * 2);   // written into the table at the end (memory may grow meanwhile)
+  try {
+    for (let i = 0; i < slots; i++) {
+      const [kind, layer] = slotOf(i, spec);
+      const made = spec.made?.[kind] ? spec.made[kind](mem, c) : yield* tensor(rt, fill, tensors, kind, layer, spec);
+      if (!made) continue;
+      blocks.push(made.at);
+      entries.set([made.at, made.dtype], 2 * i);
+      params.count += made.count;
+      params.bytes += made.bytes;
+    }
+    new Int32Array(mem.memory.buffer, table, slots * 2).set(entries);
+    const status = exports[spec.check](model.cfg, table);
+    if (status !== ATTN_OK) fail(ErrorCode.INVALID_MODEL, `upload: ${cString(mem, exports.attn_status_string(status))}`);
+  } catch (e) {
+    params.free();
+    throw e;
+  }
+  return params;
+}
+
+/** A block of float32 values the family computed (not a parameter: count 0). */
+export function floatBlock(mem, values, what) {
+  const at = reserve(mem, values.length * 4, () => what);
+  new Float32Array(mem.memory.buffer, at, values.length).set(values);
+  return { at, dtype: DTYPES.F32, count: 0, bytes: values.length * 4 };
+}
+
+// the kind and layer of slot i of C's table
+function slotOf(i, { globals, layer }) {
+  const g = globals.length;
+  return i < g ? [globals[i], -1] : [layer[(i - g) % layer.length], Math.floor((i - g) / layer.length)];
+}
+
+// TOO_LARGE before anything is allocated when the weights, as they will be kept (matrices in the
+// file's dtype, vectors as float32), cannot fit in wasm32's 4 GiB: an F32 Llama-3.2-1B (4.9 GB)
+// would otherwise fill memory for a minute and then fail OUT_OF_MEMORY
+function fits(tensors, slots, spec) {
+  let bytes = 0;
+  for (let i = 0; i < slots; i++) {
+    const [kind, layer] = slotOf(i, spec), entry = tensors?.get(kind, layer);
+    if (entry) bytes += entry.shape.reduce((a, b) => a * b, 1) * (spec.matrices.has(kind) ? BYTES[entry.info.dtype] ?? 4 : 4);
+  }
+  if (bytes > WASM32_BYTES) {
+    fail(ErrorCode.TOO_LARGE, `upload: the weights take ${formatBytes(bytes)} in WebAssembly memory as this checkpoint stores them, and wasm32 can address at most 4 GiB: use a BF16 or F16 copy of the checkpoint (half the bytes)`);
+  }
+}
+
+// one tensor's block, filled; null for one the checkpoint does not have (an absent bias)
+function* tensor(rt, fill, tensors, kind, layer, spec) {
+  const entry = tensors?.get(kind, layer);
+  if (!entry) return null;
+  const { mem, exports } = rt, count = entry.shape.reduce((a, b) => a * b, 1), matrix = spec.matrices.has(kind);
+  const dtype = matrix ? entry.info.dtype : 'F32', bytes = count * BYTES[dtype];
+  const at = reserve(mem, bytes, () => `tensor ${entry.name} (${bytes} bytes)`);
+  try {
+    const dest = dtype === entry.info.dtype && matrix ? new Uint8Array(mem.memory.buffer, at, bytes) : new Float32Array(mem.memory.buffer, at, count);
+    yield fill(kind, layer, dest, entry.shape);
+    const bad = exports.attn_first_non_finite(at, DTYPES[dtype], count) >>> 0;
+    if (bad < count) fail(ErrorCode.NON_FINITE, `upload: tensor ${entry.name} holds NaN or ±Infinity at index ${bad}: parameters must be finite`);
+    return { at, dtype: BYTES[dtype] === 2 ? panels(rt, at, DTYPES[dtype], entry.shape) : DTYPES[dtype], count, bytes };
+  } catch (e) {
+    mem.free(at);
+    throw e;
+  }
+}
+
+// a 2-byte matrix (rows, cols) put into panels of 8 rows (c_src/tensor.h, attn_panel8: a decoding
+// step reads 8 rows as one stream; the same sums): its dtype with the panel flag, or as it was
+function panels(rt, at, dtype, [rows, cols]) {
+  const { mem, exports } = rt;
+  if (rows < 8 || cols % 4 !== 0) return dtype;
+  const scratch = reserve(mem, 8 * cols * 2, () => 'packing a matrix into panels');
+  try {
+    return exports.attn_panel8(at, dtype, rows, cols, scratch);
+  } finally {
+    mem.free(scratch);
+  }
+}

@@ -191,3 +191,38 @@ test('attnmap model on a Qwen3 folder with tokenizer.json: --summary names Qwen3
   assert.equal((svg.stdout.match(/class="cell[ "]/g) ?? []).length, 49, 'one 7×7 map');
   assert.match(svg.stdout, /吃/);
 });
+
+// ----------------------------------------------------------------------------
+// BERT encoders (tests/golden/bert/: PyTorch's weights and fill-mask answers)
+
+const BERT = path.join(root, 'tests/golden/bert');
+const bertExpected = (name) => JSON.parse(fs.readFileSync(path.join(BERT, name, 'expected.json'), 'utf8'));
+
+test('attnmap model BERT --text 猫吃[MASK] --fill-mask: PyTorch\'s top tokens and probabilities', () => {
+  const g = bertExpected('bert-mlm-f32').fill_mask;
+  const r = run('model', path.join(BERT, 'bert-mlm-f32'), '--text', '猫吃[MASK]', '--fill-mask', '--top-k', '3');
+  assert.equal(r.status, 0, r.stderr);
+  const want = g.top.slice(0, 3).map((t) => `${t.token} ${t.p.toFixed(4)}`).join(', ');   // '##小' as HF's decode([id]) gives it
+  assert.equal(r.stdout, `[MASK] (token 3): ${want}\n`);
+});
+
+test('attnmap model BERT --text A --pair B: the pair\'s head without a causal triangle, with PyTorch\'s weights', () => {
+  const g = bertExpected('bert-pair-bf16'), seq = g.sequences[1];
+  const words = fs.readFileSync(path.join(BERT, 'bert-pair-bf16', 'vocab.txt'), 'utf8').split('\n');
+  const sep = seq.ids.indexOf(words.indexOf('[SEP]'));
+  const text = seq.ids.slice(1, sep).map((id) => words[id]).join(''), pair = seq.ids.slice(sep + 1, -1).map((id) => words[id]).join('');
+  const r = run('model', path.join(BERT, 'bert-pair-bf16'), '--text', text, '--pair', pair, '--layer', '1', '--head', '2', '--decimals', '4');
+  assert.equal(r.status, 0, r.stderr);
+  const cells = [...r.stdout.matchAll(/<rect class="cell"[^>]*?data-row="(\d+)" data-col="(\d+)" data-value="([^"]*)"/g)];
+  const n = seq.ids.length, want = seq.attention[1][2];
+  assert.equal(cells.length, n * n, 'every cell drawn: no masked triangle');
+  for (const [, i, j, v] of cells) assert.ok(Math.abs(Number(v) - want[i][j]) <= 1e-5, `cell ${i},${j}: ${v} vs ${want[i][j]}`);
+  assert.doesNotMatch(r.stdout, /masked-key/);
+});
+
+test('attnmap model: --fill-mask and --pair are refused for decoders and without what they need', () => {
+  assertUsageError(run('model', WIDE, '--ids', '1,2', '--fill-mask'), /--fill-mask is for BERT encoders; this checkpoint is gpt2/);
+  assertUsageError(run('model', path.join(BERT, 'bert-mlm-f32'), '--ids', '2,3', '--pair', 'x'), /--pair goes with --text/);
+  assertUsageError(run('model', path.join(BERT, 'bert-mlm-f32'), '--text', '猫', '--fill-mask', '--top-k', '0'), /--top-k must be a whole number from 1 to 100/);
+  assertUsageError(run('model', path.join(BERT, 'bert-encoder-f16'), '--text', '猫吃[MASK]', '--fill-mask'), /no masked-LM head/);
+});

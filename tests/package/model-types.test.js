@@ -13,7 +13,7 @@ test('attnmap/model\'s types: a strict consumer compiles, and its mistakes do no
   try {
     const model = JSON.stringify(path.join(root, 'web/model/model.js'));
     fs.writeFileSync(path.join(dir, 'consumer.ts'), `
-      import { loadModel, loadTokenizer, hubSize, cachedModels, deleteCachedModel, fetchCheckpoint, ModelFetchError, AttentionError, type Model, type GenerateStep, type LoadProgress } from ${model};
+      import { loadModel, loadTokenizer, hubSize, cachedModels, deleteCachedModel, fetchCheckpoint, ModelFetchError, AttentionError, type Model, type EncoderModel, type GenerateStep, type LoadProgress } from ${model};
       // the LLaMA family: a folder, a File, a sharded checkpoint, a repo id with the hub's options
       const q = await loadModel('Qwen/Qwen2.5-0.5B', { revision: 'main', offline: true, cacheDir: '/tmp/hf', hubUrl: 'https://hf-mirror.com', token: 'hf_x', cache: false, signal: new AbortController().signal, onProgress: (p: LoadProgress) => { const t: number | null = p.total; void t; } });
       const fam: 'gpt2' | 'llama' = q.config.family;
@@ -50,6 +50,17 @@ test('attnmap/model\'s types: a strict consumer compiles, and its mistakes do no
       }
       m.generate(ids, { stop: [50256] });
       try { await loadModel('x'); } catch (e) { if (e instanceof ModelFetchError) { const st: number = e.status; void st; } else if (e instanceof AttentionError) { void e.code; } }
+      // BERT: an encoder, typed as such
+      const b = await loadModel<EncoderModel>('google-bert/bert-base-chinese');
+      const fb: 'bert' = b.config.family; void fb;
+      const pair = b.encode('猫吃鱼', '鱼吃猫');
+      const enc = b.forward(pair.ids, { attention: true, tokenTypes: pair.tokenTypes, mask: pair.ids.map(() => 1) });
+      const lg: number | undefined = enc.logits?.shape[1]; void lg; void enc.hidden;
+      for (const a of b.fillMask('猫吃[MASK]', { topK: 3 })) { const p: number = a.top[0].p; const t: string = a.top[0].text + a.top[0].token; void p; void t; void a.index; }
+      // @ts-expect-error fillMask's topK is a number
+      b.fillMask('猫吃[MASK]', { topK: '3' });
+      // @ts-expect-error a decoder's forward takes no token types
+      m.forward(ids, { tokenTypes: [0] });
       // @ts-expect-error attention takes true, false or { layers, heads }
       m.forward(ids, { attention: 'all' });
       // @ts-expect-error an unknown forward option

@@ -165,6 +165,45 @@ export interface Model {
   dispose(): void;
 }
 
+/** An encoder's forward options (BERT). */
+export interface EncoderForwardOptions extends ForwardOptions {
+  /** One per id: 0 for the first sentence, 1 for the second (default all 0). */
+  tokenTypes?: ArrayLike<number>;
+  /** One per id: 1 for a real token, 0 for padding, which no token attends to (default all 1). */
+  mask?: ArrayLike<number>;
+}
+
+export interface EncoderForwardResult {
+  /** (n, vocab_size) through the masked-LM head, when the checkpoint has one (BertForMaskedLM). */
+  logits?: Matrix;
+  /** (n, hidden_size): the last layer's states, when it has no head (BertModel). */
+  hidden?: Matrix;
+  /** [layer][head], each (n, n) over every token (no causal mask), when asked; null: a head not asked for. */
+  attention?: (Matrix | null)[][];
+}
+
+/** One [MASK]'s answer: its position among the ids, and the likeliest tokens there. */
+export interface FillMaskAnswer {
+  index: number;
+  /** Likeliest first: the id, the token as the vocabulary spells it ('##小'), as text, and its probability. */
+  top: { id: number; token: string; text: string; p: number }[];
+}
+
+/**
+ * A BERT encoder (config.encoder is true): every token sees every other, and it fills gaps
+ * instead of generating. loadModel<EncoderModel>('google-bert/bert-base-chinese').
+ */
+export interface EncoderModel extends Omit<Model, 'config' | 'encode' | 'forward' | 'generate'> {
+  readonly config: Readonly<Omit<ModelConfig, 'family'> & { family: 'bert'; encoder: true; types: number }>;
+  /** [CLS] a [SEP] (b [SEP]) and its token types (0 up to the first [SEP], then 1). */
+  encode(a: string, b?: string): { ids: number[]; tokenTypes: number[] };
+  forward(ids: ArrayLike<number>, options?: EncoderForwardOptions): EncoderForwardResult;
+  /** For each [MASK] in the text, the topK (default 5, at most 1000) likeliest tokens. */
+  fillMask(text: string, options?: { topK?: number }): FillMaskAnswer[];
+  /** Always throws INVALID_ARGUMENT: an encoder has no next token (use fillMask). */
+  generate(ids: ArrayLike<number>, options?: GenerateOptions): never;
+}
+
 /** loadModel's options. */
 export interface LoadOptions extends FetchOptions, HubOptions {
   /** Each file's bytes as they are read or downloaded. */
@@ -220,7 +259,7 @@ export class ModelFetchError extends AttentionError {
  * Rejects with an AttentionError: INVALID_MODEL (a broken or unsupported checkpoint, naming the
  * file and the field or tensor), TOO_LARGE, INVALID_ARGUMENT; or a ModelFetchError.
  */
-export function loadModel(files: CheckpointFiles | string, options?: LoadOptions): Promise<Model>;
+export function loadModel<M extends Model | EncoderModel = Model>(files: CheckpointFiles | string, options?: LoadOptions): Promise<M>;
 
 /** A checkpoint's tokenizer alone: from tokenizer.json (+ tokenizer_config.json), vocab.json + merges.txt, or vocab.txt. */
 export function loadTokenizer(files:

@@ -3,6 +3,7 @@
 // downloading a model (and never commit one).
 //
 //   node scripts/random-checkpoint.js SHAPE OUTDIR [--dtype BF16|F32]    SHAPE: one of SHAPES below
+//                                         (the LLaMA family's, and bert-base-chinese's)
 //   import { writeRandomCheckpoint, SHAPES } from './scripts/random-checkpoint.js';
 //
 // Writes config.json and model.safetensors (tensors in save_pretrained's order, streamed to disk
@@ -41,10 +42,36 @@ export const SHAPES = {
     tie_word_embeddings: true, hidden_act: 'silu', attention_bias: false, mlp_bias: false, bos_token_id: 128000,
     eos_token_id: 128001, torch_dtype: 'bfloat16',
   },
+  'bert-base-chinese': {
+    architectures: ['BertForMaskedLM'], model_type: 'bert', hidden_size: 768, intermediate_size: 3072,
+    num_hidden_layers: 12, num_attention_heads: 12, max_position_embeddings: 512, vocab_size: 21128,
+    type_vocab_size: 2, layer_norm_eps: 1e-12, hidden_act: 'gelu', pad_token_id: 0, directionality: 'bidi',
+    attention_probs_dropout_prob: 0.1, hidden_dropout_prob: 0.1, initializer_range: 0.02, pooler_type: 'first_token_transform',
+  },
 };
+
+// BERT's tensors as bert-base-chinese's file has them (BertForPreTraining: the encoder under
+// "bert.", its pooler, the masked-LM head and the next-sentence head); LayerNorm biases small
+function bertTensorsOf(c) {
+  const C = c.hidden_size, F = c.intermediate_size, s = 1 / Math.sqrt(C), b = 0.02;
+  const ln = (p) => [[`${p}LayerNorm.weight`, [C], 0], [`${p}LayerNorm.bias`, [C], b]];
+  const dense = (p, out, inp) => [[`${p}.weight`, [out, inp], 1 / Math.sqrt(inp)], [`${p}.bias`, [out], b]];
+  const out = [['bert.embeddings.word_embeddings.weight', [c.vocab_size, C], 1], ['bert.embeddings.position_embeddings.weight', [c.max_position_embeddings, C], 0.5],
+    ['bert.embeddings.token_type_embeddings.weight', [c.type_vocab_size, C], 0.5], ...ln('bert.embeddings.')];
+  for (let l = 0; l < c.num_hidden_layers; l++) {
+    const p = `bert.encoder.layer.${l}.`;
+    out.push(...dense(`${p}attention.self.query`, C, C), ...dense(`${p}attention.self.key`, C, C), ...dense(`${p}attention.self.value`, C, C),
+      ...dense(`${p}attention.output.dense`, C, C), ...ln(`${p}attention.output.`), ...dense(`${p}intermediate.dense`, F, C),
+      ...dense(`${p}output.dense`, C, F), ...ln(`${p}output.`));
+  }
+  out.push(...dense('bert.pooler.dense', C, C), ...dense('cls.predictions.transform.dense', C, C), ...ln('cls.predictions.transform.'),
+    ['cls.predictions.bias', [c.vocab_size], b], ...dense('cls.seq_relationship', 2, C));
+  return out.map(([name, shape, scale]) => [name, shape, scale === 0 ? 0 : scale || s]);
+}
 
 // every tensor's name, shape and init scale, in the order save_pretrained writes a state dict
 export function tensorsOf(c) {
+  if (c.model_type === 'bert') return bertTensorsOf(c);
   const C = c.hidden_size, F = c.intermediate_size, H = c.num_attention_heads, G = c.num_key_value_heads;
   const D = c.head_dim ?? C / H, out = [['model.embed_tokens.weight', [c.vocab_size, C], 1]];
   const bias = c.model_type === 'qwen2' || c.attention_bias;
@@ -85,7 +112,7 @@ function fillRandom(buf, n, scale, dtype, rand) {
 
 /**
  * Writes OUTDIR/config.json and OUTDIR/model.safetensors; returns { parameters, bytes }. shape:
- * a name of SHAPES, or a config.json object of the LLaMA family (a test's own small shape).
+ * a name of SHAPES, or a config.json object of the LLaMA family or BERT (a test's own small shape).
  */
 export function writeRandomCheckpoint(shape, dir, { dtype = 'BF16', seed = 1 } = {}) {
   const base = typeof shape === 'string' ? SHAPES[shape] : shape;

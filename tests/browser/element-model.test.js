@@ -21,12 +21,13 @@ import { launch, settled as settleAll } from './browser.js';
 
 const FIXTURES = 'tests/fixtures/element-model/';
 const GOLDEN = 'tests/golden/gpt2/two-layer-f16-prefix/';
+const BERT = 'tests/golden/bert/bert-mlm-f32/';
 const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; connect-src 'self'";
 const MODEL_FILES = ['web/dist/attnmap-model.js', 'web/dist/toy-zh.js'];
 
 const server = await startServer({
   root,
-  allow: [FIXTURES, GOLDEN, 'tests/fixtures/embed/', 'tests/fixtures/element/'],
+  allow: [FIXTURES, GOLDEN, BERT, 'tests/fixtures/embed/', 'tests/fixtures/element/'],
   headers: (urlPath) => (/\/element-model\/csp-[^/]*\.html$/.test(urlPath) ? { 'content-security-policy': CSP } : {}),
 });
 const browser = await launch();
@@ -189,6 +190,35 @@ describe('<attention-heatmap model="…">', { concurrency: 3 }, () => {
     assert.deepEqual(log.pageErrors, []);
     // the two optional tokenizer files answer 404 (the browser logs them); nothing else
     assert.deepEqual(log.consoleErrors.filter((m) => !/404/.test(m)), []);
+    await page.close();
+  });
+
+  test('a BERT folder (an encoder): every head equals the PyTorch golden data, no causal triangle; text gets [CLS] … [SEP]', async () => {
+    const { page, log } = await open(FIXTURES + 'csp-folder.html');
+    const golden = JSON.parse(fs.readFileSync(path.join(root, BERT, 'expected.json'), 'utf8'));
+    const seq = golden.sequences[0], n = seq.ids.length, H = golden.config.heads;
+    await page.evaluate(([folder, ids, H]) => {
+      const add = (id, attrs) => {
+        const el = Object.assign(document.createElement('attention-heatmap'), { id });
+        for (const [k, v] of Object.entries({ model: folder, decimals: 4, ...attrs })) el.setAttribute(k, v);
+        document.getElementById('main').append(el);
+      };
+      for (let h = 0; h < H; h++) add(`b${h}`, { ids: JSON.stringify(ids), head: h });
+      add('text', { text: '猫吃[MASK]' });
+    }, [`/${BERT}`, seq.ids, H]);
+    await settled(page);
+    for (let h = 0; h < H; h++) {
+      const r = await inspect(page, `b${h}`);
+      assert.equal(r.error, null);
+      const sorted = [...r.cells].sort((a, b) => a.row - b.row || a.col - b.col);
+      assert.equal(sorted.length, n * n);
+      sorted.forEach((c) => assert.ok(Math.abs(c.value - seq.attention[0][h][c.row][c.col]) <= 1e-5, `head ${h} (${c.row}, ${c.col}): ${c.value} vs ${seq.attention[0][h][c.row][c.col]}`));
+      assert.equal(p0(sorted), 0, 'bidirectional: no cell above the diagonal is 0');
+    }
+    const t = await inspect(page, 'text');
+    assert.deepEqual(t.labels, ['[CLS]', '猫', '吃', '[MASK]', '[SEP]']);
+    assert.equal(t.cells.length, 25);
+    assert.deepEqual(log.pageErrors, []);
     await page.close();
   });
 

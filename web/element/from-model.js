@@ -70,11 +70,11 @@ export function modelAttention({ code, model }, m) {
   try { return { model: m.name, ...code.attentionOf(model, m) }; } catch (e) { return problem(e); }
 }
 
-/** The one panel: the causal weights of the layer and head; its <svg> carries data-model, -layer, -head, -ids. */
+/** The one panel: the weights of the layer and head (causal but for an encoder's); its <svg> carries data-model, -layer, -head, -ids. */
 export function renderModelPanel(detail, decimals, lang, t, id) {
   const { tokens, layer, head } = detail;
   const svg = draw(detail.weights, {
-    rowLabels: tokens, colLabels: tokens, lang, decimals, standalone: false, role: 'group', masked: 'causal',
+    rowLabels: tokens, colLabels: tokens, lang, decimals, standalone: false, role: 'group', ...(detail.causal === false ? {} : { masked: 'causal' }),
     idPrefix: `${id}-w`, title: t.modelTitle(layer, head), activeCell: [0, 0],
   });
   const attrs = { 'data-model': detail.model, 'data-layer': layer, 'data-head': head, 'data-ids': JSON.stringify(detail.ids) };

@@ -57,7 +57,8 @@ export function attentionOf(model, { text, ids, layer, head }) {
   const tokens = model.tokenizer ? model.tokens(list) : list.map(String);
   const chars = tokens.reduce((sum, t) => sum + t.length, 0);
   if (chars > MAX_LABEL_CHARS) budget(`the tokens have ${chars} characters; the budget is ${MAX_LABEL_CHARS} for all tokens together`);
-  return { ids: list, tokens, layer: l, head: h, weights: weightsOf(model, list, l, h) };
+  // an encoder (BERT): every token sees every other, no causal triangle
+  return { ids: list, tokens, layer: l, head: h, weights: weightsOf(model, list, l, h), causal: !model.config.encoder };
 }
 
 function budget(message) { throw problem('input', { message }); }
@@ -92,11 +93,12 @@ function call(f) {
   try { return f(); } catch (e) { throw problem('input', e); }
 }
 
-/** text -> ids; a character WordPiece does not know is a problem (named), not an [UNK]. */
+/** text -> ids ([CLS] … [SEP] for BERT); a character WordPiece does not know is a problem (named), not an [UNK]. */
 function encode(model, text) {
-  const ids = call(() => model.encode(text));
+  const idsOf = (s) => (model.config.encoder ? model.encode(s).ids : model.encode(s));
+  const ids = call(() => idsOf(text));
   if (!ids.length) throw problem('input', { message: 'the text attribute gives no tokens' });
-  const unknown = (s) => model.tokenizer === 'wordpiece' && model.tokens(model.encode(s)).includes('[UNK]');
+  const unknown = (s) => model.tokenizer === 'wordpiece' && model.tokens(idsOf(s)).includes('[UNK]');
   if (unknown(text)) {
     const chars = [...new Set(Array.from(text).filter((c) => c.trim() && unknown(c)))];
     throw problem('input', { message: `not in the model's vocabulary (${model.config.vocab_size} tokens): ${chars.join(' ')}` });

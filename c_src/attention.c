@@ -39,11 +39,7 @@ const char *attn_status_string(attn_status status) {
     case ATTN_ERR_OVERFLOW: return "the result overflows float32 (inputs are too large in magnitude)";
     case ATTN_ERR_TOO_LARGE: return "a buffer size does not fit in memory addresses";
     case ATTN_ERR_FLAGS: return "unknown flag bits";
-#ifdef ATTN_GPT2  // builds with gpt2.c (the Makefile's, build.sh's model build); the others never return it
-    case ATTN_ERR_RANGE: return "a token id is outside the vocabulary, or a position past the model's or the cache's";
-#else
-    case ATTN_ERR_RANGE: break;
-#endif
+    case ATTN_ERR_RANGE: return "a token id, a position or RoPE's base is out of range";
     }
     return "unknown status";
 }
@@ -758,3 +754,99 @@ attn_status attn_self_forward(float *q, float *k, float *v, float *scores, float
     }
     return ATTN_OK;
 }
+
+// ----------------------------------------------------------------------------
+#ifdef ATTN_EMBED
+// The one-file embed's build (-DATTN_EMBED) has no RoPE: its element never rotates, and the
+// maths below would add ~1.3 KB to the file blog authors copy. The export stays (one export list
+// for every build); ATTN_ERR_FLAGS, which attn_rope cannot return otherwise (it takes no flags),
+// says "not in this build" (web/core/ops.js words it so).
+attn_status attn_rope(float *out, float *theta, const float *x, int n, int heads, int d, float base, int pos0) {
+    (void)out; (void)theta; (void)x; (void)n; (void)heads; (void)d; (void)base; (void)pos0;
+    return ATTN_ERR_FLAGS;
+}
+#else
+// RoPE, rotary position embedding (Su et al. 2021), rotate-half as Hugging Face's LLaMA applies
+// it and as c_src/llama.c does: θ_i rounded to float32, the angle pos·θ_i and its cosine and sine
+// in double, rounded once. The double maths is written out below (no libm): the three builds and
+// the native one give the same bits, and the wasm gains no sin/cos/pow tables. RoPE is a small
+// part of the work (n·d values, against attention's n²·d): its functions are compiled for size
+// (clang's minsize: no unrolled or vectorised copies), which keeps the wasm ~2 KB smaller.
+#if defined(__clang__)
+#define ROPE_FN __attribute__((minsize, noinline))
+#else
+#define ROPE_FN __attribute__((noinline))
+#endif
+
+// e^y for y <= 0, in double: y = k·ln2 + r with |r| <= ln2/2, Taylor to r^16 (error < 1e-17)
+ROPE_FN static double rope_exp(double y) {
+    const double ln2_hi = 6.93147180369123816490e-01, ln2_lo = 1.90821492927058770002e-10;
+    if (y < -700.0) return 0.0;
+    const int k = (int)(y * 1.44269504088896338700 - 0.5);   // round(y / ln2), y <= 0
+    const double r = (y - k * ln2_hi) - k * ln2_lo;
+    double s = 1.0;
+    for (int j = 16; j >= 1; j--) s = 1.0 + s * r / j;
+    for (int j = 0; j < -k; j++) s *= 0.5;                   // 2^k, exact
+    return s;
+}
+
+// ln(b) for a finite b > 0, in double: b = m·2^e with m in [√½, √2), ln m = 2·atanh((m-1)/(m+1))
+ROPE_FN static double rope_log(double b) {
+    int e = 0;
+    while (b >= 1.4142135623730951) { b *= 0.5; e++; }
+    while (b < 0.7071067811865476) { b *= 2.0; e--; }
+    const double s = (b - 1.0) / (b + 1.0), s2 = s * s;
+    double t = 0.0;
+    for (int j = 25; j >= 1; j -= 2) t = 1.0 / j + s2 * t;   // s·(1 + s²/3 + s⁴/5 + ...), s <= 0.172
+    return 2.0 * s * t + e * 6.93147180559945309417e-01;
+}
+
+// cos a and sin a for 0 <= a < 2^20·π/2, in double: a = k·π/2 + r with |r| <= π/4 (π/2 in three
+// parts, Cody-Waite, k·part exact), then the Taylor series of cos r and sin r
+ROPE_FN static void rope_sincos(double a, float *c, float *s) {
+    const double p1 = 1.57079632673412561417e+00, p2 = 6.07710050630396597660e-11,
+                 p3 = 2.02226624879595063154e-21;
+    const int k = (int)(a * 6.36619772367581382433e-01 + 0.5);
+    const double r = ((a - k * p1) - k * p2) - k * p3, r2 = r * r;
+    double cs = 1.0, sn = 1.0;
+    for (int j = 18; j >= 2; j -= 2) cs = 1.0 - cs * r2 / (j * (j - 1));
+    for (int j = 19; j >= 3; j -= 2) sn = 1.0 - sn * r2 / (j * (j - 1));
+    sn *= r;
+    switch (k & 3) {
+    case 0: *c = (float)cs; *s = (float)sn; break;
+    case 1: *c = (float)-sn; *s = (float)cs; break;
+    case 2: *c = (float)-cs; *s = (float)-sn; break;
+    default: *c = (float)sn; *s = (float)-cs; break;
+    }
+}
+
+ROPE_FN attn_status attn_rope(float *out, float *theta, const float *x, int n, int heads, int d, float base,
+                             int pos0) {
+    if (!out || !x) return ATTN_ERR_NULL;
+    if (n < 1 || heads < 1 || d < 2 || d % 2) return ATTN_ERR_SIZE;
+    if (!(base >= 1.0f) || !(base <= FLT_MAX) || pos0 < 0 || pos0 > ATTN_ROPE_MAX_POSITION - n)
+        return ATTN_ERR_RANGE;
+    if (!fits((size_t)heads, (size_t)d) || !fits((size_t)n, (size_t)heads * d)) return ATTN_ERR_TOO_LARGE;
+    const size_t width = (size_t)heads * d;
+    if (!all_finite(x, (size_t)n * width)) return ATTN_ERR_NON_FINITE;
+    const int half = d / 2;
+    const double lb = rope_log(base);
+    for (int i = 0; i < half; i++) {
+        // θ_i = base^(-2i/d) in float32, then each row's angle (pos0 + r)·θ_i in double
+        const float th = (float)rope_exp(-(2.0 * i / d) * lb);
+        if (theta) theta[i] = th;
+        for (int r = 0; r < n; r++) {
+            float c, s;
+            rope_sincos((double)(pos0 + r) * th, &c, &s);
+            for (int h = 0; h < heads; h++) {
+                float *o = out + (size_t)r * width + (size_t)h * d + i;
+                const float a = x[o - out], b = x[o - out + half];
+                o[0] = a * c - b * s;                 // x[i]·cos − x[i + d/2]·sin
+                o[half] = b * c + a * s;              // x[i + d/2]·cos + x[i]·sin
+                if (!(fabsf(o[0]) <= FLT_MAX) || !(fabsf(o[half]) <= FLT_MAX)) return ATTN_ERR_OVERFLOW;
+            }
+        }
+    }
+    return ATTN_OK;
+}
+#endif // ATTN_EMBED

@@ -48,7 +48,8 @@ typedef enum attn_status {
     ATTN_ERR_OVERFLOW = 5,    // finite inputs, but a product or score overflows float32
     ATTN_ERR_TOO_LARGE = 6,   // a buffer size does not fit in size_t
     ATTN_ERR_FLAGS = 7,       // unknown bits in flags
-    ATTN_ERR_RANGE = 8,       // gpt2.h: a token id outside the vocabulary, a position past the model's
+    ATTN_ERR_RANGE = 8,       // gpt2.h: a token id outside the vocabulary, a position past the model's;
+                              // attn_rope: base < 1 or not finite, a position outside [0, 2^20)
 } attn_status;
 
 // flags
@@ -102,6 +103,24 @@ attn_status attn_self_forward(float *q, float *k, float *v, float *scores, float
 // out (n, p) = a (n, c) · b (c, p). ATTN_ERR_NON_FINITE if a or b holds NaN or ±Inf,
 // ATTN_ERR_OVERFLOW if a result is not finite.
 attn_status attn_matmul(float *out, const float *a, const float *b, int n, int c, int p);
+
+// ----------------------------------------------------------------------------
+// RoPE, rotary position embedding (Su et al. 2021), the position encoding of LLaMA, Qwen2 and
+// Mistral, in the rotate-half layout of Hugging Face's LLaMA (apply_rotary_pos_emb) and of
+// c_src/llama.c. Each head's vector of d values is seen as d/2 pairs (x[i], x[i + d/2]); pair i
+// of the token at position p turns by the angle p·θ_i, θ_i = base^(-2i/d):
+//   out[i]       = x[i]·cos(p·θ_i) − x[i + d/2]·sin(p·θ_i)
+//   out[i + d/2] = x[i + d/2]·cos(p·θ_i) + x[i]·sin(p·θ_i)
+// Applied to q and k (not v), the score q_i·k_j then depends on the positions only through j − i.
+// θ_i is rounded to float32 (as a checkpoint's inv_freq is), the angle and its cosine and sine
+// are computed in double and rounded once, the rotation in float32.
+//
+// x (n, heads·d), row r at position pos0 + r -> out (n, heads·d), theta (d/2) or NULL: θ_i as used
+// (float32). out may be x (in place). d even >= 2 (ATTN_ERR_SIZE); base >= 1 and finite,
+// 0 <= pos0 and pos0 + n <= 2^20 (ATTN_ERR_RANGE); NaN or ±Inf in x: ATTN_ERR_NON_FINITE; an
+// output past float32: ATTN_ERR_OVERFLOW.
+#define ATTN_ROPE_MAX_POSITION (1 << 20)
+attn_status attn_rope(float *out, float *theta, const float *x, int n, int heads, int d, float base, int pos0);
 
 // ----------------------------------------------------------------------------
 // Multi-head attention (episode 06), as torch.nn.MultiheadAttention computes it (c_src/mha.c).

@@ -115,6 +115,7 @@ const OPTION_KEYS = {
   attention: ['causal', 'scale', 'mask', 'weights', 'rows'],
   selfAttention: ['causal', 'scale', 'mask'],
   multiHeadAttention: ['heads', 'kvHeads', 'causal', 'scale', 'mask', 'weights'],
+  rope: ['base', 'offset', 'heads'],
 };
 
 // names.includes(key), as a loop the optimising compiler inlines (a call per key otherwise)
@@ -148,6 +149,21 @@ export function optionsArg(options, fn) {
     if (weights) fail(ErrorCode.INVALID_ARGUMENT, `rows needs { weights: false }: a range of query rows returns only their output rows`);
   }
   return { causal, scale: scale ?? undefined, mask, weights, rows: range };
+}
+
+// RoPE's options: { base = 10000, offset = 0, heads = 1 } (c_src/attention.h, attn_rope)
+export const ROPE_MAX_POSITION = 2 ** 20;
+export function ropeOptionsArg(options, n) {
+  if (options === undefined || options === null) options = {};
+  checkOptionKeys(options, 'rope');
+  const { base = 10000, offset = 0, heads = 1 } = options;
+  if (typeof base !== 'number' || !(base >= 1) || base > FLT_MAX) {
+    fail(ErrorCode.INVALID_ARGUMENT, `rope: base must be a finite number >= 1 (LLaMA's rope_theta, 10000 by default); received ${describe(base)}`);
+  }
+  if (!Number.isInteger(offset) || offset < 0 || offset > ROPE_MAX_POSITION - n) {
+    fail(ErrorCode.INVALID_ARGUMENT, `rope: offset must be an integer >= 0 with offset + n <= 2^20 (n = ${n} rows, at positions offset .. offset + n - 1); received ${describe(offset)}`);
+  }
+  return { base, offset, heads: headsArg(heads, 'rope: heads') };
 }
 
 // a plain object whose own keys are all options of fn

@@ -146,6 +146,25 @@ export interface MultiHeadAttentionResult {
   /** (n, d_model): the heads side by side, before W_O. */ concat: Matrix;
 }
 
+/** RoPE's input: one matrix of rows to rotate, e.g. Q or K (not V). */
+export interface RopeInputs {
+  /** (n, heads·d): row r is the token at position offset + r; each head's d values (d even) are d/2 pairs (x[i], x[i + d/2]). */ x: MatrixInput;
+}
+
+export interface RopeOptions {
+  /** θ_i = base^(-2i/d): LLaMA's `rope_theta`. A finite number >= 1; default 10000 (LLaMA 2; Qwen2 uses 1e6, LLaMA 3 500000). */
+  base?: number;
+  /** The position of the first row: an integer >= 0 with offset + n <= 2^20. Default 0. */
+  offset?: number;
+  /** The heads side by side in each row (a positive integer dividing the columns into even widths). Default 1. */
+  heads?: number;
+}
+
+export interface RopeResult {
+  /** (n, heads·d): pair i of the row at position p turned by the angle p·θ_i. */ output: Matrix;
+  /** (d/2): θ_i = base^(-2i/d) as the core uses it (float32). */ theta: Float32Array;
+}
+
 export interface Attention {
   /** Scaled dot-product attention. @throws {AttentionError} */
   attention(inputs: AttentionInputs, options?: AttentionCallOptions & { weights?: true }): Required<AttentionResult>;
@@ -172,6 +191,21 @@ export interface Attention {
   multiHeadAttention(inputs: MultiHeadAttentionInputs, options: MultiHeadAttentionOptions & { weights?: true }): Required<MultiHeadAttentionResult>;
   multiHeadAttention(inputs: MultiHeadAttentionInputs, options: MultiHeadAttentionOptions & { weights: false }): Omit<MultiHeadAttentionResult, 'weights'>;
   multiHeadAttention(inputs: MultiHeadAttentionInputs, options: MultiHeadAttentionOptions): MultiHeadAttentionResult;
+  /**
+   * RoPE, rotary position embedding, in the rotate-half layout of Hugging Face's LLaMA
+   * (`apply_rotary_pos_emb`): for the row at position p and each pair i,
+   * out[i] = x[i]·cos(p·θ_i) − x[i+d/2]·sin(p·θ_i), out[i+d/2] = x[i+d/2]·cos(p·θ_i) + x[i]·sin(p·θ_i).
+   * Rotate Q and K and the scores Q·Kᵀ depend on positions only through j − i. @throws {AttentionError}
+   *
+   * @example
+   * ```ts
+   * const q = attn.rope({ x: Q }, { base: 10000 }).output;      // positions 0 .. n-1
+   * const k = attn.rope({ x: K }, { base: 10000 }).output;
+   * attn.attention({ q, k, v: V }, { causal: true });
+   * attn.rope({ x: Q }, { offset: 1 });                         // the same rows at 1 .. n
+   * ```
+   */
+  rope(inputs: RopeInputs, options?: RopeOptions): RopeResult;
   /** Bytes of WebAssembly memory this instance holds (it grows, never shrinks). */
   readonly memoryBytes: number;
   /** True when this instance runs the fused multiply-add build (relaxed SIMD, picked where the engine has it). */

@@ -9,7 +9,7 @@
 // and copies the results out. Nothing returned is a view into wasm memory. Every bad input
 // becomes an AttentionError before C sees it. The parts, in the order a call meets them:
 //   load.js      createAttention: the wasm compiled, instantiated and checked (exports.js)
-//   ops.js       the three operations, each a recipe: check, copy in, call, collect
+//   ops.js       the operations, each a recipe: check, copy in, call, collect
 //   args.js      reading and checking the arguments
 //   memory.js    the block, the copies in and out, the C status as an error
 //   errors.js    AttentionError, its codes and the text of its messages

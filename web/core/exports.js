@@ -10,6 +10,7 @@ export const WASM_FUNCTIONS = Object.freeze([
   'attn_forward', 'attn_forward_rows', 'attn_workspace_size',
   'attn_self_forward',
   'attn_mha_forward', 'attn_mha_workspace_size',
+  'attn_rope',
 ]);
 
 // The model build (web/wasm/attention-model.wasm: c_src/gpt2.c, linear.c and llama.c beside the

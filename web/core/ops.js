@@ -1,8 +1,8 @@
-// ops.js - the three operations, each a short recipe on top of memory.js: check the
+// ops.js - the four operations, each a short recipe on top of memory.js: check the
 // arguments (args.js), lay out one block, copy in, call C, collect the results, release.
 import { ErrorCode, fail, guarded, describe, shapeStr } from './errors.js';
 import {
-  matrixArg, maskArg, vectorArg, optionsArg, inputsObject, headsArg,
+  matrixArg, maskArg, vectorArg, optionsArg, inputsObject, headsArg, ropeOptionsArg,
   ATTENTION_INPUTS, SELF_INPUTS, MHA_INPUTS,
 } from './args.js';
 import {
@@ -10,7 +10,7 @@ import {
   checkStatus, scaleFor, readMatrices, readMatrix,
 } from './memory.js';
 
-const ATTN_OK = 0, ATTN_CAUSAL = 1;
+const ATTN_OK = 0, ATTN_CAUSAL = 1, ATTN_ERR_FLAGS = 7;   // attention.h
 
 // A fresh instance runs baseline-compiled wasm until the engine has optimised the hot
 // functions, and a call in progress never switches. So the first long calls are cut into row
@@ -20,15 +20,45 @@ const WARM_WORK = 2 ** 27, FIRST_CHUNK = 2 ** 20;
 
 export function makeApi(exports, relaxed) {
   const mem = wasmMemory(exports);
-  return Object.freeze({
+  const api = {
     attention: guarded(attentionOp(mem, exports), 'attention'),
     selfAttention: guarded(selfAttentionOp(mem, exports), 'selfAttention'),
     multiHeadAttention: guarded(multiHeadOp(mem, exports), 'multiHeadAttention'),
+    rope: undefined,
     /** True when this instance runs the fused multiply-add build (relaxed SIMD, picked where the engine has it). */
     relaxed,
     /** Bytes of WebAssembly memory in use by this instance (grows, never shrinks). */
     get memoryBytes() { return exports.memory.buffer.byteLength; },
-  });
+  };
+  // (the one-file embed's element never rotates: scripts/build-embed.js drops this)
+  FULL_API: api.rope = guarded(ropeOp(mem, exports), 'rope');
+  return Object.freeze(api);
+}
+
+// ----------------------------------------------------------------------------
+// rope: x (n, heads·d) -> output (n, heads·d), row r at position offset + r (c_src/attention.h)
+
+function ropeOp(mem, exports) {
+  return function rope(inputs, options) {
+    inputsObject(inputs, 'rope', ['x']);
+    const x = matrixArg(inputs.x, 'x'), n = x.rows;
+    const { base, offset, heads } = ropeOptionsArg(options, n);
+    const d = x.cols / heads;
+    if (!Number.isInteger(d) || d % 2) {
+      fail(ErrorCode.SHAPE_MISMATCH, `rope: each of the ${heads} heads needs an even width d (pairs (x[i], x[i + d/2])); x ${shapeStr(n, x.cols)} gives d = ${x.cols} / ${heads}`);
+    }
+    const block = allocate(mem, [n * x.cols, n * x.cols, d / 2], 0, () => 'rope');
+    const [px, pout, ptheta] = block.offsets, args = [x], at = [px];
+    try {
+      writeArgs(mem, args, at);
+      const status = exports.attn_rope(pout, ptheta, px, n, heads, d, base, offset);
+      if (status === ATTN_ERR_FLAGS) fail(ErrorCode.INVALID_ARGUMENT, 'rope: this build of the core (attention-embed.wasm, the one-file embed\'s) has no RoPE; use the default build, attention.wasm');
+      checkStatus(mem, status, 'rope', args, at);
+      return { output: readMatrix(mem, pout, n, x.cols), theta: readMatrix(mem, ptheta, 1, d / 2).data };
+    } finally {
+      release(mem, block);
+    }
+  };
 }
 
 // ----------------------------------------------------------------------------

@@ -280,6 +280,88 @@ static void test_long_sums(void) {
     }
 }
 
+// RoPE (attn_rope): against glibc's double pow, cos and sin (the core writes its own maths),
+// in place, the identity at position 0, pair norms kept, q·k depending on j − i only, statuses
+static void test_rope(void) {
+    const int ds[] = {2, 4, 8, 64, 128};
+    const float bases[] = {10000.0f, 1e6f, 500000.0f, 1.0f};
+    double worst = 0;
+    for (size_t a = 0; a < sizeof ds / sizeof *ds; a++) {
+        for (size_t b = 0; b < sizeof bases / sizeof *bases; b++) {
+            const int d = ds[a], n = 5, heads = 3, half = d / 2, pos0 = a == 4 ? 1000000 : (int)(a * 7);
+            const size_t count = (size_t)n * heads * d;
+            float *x = randmat(count, -2, 2), *out = malloc(count * sizeof *out), *again = malloc(count * sizeof *again), th[64];
+            CHECK(attn_rope(out, th, x, n, heads, d, bases[b], pos0) == ATTN_OK, "rope d %d", d);
+            for (int i = 0; i < half; i++) {
+                const float theta = (float)pow((double)bases[b], -2.0 * i / d);
+                CHECK(th[i] == theta, "theta d %d i %d: %.9g vs %.9g (glibc's pow, rounded once)", d, i, (double)th[i], (double)theta);
+                for (int r = 0; r < n; r++) {
+                    const double ang = (double)(pos0 + r) * theta, c = cos(ang), s = sin(ang);
+                    for (int h = 0; h < heads; h++) {
+                        const size_t at = ((size_t)r * heads + h) * d + i;
+                        const double e1 = x[at] * c - x[at + half] * s, e2 = x[at + half] * c + x[at] * s;
+                        const double g = fmax(fabs(out[at] - e1), fabs(out[at + half] - e2));
+                        if (g > worst) worst = g;
+                        CHECK(g <= 1e-6, "rope d %d base %g pos %d pair %d: off by %g", d, (double)bases[b], pos0 + r, i, g);
+                    }
+                }
+            }
+            memcpy(again, x, count * sizeof *x);
+            CHECK(attn_rope(again, NULL, again, n, heads, d, bases[b], pos0) == ATTN_OK && memcmp(again, out, count * sizeof *out) == 0, "in place, same bits");
+            free(x); free(out); free(again);
+        }
+    }
+    printf("# rope: largest difference from glibc's double maths %.3g\n", worst);
+    // position 0 is the identity; every pair keeps its length
+    float x[16], out[16];
+    for (int i = 0; i < 16; i++) x[i] = uniform(-3, 3);
+    CHECK(attn_rope(out, NULL, x, 2, 1, 8, 10000.0f, 0) == ATTN_OK && memcmp(out, x, 8 * sizeof *x) == 0, "position 0 is the identity");
+    for (int i = 0; i < 4; i++) {
+        const double before = hypot(x[8 + i], x[12 + i]), after = hypot(out[8 + i], out[12 + i]);
+        CHECK(fabs(before - after) <= 1e-6 * before + 1e-7, "pair %d keeps its length: %g vs %g", i, before, after);
+    }
+    // the score between rows i and j depends on j − i only: rows at 0..n-1 and at s..s+n-1
+    enum { N = 6, D = 16 };
+    float q[N * D], k[N * D], q0[N * D], k0[N * D], q1[N * D], k1[N * D];
+    for (int i = 0; i < N * D; i++) { q[i] = uniform(-1, 1); k[i] = uniform(-1, 1); }
+    const int shifts[] = {1, 7, 100};
+    for (size_t t = 0; t < 3; t++) {
+        CHECK(attn_rope(q0, NULL, q, N, 1, D, 10000.0f, 0) == ATTN_OK && attn_rope(k0, NULL, k, N, 1, D, 10000.0f, 0) == ATTN_OK, "rope q, k");
+        CHECK(attn_rope(q1, NULL, q, N, 1, D, 10000.0f, shifts[t]) == ATTN_OK && attn_rope(k1, NULL, k, N, 1, D, 10000.0f, shifts[t]) == ATTN_OK, "rope shifted");
+        double gap = 0;
+        for (int i = 0; i < N; i++) for (int j = 0; j < N; j++) {
+            double s0 = 0, s1 = 0;
+            for (int c = 0; c < D; c++) { s0 += (double)q0[i * D + c] * k0[j * D + c]; s1 += (double)q1[i * D + c] * k1[j * D + c]; }
+            gap = fmax(gap, fabs(s0 - s1));
+        }
+        CHECK(gap <= 1e-5, "shift %d: the scores move by %g", shifts[t], gap);
+    }
+    // statuses
+    CHECK(attn_rope(NULL, NULL, x, 2, 1, 8, 10000.0f, 0) == ATTN_ERR_NULL, "NULL out");
+    CHECK(attn_rope(out, NULL, NULL, 2, 1, 8, 10000.0f, 0) == ATTN_ERR_NULL, "NULL x");
+    CHECK(attn_rope(out, NULL, x, 0, 1, 8, 10000.0f, 0) == ATTN_ERR_SIZE, "n = 0");
+    CHECK(attn_rope(out, NULL, x, 2, 0, 8, 10000.0f, 0) == ATTN_ERR_SIZE, "heads = 0");
+    CHECK(attn_rope(out, NULL, x, 2, 1, 7, 10000.0f, 0) == ATTN_ERR_SIZE, "d odd");
+    CHECK(attn_rope(out, NULL, x, 2, 1, 0, 10000.0f, 0) == ATTN_ERR_SIZE, "d = 0");
+    CHECK(attn_rope(out, NULL, x, 2, 1, 8, 0.5f, 0) == ATTN_ERR_RANGE, "base < 1");
+    CHECK(attn_rope(out, NULL, x, 2, 1, 8, NAN, 0) == ATTN_ERR_RANGE, "base NaN");
+    CHECK(attn_rope(out, NULL, x, 2, 1, 8, INFINITY, 0) == ATTN_ERR_RANGE, "base inf");
+    CHECK(attn_rope(out, NULL, x, 2, 1, 8, 10000.0f, -1) == ATTN_ERR_RANGE, "pos0 < 0");
+    CHECK(attn_rope(out, NULL, x, 2, 1, 8, 10000.0f, ATTN_ROPE_MAX_POSITION - 1) == ATTN_ERR_RANGE, "past 2^20");
+    CHECK(attn_rope(out, NULL, x, 1, 1, 8, 10000.0f, ATTN_ROPE_MAX_POSITION - 1) == ATTN_OK, "the last position");
+    CHECK(attn_rope(out, NULL, x, 2, 1, 8, 10000.0f, 0x7fffffff) == ATTN_ERR_RANGE, "pos0 INT_MAX");
+    float bad[16];
+    memcpy(bad, x, sizeof bad);
+    bad[5] = NAN;
+    CHECK(attn_rope(out, NULL, bad, 2, 1, 8, 10000.0f, 3) == ATTN_ERR_NON_FINITE, "NaN in x");
+    bad[5] = -INFINITY;
+    CHECK(attn_rope(out, NULL, bad, 2, 1, 8, 10000.0f, 3) == ATTN_ERR_NON_FINITE, "Inf in x");
+    float big[8] = {3e38f, 3e38f, 3e38f, 3e38f, 3e38f, 3e38f, 3e38f, 3e38f};
+    CHECK(attn_rope(out, NULL, big, 1, 1, 8, 10000.0f, 1) == ATTN_ERR_OVERFLOW, "a pair past float32");
+    float th[4];
+    CHECK(attn_rope(out, th, x, 1, 2, 8, 10000.0f, 5) == ATTN_OK && th[0] == 1.0f && th[1] == 0.1f && th[3] == 0.001f, "theta: 1, 0.1, 0.01, 0.001");
+}
+
 int main(void) {
     test_fast_matches_naive();
     test_row_ranges();
@@ -290,6 +372,7 @@ int main(void) {
     test_self_forward();
     test_self_forward_statuses();
     test_long_sums();
+    test_rope();
     printf("# C core (ASan+UBSan): %d checks\n%d passed, %d failed\n", checks, checks - failures, failures);
     return failures ? 1 : 0;
 }

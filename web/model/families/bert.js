@@ -172,7 +172,8 @@ function writeConfig(mem, c) {
 function* upload(rt, model, fill, tensors) {
   const params = yield* uploadTable(rt, model, fill, tensors, TABLE);
   try {
-    for (const [name, kind] of TIED) if (tensors?.get(`tied:${name}`)) yield* sameValues(fill, tensors, name, kind);
+    // (a copy without what it is tied to, a head's bias in a file without the head, is unused)
+    for (const [name, kind] of TIED) if (tensors?.get(`tied:${name}`) && tensors.get(kind)) yield* sameValues(fill, tensors, name, kind);
   } catch (e) {
     params.free();
     throw e;

@@ -1,5 +1,6 @@
 // markdown.js - docs/BENCHMARKS.md, rewritten by every full run: the machine and the method,
 // then every section's tables (the same text the console shows) and the reading.
+import path from 'node:path';
 import { chromiumReport } from './chromium.js';
 import { fmt, fmtBytes } from './lib.js';
 import { versionOf } from './machine.js';
@@ -7,9 +8,11 @@ import { mhaMethod, mhaReport } from './mha.js';
 import { LLAMA_HEADING, llamaReport } from './llama-report.js';
 import { MODEL_HEADING, modelReport } from './model.js';
 import { nodeRelaxedReport } from './node-relaxed.js';
-import { SAMPLE_MS } from './plan.js';
+import { SAMPLE_MS, root } from './plan.js';
 import { poolReport } from './pool.js';
 import { reading, targetsReport } from './reading.js';
+import { PAGE_HEADING } from './page-paint.js';
+import { readSection } from './sections.js';
 
 export function markdown(r, body) {
   return `# Benchmarks
@@ -48,7 +51,7 @@ ${nodeRelaxedReport(r.nodeRelaxed)}
 
 ${poolReport(r.pool)}
 
-${MODEL_HEADING}
+${keptPageSection()}${MODEL_HEADING}
 
 ${modelReport(r.model, r.machine, 'npm run bench')}
 
@@ -64,6 +67,13 @@ ${targetsReport(r)}
 
 ${reading(r)}
 `;
+}
+
+// The teaching page's section is written by \`npm run bench:page\` (bench/page-paint.js), not by this
+// run: kept as the file has it (with its own date and load), or left out when it has none yet.
+function keptPageSection() {
+  const text = readSection(path.join(root, 'docs/BENCHMARKS.md'), PAGE_HEADING);
+  return text ? `${text}\n\n` : '';
 }
 
 function machineList(r) {

@@ -15,3 +15,12 @@ export function writeSection(markdownPath, heading, text, { after } = {}) {
   const at = end(prev + after.length);
   fs.writeFileSync(markdownPath, `${doc.slice(0, at).trimEnd()}\n\n${section}${doc.slice(at)}`);
 }
+
+/** A section's text as the file has it now, heading included ('' when it has none): for a full run that keeps it. */
+export function readSection(markdownPath, heading) {
+  const doc = fs.existsSync(markdownPath) ? fs.readFileSync(markdownPath, 'utf8') : '';
+  const start = doc.indexOf(`${heading}\n`);
+  if (start < 0) return '';
+  const next = doc.indexOf('\n## ', start + heading.length);
+  return doc.slice(start, next < 0 ? doc.length : next).trimEnd();
+}

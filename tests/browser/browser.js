@@ -21,17 +21,22 @@ export function pageErrors(page) {
 }
 
 /**
- * A new context and page at url (the page, served), waited for until the page says it is ready:
- * { page, context, errors }. options: viewport (default 1280 × 900), and the context's own.
+ * A new context and page at url (the page, served), waited for until the page says it is complete:
+ * { page, context, errors }. options: viewport (default 1280 × 900), until: 'complete' (default:
+ * every section drawn, <html data-complete="true">) or 'ready' (the hero drawn, data-ready; the
+ * sections below it come in idle time, issue 24), and the context's own.
  */
-export async function openPage(browser, url, { viewport = { width: 1280, height: 900 }, ...contextOptions } = {}) {
+export async function openPage(browser, url, { viewport = { width: 1280, height: 900 }, until = 'complete', ...contextOptions } = {}) {
   const context = await browser.newContext({ viewport, ...contextOptions });
   const page = await context.newPage();
   const errors = pageErrors(page);
   await page.goto(url);
-  await page.waitForSelector('html[data-ready="true"]', { timeout: 15000 });
+  await page.waitForSelector(until === 'ready' ? 'html[data-ready="true"]' : 'html[data-complete="true"]', { state: 'attached', timeout: 30000 });
   return { page, context, errors };
 }
+
+/** After a change: wait until the page has drawn every section again (<html data-complete="true">). */
+export const drawn = (page) => page.waitForSelector('html[data-complete="true"]', { state: 'attached', timeout: 30000 });
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 

@@ -121,7 +121,7 @@ for (const mode of ['http', 'file']) {
     const url = mode === 'http' ? `${server.url}index.html` : pathToFileURL(path.join(root, 'index.html')).href;
     const { page, problems } = await open(url);
     try {
-      await until(page, () => document.documentElement.dataset.ready === 'true', 'html[data-ready="true"]');
+      await until(page, () => document.documentElement.dataset.complete === 'true', 'html[data-complete="true"]');
       assert.ok(page.url().startsWith(mode === 'http' ? 'http://localhost:' : 'file://'), page.url());
       const main = await heatmap(page, '#main-heatmap');
       assert.equal(main.cells.length, 9, '3×3 heatmap');

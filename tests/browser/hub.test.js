@@ -57,7 +57,7 @@ test('the page: size first, one question, progress, PyTorch\'s maps; the second 
     const problems = [];
     page.on('pageerror', (e) => problems.push(e.message));
     await page.goto(url);
-    await page.waitForSelector('html[data-ready="true"]');
+    await page.waitForSelector('html[data-complete="true"]');
     assert.equal(hub.requests.length, 0, 'the page asks the hub nothing until the reader does');
     await page.fill('#hub-id', 'attnmap/qwen2');
     await page.click('#hub-check');
@@ -80,7 +80,7 @@ test('the page: size first, one question, progress, PyTorch\'s maps; the second 
     // the second visit: no hub at all
     page = await context.newPage();
     await page.goto(url);
-    await page.waitForSelector('html[data-ready="true"]');
+    await page.waitForSelector('html[data-complete="true"]');
     await page.waitForFunction(() => document.querySelectorAll('#hub-cached li').length === 1, null, { timeout: 15000 });
     await page.fill('#hub-id', 'attnmap/qwen2');
     await page.click('#hub-check');

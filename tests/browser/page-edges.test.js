@@ -34,7 +34,7 @@ async function open(hash = '', contextOptions = {}) {
   page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
   page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
   await page.goto(URL0 + hash);
-  await page.waitForSelector('html[data-ready="true"]', { timeout: 15000 });
+  await page.waitForSelector('html[data-complete="true"]', { timeout: 60000 });
   return { page, context, problems };
 }
 
@@ -58,13 +58,13 @@ test('a refused X from a link: the message names the token, is translated, and g
   try {
     let msg = await text(page, '#x-msg');
     assert.match(msg, /^链接里的 X 没有用上/, msg);
-    assert.match(msg, /「a」的第 0 维是 3\.000e38/, 'names the token and the dimension');
+    assert.match(msg, /「a」的第 1 维是 3\.000e38/, 'names the token and the dimension');
     assert.match(msg, /NON_FINITE/, 'the core\'s own words follow');
     // 1. the language: the same problem, now in English
     await page.click('#lang');
     msg = await text(page, '#x-msg');
     assert.match(msg, /^The X in the link was not used/, msg);
-    assert.match(msg, /Row a, dimension 0/);
+    assert.match(msg, /Row a, dimension 1/);
     assert.doesNotMatch(msg, /[链接没有]/, 'no Chinese left on the English page');
     // 2. the seed: another X, the message is gone
     await page.fill('#seed', '1');
@@ -72,7 +72,7 @@ test('a refused X from a link: the message names the token, is translated, and g
     // 3. another link
     await page.goto('about:blank');
     await page.goto(URL0 + STALE);
-    await page.waitForSelector('html[data-ready="true"]');
+    await page.waitForSelector('html[data-complete="true"]');
     assert.notEqual(await text(page, '#x-msg'), '');
     await go(page, '#t=猫&t=吃&t=鱼&seed=0&lang=en');
     assert.equal(await text(page, '#x-msg'), '');
@@ -90,7 +90,7 @@ test('a NaN typed into X on the Chinese page: a Chinese sentence naming the toke
     await page.press(cell, 'Enter');
     const msg = await text(page, '#x-msg');
     assert.match(msg, /^这个数没有用上/);
-    assert.ok(msg.includes('「吃」的第 2 维不是一个有限的数'), msg);
+    assert.ok(msg.includes('「吃」的第 3 维不是一个有限的数'), msg);
     assert.equal(await page.$eval('#x-msg .tok', (e) => e.textContent), '吃');
     // a number beyond float32, in the last row
     const last = '#x-table input[data-row="2"][data-col="7"]';
@@ -98,7 +98,7 @@ test('a NaN typed into X on the Chinese page: a Chinese sentence naming the toke
     await page.press(cell, 'Enter');
     await page.fill(last, '1e39');
     await page.press(last, 'Enter');
-    assert.ok((await text(page, '#x-msg')).includes('「鱼」的第 7 维是 1.000e39，超出了 float32 的范围'));
+    assert.ok((await text(page, '#x-msg')).includes('「鱼」的第 8 维是 1.000e39，超出了 float32 的范围'));
     assert.deepEqual(problems, []);
   } finally {
     await context.close();
@@ -132,7 +132,7 @@ test('malformed links: a dismissible, translated note naming what was ignored; v
     for (const [hash, zh, en] of cases) {
       await page.goto('about:blank');
       await page.goto(URL0 + hash);
-      await page.waitForSelector('html[data-ready="true"]');
+      await page.waitForSelector('html[data-complete="true"]');
       assert.ok(await page.isVisible('#link-note'), hash.slice(0, 40));
       assert.ok((await text(page, '#link-note-text')).includes(zh), `${hash.slice(0, 40)}: ${await text(page, '#link-note-text')}`);
       assert.equal(await page.inputValue('#dk'), '4', 'd_k = 4 from the same link is kept');
@@ -157,7 +157,9 @@ const TOKENS = { 1: ['猫'], 3: ['猫', '吃', '鱼'], 16: T16 };
 const layoutOf = (page) => page.evaluate(() => {
   const visible = (el) => el.checkVisibility();
   const vw = document.documentElement.clientWidth;
-  const maps = [...document.querySelectorAll('.map')].filter((m) => visible(m) && m.querySelector('svg'));
+  // the teaching maps (main, section 5, the heads): a .map with its .heatmap box; the PE and trained
+  // sections' figures are checked by page-compare.test.js
+  const maps = [...document.querySelectorAll('.map')].filter((m) => visible(m) && m.querySelector('svg') && m.querySelector('.heatmap'));
   return {
     // the page itself never scrolls sideways (wide tables and maps scroll in their own boxes)
     pageWidth: document.documentElement.scrollWidth,
@@ -375,6 +377,7 @@ test('√d_k demo: averaged, the unscaled max weight grows with d_k, the scaled 
   try {
     for (const seed of ['0', '7']) {
       await page.fill('#seed', seed);
+      await page.waitForSelector('html[data-complete="true"]');   // the √d_k demo, off-screen, is drawn in idle time (issue 24)
       const [scaled, unscaled] = await page.evaluate(() => {
         const rows = [...document.querySelectorAll('#scale-grid .scale-row:not(.scale-head)')];
         const col = (k) => rows.map((r) => Number(r.querySelectorAll('.scale-max')[k].dataset.meanMax));

@@ -38,7 +38,7 @@ async function open(viewport = { width: 1280, height: 900 }) {
   page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
   page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
   await page.goto(`${server.url}index.html`);
-  await page.waitForSelector('html[data-ready="true"]', { timeout: 15000 });
+  await page.waitForSelector('html[data-complete="true"]', { timeout: 60000 });
   return { page, context, problems };
 }
 

@@ -141,7 +141,7 @@ async function open(hash = '', contextOptions = {}) {
   page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
   page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()}`));
   await page.goto(URL0 + hash);
-  await page.waitForSelector('html[data-ready="true"]', { timeout: 15000 });
+  await page.waitForSelector('html[data-complete="true"]', { timeout: 60000 });
   return { page, context, problems };
 }
 
@@ -253,7 +253,7 @@ test('page: tokens, seed, causal and an edited X come from the page state (golde
     const hash = '#' + formatHash({ ...defaultState(), ...c.state, dk: 4 });
     await page.goto('about:blank');
     await page.goto(URL0 + hash);
-    await page.waitForSelector('html[data-ready="true"]');
+    await page.waitForSelector('html[data-complete="true"]');
     const e = await section(page);
     assertSection(e, c);
     assert.match(e.setup, /d_k = 4/, 'the setup line says that d_k does not apply here');
@@ -332,7 +332,7 @@ test('page: English, and dark mode', async () => {
     const s = await section(page);
     assertSection(s, byName('seed0-heads2'), 'en');
     assert.match(await page.textContent('#mha-title'), /Multi-head attention/);
-    assert.equal(s.heads[0].caption, 'uses columns 0–3 of WQ, WK, WV');
+    assert.equal(s.heads[0].caption, 'uses columns 1–4 of WQ, WK, WV');
     await page.screenshot({ path: '/tmp/mha-dark.png', fullPage: true, clip: await clipOf(page, '#mha', 1100) });
     await page.emulateMedia({ colorScheme: 'light' });
     await page.screenshot({ path: '/tmp/mha-english.png', fullPage: true, clip: await clipOf(page, '#mha', 1100) });

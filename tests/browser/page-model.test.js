@@ -64,7 +64,7 @@ async function open(url = URL0, viewport = { width: 1280, height: 900 }) {
     if (!u.startsWith(origin) && !u.startsWith('data:') && !u.startsWith('blob:')) problems.push(`left the origin: ${u}`);
   });
   await page.goto(url);
-  await page.waitForSelector('html[data-ready="true"]', { timeout: 15000 });
+  await page.waitForSelector('html[data-complete="true"]', { timeout: 60000 });
   return { page, context, problems };
 }
 

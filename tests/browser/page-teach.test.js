@@ -42,7 +42,7 @@ async function open(hash = '', viewport = { width: 1280, height: 900 }) {
   const page = await context.newPage();
   const errors = pageErrors(page);
   await page.goto(URL0 + hash);
-  await page.waitForSelector('html[data-ready="true"]', { timeout: 15000 });
+  await page.waitForSelector('html[data-complete="true"]', { timeout: 60000 });
   return { page, context, errors };
 }
 
@@ -148,14 +148,14 @@ test('PE mode on the page: the heatmap and X equal PyTorch\'s for every golden c
     for (const c of GOLDEN.cases) {
       await page.goto('about:blank');
       await page.goto(URL0 + hashOf(c.state));
-      await page.waitForSelector('html[data-ready="true"]');
+      await page.waitForSelector('html[data-complete="true"]');
       assertClose(await cells(page), c.expected.weights, `${c.name}: heatmap vs PyTorch`);
       assertClose((await page.$$eval('#x-table input', (is) => is.map((i) => Number(i.value)))), c.x, `${c.name}: X table`, { atol: 5e-5, rtol: 0 });
       assert.equal(await page.textContent('#snippet'), c.snippet.zh, `${c.name}: the snippet shown is the one PyTorch ran`);
     }
     // and through the controls: the article's page, then Embedding + PE, then PE off
     await page.goto(URL0);
-    await page.waitForSelector('html[data-ready="true"]');
+    await page.waitForSelector('html[data-complete="true"]');
     assertClose(await cells(page), byName('cat-randn-seed0').expected.weights, 'default page');
     assert.equal(await page.isDisabled('#words-pe'), true, 'the PE switch waits for the embed mode');
     await page.click('#words-input .seg-item:has(input[value="embed"])');

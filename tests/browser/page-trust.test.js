@@ -113,7 +113,8 @@ async function notEnglish(page) {
   if (got.hub !== 'Type a model id, such as Qwen/Qwen2.5-0.5B.') wrong.push(['Hugging Face panel message', got.hub]);
   if (!/^Loaded /.test(got.status) || HAN.test(got.status)) wrong.push(['status', got.status]);
   if (!/^Generated \(greedy, KV cache\): /.test(got.output) || !/Done: 3 tokens\./.test(got.output) || HAN.test(got.output)) wrong.push(['generation line', got.output]);
-  for (const [l, h, label] of got.thumbs) if (label !== `Layer ${l} head ${h}: enlarge`) wrong.push([`thumbnail L${l} H${h} aria-label`, label]);
+  // data-layer and data-head are indices from 0; the names count from 1, as people do (issue 24, defect 7)
+  for (const [l, h, label] of got.thumbs) if (label !== `Layer ${Number(l) + 1} head ${Number(h) + 1}: enlarge`) wrong.push([`thumbnail L${l} H${h} aria-label`, label]);
   return wrong;
 }
 

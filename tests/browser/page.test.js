@@ -54,7 +54,7 @@ async function open(url, contextOptions = {}) {
   // the page's sizes never reach the kernel relaxed SIMD speeds up: it must not fetch that build
   page.on('request', (r) => { if (r.url().endsWith('/attention-relaxed-wasm.js')) problems.push(`loaded ${r.url()}`); });
   await page.goto(url);
-  await page.waitForSelector('html[data-ready="true"]', { timeout: 15000 });
+  await page.waitForSelector('html[data-complete="true"]', { timeout: 60000 });
   return { page, context, problems, dialogs };
 }
 
@@ -295,7 +295,7 @@ test('the URL hash holds the state: reload it and see the same numbers; bad hash
     for (const bad of ['#seed=abc&dk=7&causal=maybe&lang=fr&t=', '#%E0%A4%A', '#x=1e38,1e38,1e38,1e38,1e38,1e38,1e38,1e38;1,1,1,1,1,1,1,1;1,1,1,1,1,1,1,1']) {
       await page.goto('about:blank');
       await page.goto(`${HTTP_URL}${bad}`);
-      await page.waitForSelector('html[data-ready="true"]');
+      await page.waitForSelector('html[data-complete="true"]');
       assertNear((await cellValues(page)).map((c) => c.value), defaults, TOL, bad);
     }
     assert.match(await page.textContent('#x-msg'), /NON_FINITE/, 'the rejected X is explained');

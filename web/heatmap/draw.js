@@ -266,32 +266,37 @@ function axisLabels(L, o) {
   ];
 }
 
-/** One <g class="cell-group"> per cell; in a grid, one <g role="row"> per row around them. */
+/**
+ * One <g class="cell-group"> per cell (in a grid, one <g role="row"> per row around them), then
+ * the numbers, apart and aria-hidden: a cell's one name is its aria-label (axe:
+ * label-content-name-mismatch, if "0.32" were its text).
+ */
 function cells(rows, cols, values, L, o, text) {
-  const out = ['<g class="cells">'];
+  const out = ['<g class="cells">'], numbers = [];
   for (let i = 0; i < rows; i++) {
     if (o.role === 'grid') out.push(`<g role="row" aria-rowindex="${i + 1}" aria-label="${esc(clean(o.rowLabels[i]))}">`);
-    for (let j = 0; j < cols; j++) out.push(cell(i, j, i * cols + j, values, L, o, text));
+    for (let j = 0; j < cols; j++) out.push(cell(i, j, i * cols + j, values, L, o, text, numbers));
     if (o.role === 'grid') out.push('</g>');
   }
   out.push('</g>');
+  if (numbers.length) out.push('<g class="cell-values" aria-hidden="true" pointer-events="none">', ...numbers, '</g>');
   return out;
 }
 
-function cell(i, j, p, values, L, o, text) {
+function cell(i, j, p, values, L, o, text, numbers) {
   const { cs, gap } = L;
   const v = values[p], isMasked = o.masked ? o.masked[p] === 1 : false;
   const label = cellLabel(i, j, v, isMasked, o, text);
   const x = j * cs + gap / 2, y = i * cs + gap / 2, s = cs - gap;
   const rgb = colour(v, o);
   const fill = isMasked ? `url(#${id(o, 'hatch')})` : toHex(rgb);
-  let g = `<g class="cell-group${isMasked ? ' masked' : ''}"${cellAttributes(i, j, o)} aria-label="${esc(label)}"><title>${esc(label)}</title>` +
+  const g = `<g class="cell-group${isMasked ? ' masked' : ''}"${cellAttributes(i, j, o)} aria-label="${esc(label)}"><title>${esc(label)}</title>` +
     `<rect class="cell" x="${n(x)}" y="${n(y)}" width="${n(s)}" height="${n(s)}"${cs >= 24 ? ' rx="2"' : ''} fill="${fill}"` +
     (isMasked ? ' stroke="currentColor" stroke-opacity="0.2"' : '') +
     ` data-row="${i}" data-col="${j}" data-value="${esc(String(v))}"${isMasked ? ' data-masked="true"' : ''}/>`;
   if (L.showValues && !isMasked) {
-    g += `<text class="cell-value" x="${n((j + 0.5) * cs)}" y="${n((i + 0.5) * cs)}" dy="0.35em" text-anchor="middle" ` +
-      `font-size="${n(L.valueFont)}" fill="${textOn(rgb)}" pointer-events="none">${fixed(v, o.decimals)}</text>`;
+    numbers.push(`<text class="cell-value" x="${n((j + 0.5) * cs)}" y="${n((i + 0.5) * cs)}" dy="0.35em" text-anchor="middle" ` +
+      `font-size="${n(L.valueFont)}" fill="${textOn(rgb)}" data-row="${i}" data-col="${j}">${fixed(v, o.decimals)}</text>`);
   }
   return g + '</g>';
 }

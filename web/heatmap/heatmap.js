@@ -14,6 +14,7 @@
 //   .attnmap-title              the title        .axis-caption      the two axis captions
 //   .row-label, .col-label      the tokens       .cell-group        one <g> per cell
 //   rect.cell                   the cell         .cell-value        the number in a cell
+//   .cell-values                the numbers, in one aria-hidden group after the cells
 //   .legend                     the colour ramp  .masked-key        the "masked" key
 //   .ring .ring-outer .ring-inner                   the focus ring (option focusRing)
 // Labels and captions use fill="currentColor", so they follow the page's `color`.

@@ -19,6 +19,7 @@ import { sortCheckpointFiles, weightsSize, dropFiles, parseIds, formatBytes } fr
 import { thumbSvg, appendThumbRow, LOG_FLOOR } from './page-thumbs.js';
 import { createHubPanel } from './page-hub.js';
 import { createHeadView } from './page-headview.js';
+import { errorParts } from './page-load-errors.js';
 
 export const MAX_GRID_TOKENS = 64;     // the grid of GPT-2 small (144 heads) stays light below this
 const DEFAULT_TEXT = { bpe: 'The cat ate the fish because it was hungry', wordpiece: '猫吃鱼', 'tokenizer.json': '我看见那只猫在吃鱼', none: '0 1 2 3 4 5' };
@@ -50,29 +51,31 @@ function bind(env, s) {
       h('p', { id: 'checkpoint-drop-hint', class: 'note' }),
       h('progress', { id: 'checkpoint-progress', hidden: true }),
       h('p', { id: 'checkpoint-status', class: 'note', 'aria-live': 'polite' }),
-      h('p', { id: 'checkpoint-msg', class: 'msg error', role: 'alert' })),
+      h('div', { id: 'checkpoint-msg', class: 'msg error', role: 'alert' })),      // (a div: it may hold a <details>)
     h('div', { id: 'checkpoint-model', hidden: true },
       h('div', { class: 'field' },
         h('label', { for: 'model-text', id: 'model-text-label' }),
         h('input', { id: 'model-text', name: 'model-text', type: 'text', autocomplete: 'off', spellcheck: 'false', 'aria-describedby': 'model-text-msg' }),
-        h('p', { id: 'model-text-msg', class: 'msg', 'aria-live': 'polite' })),
+        h('div', { id: 'model-text-msg', class: 'msg', 'aria-live': 'polite' })),
       h('div', { class: 'ckpt-options' }, check('model-log'), check('model-hide-first')),
       h('p', { id: 'model-options-note', class: 'note' }),
       h('div', { class: 'ckpt-gen' },
         h('label', { for: 'model-max', id: 'model-max-label' }),
         h('input', { id: 'model-max', name: 'model-max', type: 'number', min: 1, max: MAX_GRID_TOKENS, value: 16, inputmode: 'numeric' }),
         h('button', { id: 'model-generate', type: 'button' }), h('button', { id: 'model-stop', type: 'button', disabled: true })),
-      h('p', { id: 'model-output', class: 'worked', 'aria-live': 'polite', hidden: true }),
+      h('div', { id: 'model-output', class: 'worked', 'aria-live': 'polite', hidden: true }),
       h('p', { id: 'checkpoint-grid-hint', class: 'hint' }),
       h('div', { class: 'ckpt-layout' },
         h('div', { id: 'checkpoint-grid', class: 'ckpt-grid' }),
         h('figure', { class: 'card figure ckpt-big-card' }, h('div', { id: 'checkpoint-big', class: 'ckpt-big' }), h('figcaption', { id: 'checkpoint-big-note', class: 'note' })))));
   bindFiles(env, s);
   bindModelControls(env, s);
-  s.hub = createHubPanel(env, { adopt: (model, name) => adopt(env, s, model, name, []), busy: () => s.loading });
+  s.hub = createHubPanel(env, { adopt: (model, name) => adopt(env, s, model, name, []), drop: () => drop(env, s), busy: () => s.loading });
   s.hub.bind($('checkpoint-drop'));
   s.headView = createHeadView(env);
   s.headView.bind($('checkpoint-model'));
+  // the enlarged map fits its card's width: drawn again when that changes (a turned phone)
+  new ResizeObserver(() => { if (s.run && Math.abs($('checkpoint-big').clientWidth - s.bigWidth) > 4) drawBig(env, s); }).observe($('checkpoint-big'));
 }
 
 function bindFiles(env, s) {
@@ -85,7 +88,7 @@ function bindFiles(env, s) {
     e.preventDefault();
     drop.classList.remove('over');
     let files;
-    try { files = await dropFiles(e.dataTransfer); } catch (err) { return say(env, s, 'readFailed', err.message); }
+    try { files = await dropFiles(e.dataTransfer); } catch (err) { return sayError(env, s, env.$('checkpoint-msg'), err); }
     if (files.length) load(env, s, files);
   });
 }
@@ -122,18 +125,25 @@ function put(env, s, el, fn) {
   el.textContent = fn ? fn(env.getT().models.ckpt) : '';
 }
 
-/** Messages: T.models.ckpt.errors[key](detail) in #checkpoint-msg; the rest of the page is untouched. */
-function say(env, s, key, detail = '') {
-  put(env, s, env.$('checkpoint-msg'), key ? (C) => C.errors[key](detail) : null);
+/** #checkpoint-msg says fn(C) (null: nothing); the rest of the page is untouched. */
+function say(env, s, fn) {
+  put(env, s, env.$('checkpoint-msg'), fn);
+}
+
+/** An error in el: its plain cause, then the loader's words in a <details> (page-load-errors.js). */
+function sayError(env, s, el, e) {
+  put(env, s, el, null);
+  el.replaceChildren(...errorParts(env.h, (part, fn) => put(env, s, part, () => fn(env.getT())), e));
 }
 
 async function load(env, s, files) {
   const { $ } = env;
   if (s.loading) return;
-  stopGeneration(s);
+  drop(env, s);                           // the model shown goes, whether this one loads or not
   say(env, s, null);
   const picked = sortCheckpointFiles(files);
-  if (picked.problem) return say(env, s, picked.problem, picked.ignored.join(', '));
+  const names = picked.ignored.join(', ');
+  if (picked.problem) return say(env, s, (C) => C.errors[picked.problem](names));
   s.loading = true;
   const progress = $('checkpoint-progress');
   const status = $('checkpoint-status');
@@ -155,7 +165,7 @@ async function load(env, s, files) {
   } catch (e) {
     progress.hidden = true;
     put(env, s, status, null);
-    say(env, s, errorKey(e), e.message ?? String(e));
+    sayError(env, s, $('checkpoint-msg'), e);
   } finally {
     s.loading = false;
   }
@@ -201,14 +211,33 @@ function modelName(configText, weightsFile) {
   return weightsFile.webkitRelativePath?.split('/')[0] || 'checkpoint';   // (a dropped folder's name)
 }
 
-/** Which message: the model's AttentionError codes, a failed allocation, the model script missing. */
-function errorKey(e) {
-  if (e?.code === 'OUT_OF_MEMORY' || e instanceof RangeError) return 'memory';
-  if (e?.code === 'TOO_LARGE') return 'tooLarge';
-  if (e?.code === 'INVALID_MODEL') return 'invalid';
-  if (e?.name === 'AttentionError') return 'refused';
-  if (e?.name === 'NotReadableError' || e?.name === 'NotFoundError') return 'readFailed';
-  return 'other';
+/**
+ * No model (issue 24 item 12, one state, one view): a load that starts or fails leaves nothing of
+ * the model before it, whose memory goes back before the next one takes its own.
+ */
+function drop(env, s) {
+  stopGeneration(s);
+  s.model?.dispose();
+  Object.assign(s, { model: null, big: { layer: 0, head: 0 } });
+  put(env, s, env.$('checkpoint-status'), null);
+  env.$('checkpoint-model').hidden = true;
+  clearRun(env, s);
+}
+
+/** No maps: the text gives no tokens, or the model refused them, or there is no model. */
+function clearRun(env, s) {
+  const { $ } = env;
+  s.run = null;
+  s.drawId++;                                                  // a drawing under way stops
+  $('checkpoint-grid').replaceChildren();
+  $('checkpoint-grid').dataset.state = 'empty';
+  $('checkpoint-big').replaceChildren();
+  $('checkpoint-big-note').textContent = '';
+  put(env, s, $('model-output'), null);
+  $('model-output').hidden = true;
+  $('model-options-note').textContent = '';
+  const heads = $('headview');                                 // page-headview.js's card: no run, no lines
+  if (heads) heads.hidden = true;
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -244,15 +273,14 @@ function compute(env, s) {
   $('model-text').toggleAttribute('aria-invalid', Boolean(r.problem));
   put(env, s, msg, r.problem ?? r.note);
   msg.classList.toggle('error', Boolean(r.problem));
-  if (r.problem) return;
+  if (r.problem) return clearRun(env, s);                     // no maps of an earlier text beside the message
   let attention;
   try {
     ({ attention } = s.model.forward(r.ids, { attention: true }));
   } catch (e) {
-    const key = errorKey(e);
-    put(env, s, msg, (C) => C.errors[key](e.message));
+    sayError(env, s, msg, e);
     msg.classList.add('error');
-    return;
+    return clearRun(env, s);
   }
   // heads[l][h][i]: the row of query i (keys 0..i used), a view of the model's copy
   const heads = attention.map((layer) => layer.map(({ data, shape: [n] }) => Array.from({ length: n }, (_, i) => data.subarray(i * n, i * n + n))));
@@ -333,7 +361,11 @@ function markBig(env, s) {
   }
 }
 
-/** The enlarged head: renderHeatmap with the tokens, the numbers and a legend. */
+/**
+ * The enlarged head: renderHeatmap with the tokens, the numbers and a legend, as wide as its card
+ * (issue 24 item 4). Its title is the head alone: "first token left out" is a sentence of the
+ * caption, where it can wrap, not a title cut with "…" (item 5).
+ */
 function drawBig(env, s) {
   const { $ } = env;
   const T = env.getT(), C = T.models.ckpt;
@@ -344,17 +376,38 @@ function drawBig(env, s) {
   const labels = hide ? s.run.labels.slice(1) : s.run.labels;
   const n = rows.length;
   const matrix = rows.map((row, i) => Array.from({ length: n }, (_, j) => (j <= i ? row[j] : 0)));
-  const width = box.clientWidth || 320;
-  const cellSize = Math.max(14, Math.min(48, Math.floor((width - 110) / n)));
-  box.innerHTML = renderHeatmap(matrix, {
+  s.bigWidth = box.clientWidth || 320;
+  box.innerHTML = fitWidth(matrix, {
     rowLabels: labels, colLabels: labels, masked: 'causal', lang: T.htmlLang === 'en' ? 'en' : 'zh',
-    title: C.bigTitle(layer, head, hide), decimals: 2, idPrefix: 'ckpt-big', role: 'group', cellSize,
+    title: C.bigTitle(layer, head, false), decimals: 2, idPrefix: 'ckpt-big', role: 'group',
     ...(scaleOf(env) === 'log' ? { colourScale: 'log' } : {}),
-  });
+  }, s.bigWidth);
   const svg = box.querySelector('svg');
   for (const [k, v] of Object.entries(mapAttrs(env, s, layer, head))) svg.setAttribute(k, String(v));
-  $('checkpoint-big-note').textContent = C.bigNote(layer, head, n);
+  const note = hide ? [C.bigHidden, C.bigNote(layer, head, n)] : [C.bigNote(layer, head, n)];
+  $('checkpoint-big-note').textContent = note.join(T.htmlLang === 'en' ? ' ' : '');      // (drawn again in a new language)
   markBig(env, s);
+}
+
+const BIG_CELL = { min: 10, max: 48 };   // px; below min the map is scaled down to its card (page.css)
+
+/**
+ * renderHeatmap with the largest cells that keep the whole drawing (labels, captions, legend)
+ * within width px: a guess, then corrected by the width drawn, which is known only after
+ * drawing (the labels and the legend are measured by the renderer). The renderer renders once
+ * per try; two or three tries settle.
+ */
+function fitWidth(matrix, options, width) {
+  const n = matrix.length, clamp = (c) => Math.max(BIG_CELL.min, Math.min(BIG_CELL.max, Math.floor(c)));
+  let cellSize = clamp((width - 60) / n), svg;
+  for (let tries = 0; tries < 5; tries++) {
+    svg = renderHeatmap(matrix, { ...options, cellSize });
+    const drawn = Number(/^<svg [^>]*? width="([\d.]+)"/.exec(svg)[1]);
+    const next = clamp(cellSize - Math.ceil((drawn - width) / n));
+    if (drawn <= width || next === cellSize) break;
+    cellSize = next;
+  }
+  return svg;
 }
 
 function renderOptionsNote(env, s) {
@@ -411,9 +464,9 @@ async function generate(env, s) {
     put(env, s, end, (C) => ` ${stop ? C.genStopped(count) : C.genDone(count)}`);
   } catch (e) {
     out.dataset.state = 'failed';
-    const key = errorKey(e), end = h('span', { class: 'error' });
-    out.append(end);
-    put(env, s, end, (C) => ` ${C.errors[key](e.message)}`);
+    const end = h('span', { class: 'error' });
+    out.append(' ', end);
+    sayError(env, s, end, e);
   } finally {
     s.gen = null;
     $('model-generate').disabled = false;

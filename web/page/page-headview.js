@@ -4,15 +4,17 @@
 // the SVG can be saved as a file. The drawing is renderHeadView's (web/heatmap/head-view.js),
 // re-rendered with options, never patched.
 //
-//   const view = createHeadView(env);          // env: { $, h, getT() }
+//   const view = createHeadView(env, { id });  // env: { $, h, getT() }; id: the prefix of its
+//                                              // element ids (default 'headview'; the trained
+//                                              // section's is 'trained-hv', page-trained.js)
 //   view.bind(parent);                         // the card, appended to parent (hidden until show)
 //   view.show({ maps, labels, ids, name, kvHeads }); // maps[layer][head]: { data, shape: [n, n] }
 //   view.render();                             // the words again, in the page's language
 import { renderHeadView, HEAD_COLOURS } from '../heatmap/head-view.js';
 import * as WORDS from '../strings/head-view.js';
 
-export function createHeadView(env) {
-  const s = { run: null, layer: 0, hidden: new Set(), focus: null, redrawing: false };
+export function createHeadView(env, { id = 'headview' } = {}) {
+  const s = { id, run: null, layer: 0, hidden: new Set(), focus: null, redrawing: false };
   return { bind: (parent) => bind(env, s, parent), show: (run) => show(env, s, run), render: () => render(env, s) };
 }
 
@@ -22,17 +24,18 @@ const words = (env) => WORDS[lang(env)].page;
 
 function bind(env, s, parent) {
   const { $, h } = env;
-  parent.append(h('section', { id: 'headview', class: 'card headview', hidden: true, 'aria-labelledby': 'headview-title' },
-    h('h3', { id: 'headview-title' }),
-    h('p', { id: 'headview-hint', class: 'note' }),
+  const id = (part = '') => `${s.id}${part}`;
+  parent.append(h('section', { id: id(), class: 'card headview', hidden: true, 'aria-labelledby': id('-title') },
+    h('h3', { id: id('-title') }),
+    h('p', { id: id('-hint'), class: 'note' }),
     h('div', { class: 'headview-controls' },
-      h('label', { for: 'headview-layer', id: 'headview-layer-label' }),
-      h('select', { id: 'headview-layer', name: 'headview-layer' }),
-      h('div', { id: 'headview-heads', class: 'headview-heads', role: 'group' }),
-      h('button', { id: 'headview-save', type: 'button' })),
-    h('div', { id: 'headview-svg', class: 'headview-svg' })));
-  $('headview-layer').addEventListener('change', (e) => { s.layer = Number(e.target.value); s.focus = null; draw(env, s); });
-  $('headview-heads').addEventListener('click', (e) => {
+      h('label', { for: id('-layer'), id: id('-layer-label') }),
+      h('select', { id: id('-layer'), name: id('-layer') }),
+      h('div', { id: id('-heads'), class: 'headview-heads', role: 'group' }),
+      h('button', { id: id('-save'), type: 'button' })),
+    h('div', { id: id('-svg'), class: 'headview-svg' })));
+  $(`${s.id}-layer`).addEventListener('change', (e) => { s.layer = Number(e.target.value); s.focus = null; draw(env, s); });
+  $(`${s.id}-heads`).addEventListener('click', (e) => {
     const b = e.target.closest('button[data-head]');
     if (!b) return;
     const k = b.dataset.head;
@@ -40,13 +43,13 @@ function bind(env, s, parent) {
     b.setAttribute('aria-pressed', String(!s.hidden.has(k)));
     draw(env, s);
   });
-  $('headview-save').addEventListener('click', () => save(env, s));
+  $(`${s.id}-save`).addEventListener('click', () => save(env, s));
   bindTokens(env, s);
 }
 
 // hover or focus a token: its lines alone; leave, blur or Escape: every line; arrows move along a column
 function bindTokens(env, s) {
-  const box = env.$('headview-svg');
+  const box = env.$(`${s.id}-svg`);
   const tokenOf = (e) => e.target.closest?.('g.hv-token');
   // a new drawing replaces the focused token: the focus and blur events that causes, and the
   // focus given back to the new token, happen while s.redrawing and are not acted on
@@ -86,10 +89,10 @@ function show(env, s, run) {
   s.run = run;
   s.layer = Math.min(s.layer, L - 1);
   s.focus = null;
-  $('headview').hidden = false;
-  $('headview-layer').replaceChildren(...Array.from({ length: L }, (_, l) => h('option', { value: l, selected: l === s.layer }, '')));
+  $(s.id).hidden = false;
+  $(`${s.id}-layer`).replaceChildren(...Array.from({ length: L }, (_, l) => h('option', { value: l, selected: l === s.layer }, '')));
   const H = run.maps[0].length;
-  $('headview-heads').replaceChildren(...Array.from({ length: H }, (_, k) => h('button', {
+  $(`${s.id}-heads`).replaceChildren(...Array.from({ length: H }, (_, k) => h('button', {
     type: 'button', class: 'headview-head', 'data-head': String(k), 'aria-pressed': String(!s.hidden.has(String(k))),
     style: `--head: ${HEAD_COLOURS[k % HEAD_COLOURS.length]}`,
   }, '')));
@@ -100,14 +103,14 @@ function show(env, s, run) {
 function render(env, s) {
   const { $ } = env;
   const C = words(env);
-  $('headview-title').textContent = C.title;
-  $('headview-hint').textContent = C.hint;
+  $(`${s.id}-title`).textContent = C.title;
+  $(`${s.id}-hint`).textContent = C.hint;
   $('headview-layer-label').textContent = C.layer;
-  $('headview-heads').setAttribute('aria-label', C.heads);
-  $('headview-save').textContent = C.save;
+  $(`${s.id}-heads`).setAttribute('aria-label', C.heads);
+  $(`${s.id}-save`).textContent = C.save;
   if (!s.run) return;
-  for (const o of $('headview-layer').options) o.textContent = C.layerOption(Number(o.value));
-  for (const b of $('headview-heads').querySelectorAll('button')) {
+  for (const o of $(`${s.id}-layer`).options) o.textContent = C.layerOption(Number(o.value));
+  for (const b of $(`${s.id}-heads`).querySelectorAll('button')) {
     const k = Number(b.dataset.head), kv = s.run.kvHeads < s.run.maps[0].length ? Math.floor(k / (s.run.maps[0].length / s.run.kvHeads)) : null;
     b.textContent = C.headButton(k, kv);
   }
@@ -118,13 +121,13 @@ function svgOf(env, s) {
   const maps = s.run.maps[s.layer];
   return renderHeadView(maps, {
     tokens: s.run.labels, heads: maps.map((_, k) => k), hidden: [...s.hidden], focus: s.focus,
-    lang: lang(env), title: words(env).svgTitle(s.run.name, s.layer), idPrefix: 'headview',
+    lang: lang(env), title: words(env).svgTitle(s.run.name, s.layer), idPrefix: s.id,
   });
 }
 
 function draw(env, s) {
   if (!s.run) return;
-  const box = env.$('headview-svg');
+  const box = env.$(`${s.id}-svg`);
   box.innerHTML = svgOf(env, s);
   const svg = box.querySelector('svg');
   svg.dataset.layer = String(s.layer);
@@ -134,7 +137,7 @@ function draw(env, s) {
 // the SVG as a standalone file: the page's text colour in place of currentColor
 function save(env, s) {
   if (!s.run) return;
-  const colour = getComputedStyle(env.$('headview-svg')).color || '#000';
+  const colour = getComputedStyle(env.$(`${s.id}-svg`)).color || '#000';
   const blob = new Blob([svgOf(env, s).replaceAll('currentColor', colour)], { type: 'image/svg+xml' });
   const a = document.createElement('a');
   a.href = URL.createObjectURL(blob);

@@ -5,12 +5,14 @@
 // when the reader asks (the size button); the list of cached models is read from the browser.
 // ?hub=URL in the page's address uses another hub with the same API (a mirror).
 //
-//   const panel = createHubPanel(env, { adopt });    // adopt(model, name): the checkpoint section takes it
+//   const panel = createHubPanel(env, { adopt, drop, busy });   // adopt(model, name): the checkpoint section
+//                                                    // takes it; drop(): a download starts, the model shown goes
 //   panel.bind(anchor); panel.render();              // the panel goes right after anchor
 //
 // attnmap/model (web/model/model.js: loadModel, hubSize, cachedModels, deleteCachedModel) loads
 // on the first use, as the file loader's does (web/dist/attnmap-model.js in the classic bundle).
 import { formatBytes } from './page-files.js';
+import { loadError, errorParts } from './page-load-errors.js';
 
 const importModel = () => import('../model/model.js');
 
@@ -22,9 +24,10 @@ function hubUrl() {
   } catch { return undefined; }
 }
 
-export function createHubPanel(env, { adopt, busy }) {
-  const s = { abort: null, id: '', size: null, said: new Map() };   // said: id -> (H) => its text, see say()
-  return { bind: (anchor) => bind(env, s, anchor, { adopt, busy }), render: () => render(env, s) };
+export function createHubPanel(env, { adopt, drop = () => {}, busy }) {
+  // said: id -> (H) => its text, see say(); parts: an error's element -> (T) => its text, see sayError()
+  const s = { abort: null, id: '', size: null, said: new Map(), parts: new Map() };
+  return { bind: (anchor) => bind(env, s, anchor, { adopt, drop, busy }), render: () => render(env, s) };
 }
 
 function bind(env, s, anchor, hooks) {
@@ -37,7 +40,7 @@ function bind(env, s, anchor, hooks) {
     h('p', { id: 'hub-ask', class: 'note', hidden: true }, h('span', { id: 'hub-ask-text' }), ' ', h('button', { id: 'hub-go', type: 'button' })),
     h('div', { class: 'hub-row' }, h('progress', { id: 'hub-progress', hidden: true }), h('button', { id: 'hub-cancel', type: 'button', hidden: true })),
     h('p', { id: 'hub-status', class: 'note', 'aria-live': 'polite' }),
-    h('p', { id: 'hub-msg', class: 'msg error', role: 'alert' }),
+    h('div', { id: 'hub-msg', class: 'msg error', role: 'alert' }),      // (a div: it may hold a <details>)
     h('p', { id: 'hub-cached-title', class: 'note' }),
     h('ul', { id: 'hub-cached', class: 'hub-cached' })));
   $('hub-check').addEventListener('click', () => check(env, s, hooks));
@@ -62,6 +65,20 @@ function say(env, s, id, fn) {
   text(env, id, fn ? fn(env.getT().models.hub) : '');
 }
 
+/**
+ * A failed download in #hub-msg. A broken model, or one too large, gets the file loader's plain
+ * cause and the loader's words in a <details> (page-load-errors.js, issue 24 item 13); the hub's
+ * own failures (network, an unknown id) say what they are as they are.
+ */
+function sayError(env, s, e) {
+  const { key } = loadError(e), m = e?.message ?? String(e);
+  if (key === 'other' || key === 'refused') return say(env, s, 'hub-msg', (H) => H.failed(m));
+  say(env, s, 'hub-msg', null);
+  const put = (el, fn) => { s.parts.set(el, fn); el.textContent = fn(env.getT()); };
+  env.$('hub-msg').replaceChildren(...errorParts(env.h, put, e, (T, said) => T.models.hub.failed(said)));
+  return undefined;
+}
+
 // the size of what a load would download, asked of the hub; then one question
 async function check(env, s, hooks) {
   const id = env.$('hub-id').value.trim();
@@ -81,7 +98,7 @@ async function check(env, s, hooks) {
     say(env, s, 'hub-status', null);
   } catch (e) {
     say(env, s, 'hub-status', null);
-    say(env, s, 'hub-msg', (H) => H.failed(e.message ?? String(e)));
+    sayError(env, s, e);
   }
   return undefined;
 }
@@ -89,6 +106,8 @@ async function check(env, s, hooks) {
 async function download(env, s, hooks, id = s.id) {
   const { $ } = env;
   $('hub-ask').hidden = true;
+  say(env, s, 'hub-msg', null);
+  hooks.drop();                            // one model on the page: the one shown goes (issue 24 item 12)
   s.abort = new AbortController();
   $('hub-progress').hidden = $('hub-cancel').hidden = false;
   $('hub-progress').max = s.size ?? 1;
@@ -108,8 +127,8 @@ async function download(env, s, hooks, id = s.id) {
     hooks.adopt(model, id);
   } catch (e) {
     say(env, s, 'hub-status', null);
-    const aborted = s.abort.signal.aborted, m = e.message ?? String(e);
-    say(env, s, 'hub-msg', (H) => (aborted ? H.cancelled : H.failed(m)));
+    if (s.abort.signal.aborted) say(env, s, 'hub-msg', (H) => H.cancelled);
+    else sayError(env, s, e);
   } finally {
     $('hub-progress').hidden = $('hub-cancel').hidden = true;
     s.abort = null;
@@ -135,5 +154,10 @@ function render(env, s) {
   text(env, 'hub-cancel', H.cancel);
   text(env, 'hub-go', H.go);
   for (const [id, fn] of s.said) text(env, id, fn(H));      // what the panel has said, in the new language
+  const T = env.getT();
+  for (const [el, fn] of s.parts) {
+    if (el.isConnected) el.textContent = fn(T);
+    else s.parts.delete(el);
+  }
   listCached(env);
 }

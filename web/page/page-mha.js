@@ -197,7 +197,7 @@ function showHeads(env, figures, m, tokens) {
       decimals: heads < 4 ? undefined : 2,
     };
     drawHeatmap(key, f.box, ctx, T.mhaHead(k + 1, m.dHead));
-    f.cap.innerHTML = T.mhaHeadCols(k * m.dHead, (k + 1) * m.dHead - 1);        // numbers only
+    f.cap.innerHTML = T.mhaHeadCols(k * m.dHead + 1, (k + 1) * m.dHead);        // numbers only, counted from 1
   });
 }
 
@@ -205,7 +205,7 @@ function showHeads(env, figures, m, tokens) {
 function showTables(env, m, tokens) {
   const { $, h, matrixTable } = env;
   const T = env.getT(), { heads, dHead } = m;
-  const dims = Array.from({ length: D_MODEL }, (_, j) => String(j));
+  const dims = Array.from({ length: D_MODEL }, (_, j) => String(j + 1));   // people count from 1 (issue 24)
   const concat = matrixTable(T.matrixShape(T.mhaConcatName, tokens.length, D_MODEL), m.concat, { rowLabels: tokens, colLabels: dims });
   groupHeads(h, concat, heads, dHead, T, 'cols');
   const wo = matrixTable(T.matrixShape('W<sub>O</sub>', D_MODEL, D_MODEL), toRows(m.w.wo), { rowLabels: dims, colLabels: dims });

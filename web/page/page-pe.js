@@ -80,6 +80,27 @@ export function permutationGap(a, b, perm) {
   return gap;
 }
 
+/**
+ * b's rows and columns in a's order (issue 24, the aligned view): out[i][j] = b[k][l] where b's
+ * tokens k and l are a's tokens i and j (perm from reversed: b's token k is a's token perm[k]).
+ */
+export function alignRows(b, perm) {
+  const at = [];
+  perm.forEach((p, k) => { at[p] = k; });
+  return at.map((k) => at.map((l) => b[k][l]));
+}
+
+/** |a − b| cell by cell, and where the largest is: { diff, max, row, col } (the first on a tie). */
+export function difference(a, b) {
+  let max = 0, row = 0, col = 0;
+  const diff = a.map((r, i) => r.map((v, j) => {
+    const d = Math.abs(v - b[i][j]);
+    if (d > max) { max = d; row = i; col = j; }
+    return d;
+  }));
+  return { diff, max, row, col };
+}
+
 /** The lines of the PyTorch snippet that make X in 'embed' mode (s: strings/snippets.js, one language). */
 export function embedLines(s, { tokens, seed, pe = true }) {
   const t = s.pe, n = tokens.length;
@@ -130,6 +151,11 @@ function bindWords(env) {
     h('div', { class: 'words-pair' },
       h('figure', { class: 'card figure' }, h('div', { id: 'words-a', class: 'words-map' }), h('figcaption', { id: 'words-a-cap', class: 'note' })),
       h('figure', { class: 'card figure' }, h('div', { id: 'words-b', class: 'words-map' }), h('figcaption', { id: 'words-b-cap', class: 'note' }))),
+    // issue 24: B with its rows and columns in A's order, and |A − that| cell by cell
+    h('div', { class: 'words-pair words-compare' },
+      ...['aligned', 'diff'].map((k) => h('figure', { class: 'card figure map' },    // .map: the title is HTML that wraps, not cut SVG text
+        h('p', { id: `words-${k}-title`, class: 'map-title', 'aria-hidden': 'true' }),
+        h('div', { id: `words-${k}`, class: 'words-map' }), h('figcaption', { id: `words-${k}-cap`, class: 'note' })))),
     h('p', { id: 'words-verdict', class: 'worked', 'aria-live': 'polite' }));
   $('words-input').addEventListener('change', (e) => env.setInput({ input: e.target.value }));
   $('words-pe').addEventListener('change', (e) => env.setInput({ pe: e.target.checked }));
@@ -157,7 +183,7 @@ function renderWords(env) {
 
   const dims = Array.from({ length: D_MODEL }, (_, j) => String(j));
   $('words-tables').replaceChildren(...(embed ? [
-    matrixTable(T.matrixShape('E[token]', a.tokens.length, D_MODEL), A.w.e, { rowLabels: a.tokens, colLabels: dims }),
+    matrixTable(T.matrixShape(T.teach.words.eName, a.tokens.length, D_MODEL), A.w.e, { rowLabels: a.tokens, colLabels: dims }),
     ...(A.w.pe ? [matrixTable(T.matrixShape('PE[pos]', a.tokens.length, D_MODEL), A.w.pe,
       { rowLabels: a.tokens.map((_, i) => String(i)), colLabels: dims })] : []),
   ] : []));
@@ -175,6 +201,8 @@ function renderWords(env) {
   $('words-a-cap').textContent = W.caption(sentence(a.tokens));
   $('words-b-cap').textContent = W.caption(sentence(b.tokens));
 
+  drawCompare(env, a.tokens, b, A.attn, B.attn);
+
   const perm = `(${b.perm.map((p) => p + 1).join(' ')})`;
   const gap = permutationGap(A.attn, B.attn, b.perm);
   const sa = h('span', { class: 'tok' }, sentence(a.tokens)), sb = h('span', { class: 'tok' }, sentence(b.tokens));
@@ -183,4 +211,31 @@ function renderWords(env) {
   verdict.dataset.gap = String(gap);
   verdict.dataset.perm = perm;
   verdict.replaceChildren(...parts.map((p) => (p === 'A' ? sa.cloneNode(true) : p === 'B' ? sb.cloneNode(true) : p)));
+}
+
+/**
+ * The aligned view and the difference map: B's weights moved to A's rows and columns (the causal
+ * mask moves with them), and |A − aligned B| with 4 decimals on a 0 … largest-difference scale, so
+ * a difference of 0.05 is as visible as one of 0.5 (all zeros: one colour, and the caption says so).
+ */
+function drawCompare(env, tokens, b, wa, wb) {
+  const { $ } = env;
+  const state = env.getState(), W = env.getT().teach.words;
+  const n = tokens.length, aligned = alignRows(wb, b.perm);
+  const at = [];
+  b.perm.forEach((p, k) => { at[p] = k; });
+  const mask = state.causal ? tokens.map((_, i) => tokens.map((_, j) => at[j] > at[i])) : null;
+  const d = difference(wa, aligned);
+  const common = { rowLabels: tokens, colLabels: tokens, lang: state.lang, legend: false,
+    cellSize: Math.max(20, Math.min(52, Math.floor(300 / n))) };
+  const titles = { aligned: W.alignedTitle(sentence(b.tokens), sentence(tokens)), diff: W.diffTitle(sentence(tokens), sentence(b.tokens)) };
+  for (const [k, t] of Object.entries(titles)) $(`words-${k}-title`).textContent = t;
+  $('words-aligned').innerHTML = renderHeatmap(aligned, { ...common, idPrefix: 'words-aligned', decimals: n <= 6 ? 2 : 1,
+    title: titles.aligned, ...(mask ? { masked: mask } : {}) });
+  $('words-diff').innerHTML = renderHeatmap(d.diff, { ...common, idPrefix: 'words-diff', decimals: n <= 6 ? 4 : 2,
+    cellSize: Math.max(26, Math.min(60, Math.floor(330 / n))), min: 0, max: d.max > 0 ? d.max : 1, title: titles.diff });
+  $('words-aligned-cap').textContent = W.alignedCaption(sentence(b.tokens), sentence(tokens));
+  const cap = $('words-diff-cap');
+  cap.dataset.max = String(d.max);
+  cap.textContent = d.max > 0 ? W.diffCaption(fixed(d.max, 4), tokens[d.row], tokens[d.col]) : W.diffZero;
 }

@@ -11,11 +11,27 @@ import { fixed } from '../heatmap/text.js';
 import { COLOUR_SCALES, TEMPERATURES } from './page-state.js';
 
 /**
- * The main heatmap's context: the page's model itself at T = 1 with the 0–1 scale (so the default
- * page draws exactly what it drew before), else a copy with the tempered weights and scaled scores.
+ * Issue 24: a map's default colour scale. On 0–1, a map whose largest weight is at most
+ * DATA_RANGE_BELOW uses a quarter of the ramp or less: at 16 tokens every weight from 0.04 to 0.1
+ * is the same dark purple. Such a map is drawn on its data's range by default; any other on 0–1
+ * (3 tokens never qualify: a row's largest weight is at least 1/3; neither does a causal map,
+ * whose first row is 1, so its data range is 0–1 anyway). rows: number[][] of weights.
  */
-export function heroContext(attn, model, { temp = 1, colour = 'unit' }) {
-  if (temp === 1 && colour === 'unit') return model;
+export const DATA_RANGE_BELOW = 0.25;
+export const defaultScale = (rows) => (Math.max(...rows.flat()) <= DATA_RANGE_BELOW ? 'data' : 'unit');
+
+/** The scale a map is drawn with: the reader's choice (state.colourSet, or any non-default), else the map's default. */
+export const shownScale = (state, rows) => (chosenScale(state) ? state.colour : defaultScale(rows));
+/** Whether the reader chose the scale: from the link, or a click unlike the map's default (page-state.js colourSet). */
+export const chosenScale = ({ colour = 'unit', colourSet = false }) => colourSet || colour !== 'unit';
+
+/**
+ * The main heatmap's context: the page's model itself at T = 1 on the 0–1 scale (so the default
+ * page draws exactly what it drew before), else a copy with the tempered weights and scaled scores
+ * and the scale it is drawn with (colourScale: the reader's, else the map's default).
+ */
+export function heroContext(attn, model, state) {
+  const { temp = 1 } = state;
   let { weights, scaled } = model;
   if (temp !== 1) {
     const r = attn.selfAttention({ x: model.x, wq: model.w.wq, wk: model.w.wk, wv: model.w.wv },
@@ -23,6 +39,8 @@ export function heroContext(attn, model, { temp = 1, colour = 'unit' }) {
     weights = toRows(r.weights);
     scaled = toRows(r.scaled);
   }
+  const colour = shownScale(state, weights);
+  if (temp === 1 && colour === 'unit') return model;
   return { ...model, weights, scaled, temperature: temp, colourScale: colour };
 }
 
@@ -46,10 +64,11 @@ export function barWidth(bits, keys) {
  * render draws the controls' state and the entropy of each row of ctx.weights.
  */
 export function createHeatmapView(env) {
-  return { bind: () => bindView(env), render: (ctx) => renderView(env, ctx) };
+  const v = { ctx: null };          // the map last drawn: a click equal to its default is no choice
+  return { bind: () => bindView(env, v), render: (ctx) => { v.ctx = ctx; renderView(env, ctx); } };
 }
 
-function bindView(env) {
+function bindView(env, v) {
   const { $, h } = env;
   $('heatmap-view').replaceChildren(
     h('div', { class: 'view-row' },
@@ -61,9 +80,13 @@ function bindView(env) {
       h('label', { for: 'temp', id: 'temp-label', class: 'seg-label' }),
       h('input', { id: 'temp', type: 'range', min: 0, max: TEMPERATURES.length - 1, step: 1 }),
       h('output', { id: 'temp-value', for: 'temp' })),
+    h('p', { id: 'colour-note', class: 'note', 'aria-live': 'polite' }),
     h('p', { id: 'temp-note', class: 'note' }),
     h('div', { id: 'entropy', class: 'entropy' }));
-  $('colour-scale').addEventListener('change', (e) => env.set({ colour: e.target.value }));
+  $('colour-scale').addEventListener('change', (e) => {
+    const colour = e.target.value;
+    env.set({ colour, colourSet: !v.ctx || colour !== defaultScale(v.ctx.weights) });
+  });
   $('temp').addEventListener('input', () => env.set({ temp: TEMPERATURES[Number($('temp').value)] }));
 }
 
@@ -72,7 +95,9 @@ function renderView(env, ctx) {
   const state = env.getState(), V = env.getT().teach.view;
   $('colour-label').textContent = V.colourLabel;
   for (const el of $('colour-scale').querySelectorAll('span[data-scale]')) el.textContent = V.scales[el.dataset.scale];
-  for (const el of $('colour-scale').querySelectorAll('input')) el.checked = el.value === state.colour;
+  const shown = ctx.colourScale ?? 'unit';
+  for (const el of $('colour-scale').querySelectorAll('input')) el.checked = el.value === shown;
+  colourNote(env, ctx, shown);
   $('temp-label').innerHTML = V.tempLabel;
   const temp = $('temp');
   temp.value = String(TEMPERATURES.indexOf(state.temp));
@@ -91,4 +116,16 @@ function renderView(env, ctx) {
         h('span', { class: 'entropy-bar', 'aria-hidden': 'true' }, h('span', { style: `width: ${barWidth(b, keys).toFixed(1)}%` })),
         h('span', { class: 'entropy-value' }, `${fixed(b, 3)} ${V.bits}`));
     })));
+}
+
+/** Which scale is on, and why when it is the map's own default (issue 24). */
+function colourNote(env, ctx, shown) {
+  const V = env.getT().teach.view, note = env.$('colour-note');
+  const visible = ctx.weights.flatMap((row, i) => (ctx.causal ? row.slice(0, i + 1) : row));
+  const lo = Math.min(...visible), hi = Math.max(...visible);
+  note.dataset.scale = shown;
+  const auto = !chosenScale(env.getState());
+  note.dataset.auto = String(auto);
+  note.textContent = V.scaleOn(V.scales[shown], fixed(lo, 4), fixed(hi, 4), shown) +
+    (auto ? V.scaleWhy(shown, fixed(hi, 4), fixed(DATA_RANGE_BELOW, 2)) : V.scaleChosen);
 }

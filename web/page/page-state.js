@@ -31,7 +31,9 @@ export const DEFAULT_STATE = Object.freeze({
   input: 'randn',   // 'embed': X = E[token] + PE(position) (page-pe.js); pe: with the PE term
   pe: true,
   temp: 1,          // the main heatmap's temperature: softmax(QKᵀ / (T·√d_k))
-  colour: 'unit',   // its colour scale: 0–1, the data's range, or log
+  colour: 'unit',   // its colour scale: 0–1, the data's range, or log (see colourSet)
+  // colourSet: true when the reader chose colour (from the hash, or a click that differs from the
+  // map's default); else the map picks its own default (page-scale.js defaultScale)
 });
 
 export const defaultState = () => ({ ...DEFAULT_STATE, tokens: [...DEFAULT_STATE.tokens] });
@@ -149,13 +151,13 @@ function parseTeach(get, state) {
   const temp = get('temp');
   if (temp !== null && /^\d{1,2}(\.\d{1,2})?$/.test(temp) && TEMPERATURES.includes(Number(temp))) state.temp = Number(temp);
   const colour = get('colour');
-  if (COLOUR_SCALES.includes(colour)) state.colour = colour;
+  if (COLOUR_SCALES.includes(colour)) { state.colour = colour; state.colourSet = true; }   // the reader's choice wins over the map's default (page-scale.js)
 }
 
 function formatTeach(p, state) {
   if (state.input === 'embed') { p.set('input', 'embed'); p.set('pe', state.pe === false ? '0' : '1'); }
   if (state.temp !== undefined && state.temp !== 1) p.set('temp', String(state.temp));
-  if (state.colour && state.colour !== 'unit') p.set('colour', state.colour);
+  if (state.colour && (state.colour !== 'unit' || state.colourSet)) p.set('colour', state.colour);
 }
 
 /** The seed from the number input ("7", or "7e0" as number inputs allow): an integer 0 … MAX_SEED, else null. */

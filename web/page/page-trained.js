@@ -10,12 +10,23 @@
 // page's bundle, a <script src> for web/dist/attnmap-model.js and web/dist/toy-zh.js
 // (scripts/build-model.js), so it also works from file://.
 //
+// Issue 24: the toy starts on EXAMPLE, a sentence where the head's choice is not forced (with 猫吃鱼
+// and the causal mask, 吃 can only look at 猫 or itself): 追 gives 0.9996 of layer 0 head 2's
+// attention to 狗. One click (or typing a sentence above) shows the page's own sentence. The heads
+// are drawn like the checkpoint grid (page-grid.js): a thumbnail per layer × head, one of them
+// enlarged with its numbers, its cells focusable and hoverable, the caption's row marked; and the
+// head view (page-headview.js) draws the same heads as lines.
+//
 // Pure parts: toyText, strongestHead, defaultRow. DOM part: createTrainedSection(env).
 import { renderHeatmap } from '../heatmap/heatmap.js';
 import { fixed } from '../heatmap/text.js';
+import { thumbButtons, markThumb, bigCellSize, wireCells, markCell } from './page-grid.js';
+import { createHeadView } from './page-headview.js';
 
 /** The toy's verbs (scripts/train_toy_zh.py's grammar): the caption starts on the last one's row. */
 export const TOY_VERBS = ['吃', '喝', '追', '看'];
+/** The toy's first sentence: 追 (row 7) looks at 狗, not at a neighbour the mask leaves it. */
+export const EXAMPLE = '我看见小狗在追猫';
 const NEARLY_EVEN = 0.1;      // a largest weight within this of 1/(i+1) is called "close to an even spread" 
 
 /** The page's tokens as the toy's text: Chinese and its punctuation run together (猫 吃 鱼 。 -> 猫吃鱼。), other words keep a space. */
@@ -48,14 +59,19 @@ export function defaultRow(labels) {
 /**
  * env: { $, h, getState(), getT(), getModel() } (getModel: the page's random-weights model).
  * Returns { bind(), render() }; render draws from the page's state.
+ * s.sentence: 'example' (EXAMPLE) or 'page' (the page's tokens); the page's sentence once the
+ * reader types one, or opens a link with one.
  */
 export function createTrainedSection(env) {
-  const s = { mode: 'random', toy: null, model: null, row: null, rowKey: '', failed: null };
+  const s = { mode: 'random', sentence: 'example', toy: null, model: null, row: null, rowKey: '', failed: null,
+    big: null, active: null, run: null, headView: createHeadView(env, { id: 'trained-hv' }) };
   return { bind: () => bind(env, s), render: () => render(env, s) };
 }
 
 function bind(env, s) {
   const { $, h } = env;
+  const defaultTokens = env.getState().tokens.join(' ') === '猫 吃 鱼';
+  if (!defaultTokens) s.sentence = 'page';
   $('trained').setAttribute('aria-labelledby', 'trained-title');
   $('trained').replaceChildren(
     h('h2', { id: 'trained-title' }), h('p', { id: 'trained-text' }),
@@ -64,14 +80,41 @@ function bind(env, s) {
       h('div', { id: 'trained-mode', class: 'seg', role: 'radiogroup', 'aria-labelledby': 'trained-mode-label' },
         ...['random', 'trained'].map((v) => h('label', { class: 'seg-item' },
           h('input', { type: 'radio', name: 'trained-mode', value: v, checked: v === 'random' }), h('span', { 'data-mode': v })))),
+      h('div', { id: 'trained-sentence-box', class: 'trained-sentence-box', hidden: true },     // the label stays with its choices
+        h('span', { id: 'trained-sentence-label', class: 'seg-label' }),
+        h('div', { id: 'trained-sentence', class: 'seg', role: 'radiogroup', 'aria-labelledby': 'trained-sentence-label' },
+          ...['example', 'page'].map((v) => h('label', { class: 'seg-item' },
+            h('input', { type: 'radio', name: 'trained-sentence', value: v }), h('span', { 'data-sentence': v }))))),
       h('label', { class: 'trained-row', hidden: true }, h('span', { id: 'trained-row-label' }), h('select', { id: 'trained-row' }))),
     h('p', { id: 'trained-status', class: 'note', 'aria-live': 'polite' }),
     h('p', { id: 'trained-msg', class: 'msg error', role: 'alert' }),
     h('p', { id: 'trained-caption', class: 'worked', 'aria-live': 'polite', hidden: true }),
-    h('div', { id: 'trained-grid', class: 'trained-grid' }),
+    h('div', { class: 'ckpt-layout trained-layout' },
+      h('div', { id: 'trained-grid', class: 'trained-grid' }),
+      h('figure', { id: 'trained-big-card', class: 'card figure map ckpt-big-card trained-big-card', hidden: true },
+        h('p', { id: 'trained-big-title', class: 'map-title', 'aria-hidden': 'true' }),
+        h('div', { id: 'trained-big', class: 'trained-big' }),
+        h('p', { id: 'trained-cell', class: 'note trained-cell', 'aria-live': 'polite' }))),
     h('p', { id: 'trained-note', class: 'note' }));
+  s.headView.bind($('trained'));
   $('trained-mode').addEventListener('change', (e) => { s.mode = e.target.value; render(env, s); });
-  $('trained-row').addEventListener('change', (e) => { s.row = Number(e.target.value); render(env, s); });
+  $('trained-sentence').addEventListener('change', (e) => { s.sentence = e.target.value; render(env, s); });
+  $('trained-row').addEventListener('change', (e) => { s.row = Number(e.target.value); s.active = null; render(env, s); });
+  // the reader typed a sentence: the toy reads it (the page re-renders too when the tokens changed;
+  // when they did not, as with 猫 吃 鱼 typed again, this section redraws on its own)
+  $('tokens')?.addEventListener('input', () => {
+    if (s.sentence === 'page') return;
+    s.sentence = 'page';
+    if (s.mode === 'trained') render(env, s);
+  }, { capture: true });
+  $('trained-grid').addEventListener('click', (e) => {
+    const b = e.target.closest('button.thumb');
+    if (!b || !s.run) return;
+    s.big = { layer: Number(b.dataset.layer), head: Number(b.dataset.head) };
+    s.active = null;
+    drawBig(env, s);
+  });
+  wireCells($('trained-big'), { size: () => s.run?.labels.length ?? 0, move: (i, j, focus) => moveCell(env, s, i, j, focus) });
 }
 
 /** The toy, loaded once (again after a failure). */
@@ -92,7 +135,9 @@ function render(env, s) {
   $('trained-row-label').textContent = R.rowLabel;
   $('trained-note').innerHTML = s.mode === 'trained' ? R.note : '';               // trusted string
   $('trained-msg').textContent = '';
-  if (s.mode === 'random') return renderRandom(env);
+  renderSentence(env, s);
+  $('trained-big-card').hidden = true;
+  if (s.mode === 'random') return renderRandom(env, s);
   if (!s.model) {
     $('trained-status').textContent = R.loading;
     toy(s).then(() => render(env, s), (e) => {
@@ -105,23 +150,40 @@ function render(env, s) {
   renderTrained(env, s);
 }
 
-function renderRandom(env) {
+
+/** The choice of sentence, shown in trained mode: EXAMPLE, or the page's own (猫吃鱼 by default). */
+function renderSentence(env, s) {
+  const { $ } = env;
+  const R = env.getT().models.trained, on = s.mode === 'trained';
+  $('trained-sentence-box').hidden = !on;
+  $('trained-sentence-label').textContent = R.sentenceLabel;
+  const text = { example: EXAMPLE, page: toyText(env.getState().tokens) };
+  for (const el of $('trained-sentence').querySelectorAll('span[data-sentence]')) el.textContent = R.sentences[el.dataset.sentence](text[el.dataset.sentence]);
+  for (const el of $('trained-sentence').querySelectorAll('input')) el.checked = el.value === s.sentence;
+}
+
+/** The page's random-weights heatmap; its title is HTML that wraps (issue 24, defect 5), not cut SVG text. */
+function renderRandom(env, s) {
   const { $, h } = env;
   const T = env.getT(), R = T.models.trained, m = env.getModel(), state = env.getState();
   $('trained-status').textContent = R.randomStatus(m.seed);
   $('trained-caption').hidden = true;
   $('trained-row').parentElement.hidden = true;
-  const fig = h('figure', { class: 'card figure trained-map' });
-  fig.innerHTML = renderHeatmap(m.weights, {
+  $('trained-hv').hidden = true;
+  s.run = null;
+  const title = T.heatmapTitle(m.seed, m.dk, m.causal);
+  const fig = h('figure', { class: 'card figure trained-map map' }, h('p', { class: 'map-title trained-map-title', 'aria-hidden': 'true' }, title));
+  fig.insertAdjacentHTML('beforeend', renderHeatmap(m.weights, {
     rowLabels: m.tokens, colLabels: m.tokens, lang: state.lang, idPrefix: 'trained-random', role: 'group', decimals: 2,
-    cellSize: Math.max(20, Math.min(48, Math.floor(320 / m.n))), legend: false, title: T.heatmapTitle(m.seed, m.dk, m.causal),
+    cellSize: Math.max(20, Math.min(48, Math.floor(320 / m.n))), legend: false, title,
     ...(m.causal ? { masked: 'causal' } : {}),
-  });
-  fig.firstElementChild.setAttribute('data-model', 'random');
-  $('trained-grid').replaceChildren(fig);
-  $('trained-grid').dataset.mode = 'random';
+  }));
+  fig.querySelector('svg').setAttribute('data-model', 'random');
+  const grid = $('trained-grid');
+  grid.className = 'trained-grid';
+  grid.replaceChildren(fig);
+  grid.dataset.mode = 'random';
 }
-
 /** The toy's ids for the page's sentence, or a problem: characters it does not know, or too many. */
 function toyIds(model, text, R) {
   const ids = model.encode(text);
@@ -140,6 +202,7 @@ function knownChars(model) {
   return model.tokens(Array.from({ length: model.config.vocab_size }, (_, i) => i)).filter((t) => !/^\[.*\]$/.test(t)).join(' ');
 }
 
+
 function renderTrained(env, s) {
   const { $, h } = env;
   const T = env.getT(), R = T.models.trained, state = env.getState(), model = s.model;
@@ -147,42 +210,93 @@ function renderTrained(env, s) {
   $('trained-status').textContent = R.trainedStatus(L, H);
   const grid = $('trained-grid');
   grid.dataset.mode = 'trained';
-  const r = toyIds(model, toyText(state.tokens), R);
+  const r = toyIds(model, s.sentence === 'example' ? EXAMPLE : toyText(state.tokens), R);
   if (r.problem) {
     $('trained-msg').textContent = r.problem;
     $('trained-caption').hidden = true;
     $('trained-row').parentElement.hidden = true;
+    $('trained-hv').hidden = true;
     grid.replaceChildren();
+    s.run = null;
     return;
   }
   const { ids, labels } = r;
   const { attention } = model.forward(ids, { attention: true });
   const key = ids.join();
-  if (s.rowKey !== key || s.row === null || s.row >= ids.length) { s.row = defaultRow(labels); s.rowKey = key; }
+  if (s.rowKey !== key || s.row === null || s.row >= ids.length) { s.row = defaultRow(labels); s.rowKey = key; s.big = null; s.active = null; }
   const sel = $('trained-row');
   sel.replaceChildren(...labels.map((t, i) => h('option', { value: i, selected: i === s.row }, `${i + 1} · ${t}`)));
   sel.parentElement.hidden = false;
   const found = strongestHead(attention, s.row);
-  const n = ids.length;
-  const cellSize = Math.max(18, Math.min(40, Math.floor(240 / n)));
-  const figures = [];
-  attention.forEach((layer, l) => layer.forEach((w, k) => {
-    const strongest = l === found.top.layer && k === found.top.head;
-    const fig = h('figure', { class: `card figure trained-map${strongest ? ' strongest' : ''}` });
-    fig.innerHTML = renderHeatmap(w, {
-      rowLabels: labels, colLabels: labels, lang: state.lang, idPrefix: `trained-l${l}h${k}`, role: 'group',
-      decimals: 2, cellSize, legend: false, masked: 'causal', title: R.headTitle(l, k),
-    });
-    const svg = fig.firstElementChild;
-    for (const [a, v] of Object.entries({ 'data-model': 'toy-zh', 'data-layer': l, 'data-head': k, 'data-ids': JSON.stringify(ids) })) svg.setAttribute(a, String(v));
-    if (strongest) fig.append(h('figcaption', { class: 'note' }, R.strongestTag));
-    figures.push(fig);
-  }));
-  grid.style.setProperty('--heads', String(H));
-  grid.replaceChildren(...figures);
+  s.run = { ids, labels, attention, found };
+  drawThumbs(env, s, L, H);
+  drawBig(env, s);
   caption(env, labels, s.row, found);
+  s.headView.show({ maps: attention, labels: [...labels], ids: [...ids], name: 'toy-zh', kvHeads: H });
 }
 
+/** Every layer × head as a thumbnail button (page-grid.js); the caption's head is marked. */
+function drawThumbs(env, s, L, H) {
+  const { $, h } = env;
+  const T = env.getT(), C = T.models.ckpt, R = T.models.trained, { ids, attention, found } = s.run;
+  const n = ids.length;
+  const rowsOf = (l, k) => Array.from({ length: n }, (_, i) => attention[l][k].data.subarray(i * n, i * n + n));
+  const grid = $('trained-grid');
+  grid.className = 'ckpt-grid trained-grid trained-thumbs';
+  grid.style.setProperty('--heads', String(H));
+  grid.style.setProperty('--thumb', `${H <= 4 ? 72 : 56}px`);
+  grid.replaceChildren(...thumbButtons(h, {
+    L, H, rowsOf, label: R.thumbLabel, layerShort: C.layerShort, headShort: C.headShort,
+    attrs: (l, k) => ({ 'data-model': 'toy-zh', 'data-layer': l, 'data-head': k, 'data-ids': JSON.stringify(ids) }),
+  }));
+  grid.querySelector(`button.thumb[data-layer="${found.top.layer}"][data-head="${found.top.head}"]`)?.classList.add('strongest');
+}
+
+/**
+ * The enlarged head (the caption's, until the reader picks another): tokens, numbers where they
+ * are readable, a tab stop and a focus ring, and the caption's row marked.
+ */
+function drawBig(env, s) {
+  const { $ } = env;
+  const T = env.getT(), R = T.models.trained, { labels, attention, found } = s.run;
+  const { layer, head } = s.big ?? { layer: found.top.layer, head: found.top.head };
+  const n = labels.length, w = attention[layer][head].data;
+  const matrix = Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => (j <= i ? w[i * n + j] : 0)));
+  const card = $('trained-big-card'), box = $('trained-big');
+  card.hidden = false;
+  const { cellSize, values } = bigCellSize(box.clientWidth || 280, n);
+  s.active ??= { row: s.row, col: layer === found.top.layer && head === found.top.head ? found.top.col : argmax(matrix[s.row]) };
+  $('trained-big-title').textContent = R.headTitle(layer, head);
+  box.innerHTML = renderHeatmap(matrix, {
+    rowLabels: labels, colLabels: labels, masked: 'causal', lang: T.htmlLang === 'en' ? 'en' : 'zh',
+    title: R.headTitle(layer, head), decimals: 2, idPrefix: 'trained-big', role: 'grid', cellSize,
+    activeCell: [s.active.row, s.active.col], focusRing: true, legend: cellSize * n >= 240,
+  });
+  box.classList.toggle('no-values', !values);
+  const svg = box.querySelector('svg');
+  for (const [k, v] of Object.entries({ 'data-model': 'toy-zh', 'data-layer': layer, 'data-head': head, 'data-ids': JSON.stringify(s.run.ids) })) svg.setAttribute(k, String(v));
+  // the caption's row: its label and cells marked (page.css)
+  svg.dataset.captioned = String(s.row);
+  svg.querySelectorAll('.row-label')[s.row]?.classList.add('captioned');
+  for (const g of svg.querySelectorAll(`g.cell-group[data-row="${s.row}"]`)) g.classList.add('captioned');
+  markThumb($('trained-grid'), layer, head);
+  moveCell(env, s, s.active.row, s.active.col, false);
+}
+
+const argmax = (row) => row.reduce((b, v, j) => (v > row[b] ? j : b), 0);
+
+/** The active cell of the enlarged map, and the line that says its weight. */
+function moveCell(env, s, i, j, focus) {
+  if (!s.run) return;
+  const box = env.$('trained-big'), R = env.getT().models.trained, { labels } = s.run;
+  s.active = { row: i, col: j };
+  const g = markCell(box, i, j, focus);
+  const v = Number(g?.querySelector('rect.cell')?.dataset.value ?? 0);
+  const line = env.$('trained-cell');
+  line.dataset.row = String(i);
+  line.dataset.col = String(j);
+  line.textContent = R.cellLine(labels[i], labels[j], j > i ? null : fixed(v, 4), !box.classList.contains('no-values'));
+}
 /** The caption: what the numbers of one row show, and no more. Tokens go in as text. */
 function caption(env, labels, i, found) {
   const { $, h } = env;

@@ -15,6 +15,7 @@
 import { createAttention, AttentionError, toRows } from '../core/attention.js';
 import { renderHeatmap } from '../heatmap/heatmap.js';
 import { gridKey } from '../heatmap/grid-keys.js';
+import { markCell } from './page-grid.js';                    // issue 24
 import { manualSeed } from '../rng/torch-rng.js';
 import * as STRINGS from '../strings/page.js';
 import {
@@ -26,7 +27,10 @@ import { createWordsSection, inputWeights } from './page-pe.js';            // i
 import { createStep4 } from './page-step4.js';
 import { createHeatmapView, heroContext } from './page-scale.js';
 import { createTrainedSection } from './page-trained.js';              // issue 16
+import { createRopeSection } from './page-rope.js';                    // issue 24
 import { createCheckpointSection } from './page-checkpoint.js';
+import { tableCue, revealExplanation } from './page-cues.js';          // issue 24: defects 11, 15
+import { createLazy } from './page-lazy.js';                       // issue 24: paint fast
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
 const SCALE_DKS = [4, 16, 64, 256, 1024];
@@ -53,6 +57,8 @@ let scalingCache = null;
 let mha;             // the episode-06 section (page-mha.js)
 let words, step4, view;  // issue 14: page-pe.js, page-step4.js, page-scale.js
 let trained, checkpoint; // issue 16: page-trained.js, page-checkpoint.js
+let rope;                // issue 24: page-rope.js
+let lazy, sections;         // issue 24: the sections below the hero, drawn when needed (page-lazy.js)
 
 // ------------------------------------------------------------------------------------------------
 // small DOM helpers
@@ -109,16 +115,23 @@ function computeSection5() {
  * selfAttention returns the raw scores too: with X = I (8×8), W_Q = q and W_K = k we get Q = q,
  * K = k exactly, so scores = q·kᵀ, computed by the core like everything else. The standard
  * deviations pool the scores of all draws, meanMax averages the rows' largest weight over all draws.
+ * A generator: it yields when a slice has taken SLICE_MS (checked after each draw), so that the
+ * page computes it in slices of idle time (issue 24: in one piece it was the longest task of the
+ * page's start), and returns { seed, rows }.
  */
-function computeScaling(seed) {
+const SLICE_MS = 8;
+function* computeScaling(seed) {
+  let since = performance.now();
   if (scalingCache && scalingCache.seed === seed) return scalingCache;
   const I = identity(SCALE_N);
   const meanMax = (w) => { let s = 0; for (let i = 0; i < SCALE_N; i++) s += Math.max(...w.subarray(i * SCALE_N, (i + 1) * SCALE_N)); return s; };
-  const rows = SCALE_DKS.map((d) => {
+  const rows = [];
+  for (const d of SCALE_DKS) {
     const g = manualSeed(seed);
     const scores = [], scaledScores = [];
     let maxScaled = 0, maxUnscaled = 0, first;
     for (let k = 0; k < SCALE_SAMPLES; k++) {
+      if (performance.now() - since > SLICE_MS) { yield; since = performance.now(); }
       const q = { data: g.randn(SCALE_N, d), shape: [SCALE_N, d] };
       const kk = { data: g.randn(SCALE_N, d), shape: [SCALE_N, d] };
       const scaled = attn.selfAttention({ x: I, wq: q, wk: kk, wv: I });              // scale 1/√d_k
@@ -128,11 +141,11 @@ function computeScaling(seed) {
       if (k === 0) first = { wScaled: rowsOf(scaled.weights), wUnscaled: rowsOf(unscaled.weights) };
     }
     const rowsSeen = SCALE_SAMPLES * SCALE_N;
-    return {
+    rows.push({
       d, std: std(scores), stdScaled: std(scaledScores), ...first,
       meanMaxScaled: maxScaled / rowsSeen, meanMaxUnscaled: maxUnscaled / rowsSeen,
-    };
-  });
+    });
+  }
   scalingCache = { seed, rows };
   return scalingCache;
 }
@@ -189,13 +202,19 @@ const shapeCaption = (name, r, c) => T.matrixShape(name, r, c);
 const MIN_VALUE_PX = 10;
 const TITLE_SPACE = 16 * 0.9 + 10;   // the renderer's title line (font 16, 10 above the rest), drawn here as HTML
 let scrollablesQueued = false;
-function updateScrollables() {
+const scrollScopes = new Set();
+/** scope: the element whose boxes may have changed (the hero alone after a temperature step), or the document. */
+function updateScrollables(scope = document) {
+  scrollScopes.add(scope);
   if (scrollablesQueued) return;
   scrollablesQueued = true;
   requestAnimationFrame(() => {
     scrollablesQueued = false;
-    const boxes = [...document.querySelectorAll('.table-scroll, .heatmap')];
+    const scopes = scrollScopes.has(document) ? [document] : [...scrollScopes];
+    scrollScopes.clear();
+    const boxes = scopes.flatMap((s) => [...s.querySelectorAll('.table-scroll, .heatmap')]);
     const overflowing = boxes.map((el) => el.scrollWidth > el.clientWidth + 1);
+    const edges = boxes.map(edgesOf);              // read here: read after the writes below, each forced a layout
     const maps = boxes.map((el) => {
       const svg = el.matches('.heatmap') && el.closest('.map') && el.querySelector('svg');
       if (!svg) return null;
@@ -205,22 +224,24 @@ function updateScrollables() {
     });
     boxes.forEach((el, k) => {
       markScrollable(el, overflowing[k]);
+      if (el.matches('.table-scroll')) tableCue(el, overflowing[k], T.tableScrolls);
       if (!maps[k]) return;
       const frame = el.closest('.map');
       frame.classList.toggle('scrolls', overflowing[k]);
       frame.classList.toggle('values-hidden', maps[k].small);
       el.querySelector('svg').style.marginTop = `${-(TITLE_SPACE * maps[k].scale).toFixed(1)}px`;
-      markEdges(el);
+      markEdges(el, edges[k]);
     });
   });
 }
 
 /** Which edges of a scrolling heatmap have more beyond them (page.css fades those). */
-function markEdges(el) {
+const edgesOf = (el) => ({ start: el.scrollLeft <= 1, end: el.scrollLeft + el.clientWidth >= el.scrollWidth - 1 });
+function markEdges(el, e = edgesOf(el)) {
   const frame = el.closest('.map');
   if (!frame) return;
-  frame.classList.toggle('at-start', el.scrollLeft <= 1);
-  frame.classList.toggle('at-end', el.scrollLeft + el.clientWidth >= el.scrollWidth - 1);
+  frame.classList.toggle('at-start', e.start);
+  frame.classList.toggle('at-end', e.end);
 }
 
 /**
@@ -269,10 +290,12 @@ function cellSizeFor(width, tokens) {
 function drawHeatmap(key, container, ctx, title) {
   const n = ctx.tokens.length;
   const frame = mapFrame(container);
+  // read once, before any write (after one, this read would lay the page out again: issue 24's
+  // slider); the box does not depend on its content
+  const width = container.clientWidth || 320;
   frame.querySelector('.map-title').textContent = title;
   frame.querySelector('.hint-scroll').textContent = T.mapScrolls;
   frame.querySelector('.hint-values').textContent = T.mapValuesHidden;
-  const width = container.clientWidth || 320;          // read once: the box does not depend on its content
   const cellSize = cellSizeFor(width, ctx.tokens);
   const options = {
     rowLabels: ctx.tokens, colLabels: ctx.tokens, title, lang: state.lang,
@@ -300,10 +323,6 @@ function drawHeatmap(key, container, ctx, title) {
   setActive(key, a.row, a.col, false);
 }
 
-function cellGroup(key, i, j) {
-  return heatmaps[key]?.container.querySelector(`g.cell-group[data-row="${i}"][data-col="${j}"]`);
-}
-
 /**
  * Make (i, j) the active cell of a heatmap: as the pointer or the keys move, the tab stop, the
  * focus ring and the bold row and column labels follow it (the renderer drew the first tab stop
@@ -314,24 +333,7 @@ function setActive(key, i, j, focus) {
   if (!hm) return;
   active[key] = { row: i, col: j };
   const { container } = hm;
-  for (const g of container.querySelectorAll('g.cell-group[tabindex="0"]')) g.setAttribute('tabindex', '-1');
-  const g = cellGroup(key, i, j);
-  if (!g) return;
-  g.setAttribute('tabindex', '0');
-  if (focus) g.focus();
-
-  // the ring around the cell, and the row and column labels in bold
-  const rect = g.querySelector('rect.cell');
-  const [x, y, w] = ['x', 'y', 'width'].map((k) => Number(rect.getAttribute(k)));
-  const setBox = (el, pad) => {
-    el.setAttribute('x', String(x - pad)); el.setAttribute('y', String(y - pad));
-    el.setAttribute('width', String(w + 2 * pad)); el.setAttribute('height', String(w + 2 * pad));
-  };
-  setBox(container.querySelector('.ring-outer'), 2.5);
-  setBox(container.querySelector('.ring-inner'), 0.5);
-  container.querySelectorAll('.row-label, .col-label').forEach((el) => el.classList.remove('on'));
-  container.querySelectorAll('.row-label')[i]?.classList.add('on');
-  container.querySelectorAll('.col-label')[j]?.classList.add('on');
+  if (!markCell(container, i, j, focus)) return;      // tab stop, focus ring, bold labels (page-grid.js)
 
   explain(key, i, j);
   if (key === 'main') followRow(i);
@@ -352,6 +354,10 @@ function wireHeatmap(key, container) {
       if (active[key].row !== i || active[key].col !== j || g.getAttribute('tabindex') !== '0') setActive(key, i, j, false);
     }
   });
+  // a tap (or click) on a cell: on a narrow screen its explanation may be far below (issue 24)
+  container.addEventListener('click', (e) => {
+    if (target(e)) revealExplanation(explainPanel(key)?.closest('.explain'), container);
+  });
   container.addEventListener('keydown', (e) => {
     const g = target(e);
     if (!g) return;
@@ -366,9 +372,11 @@ function wireHeatmap(key, container) {
 // ------------------------------------------------------------------------------------------------
 // the explanation of one cell
 
+const explainPanel = (key) => heatmaps[key] && (heatmaps[key].ctx.explainPanel ?? (key === 'main' ? $('main-explain') : $('s5-explain')));
+
 function explain(key, i, j) {
   const { ctx } = heatmaps[key];
-  const panel = ctx.explainPanel ?? (key === 'main' ? $('main-explain') : $('s5-explain'));
+  const panel = explainPanel(key);
   const steps = h('ol', { class: 'ex-steps' });
   const step = (label, ...value) => steps.append(h('li', {},
     h('span', { class: 'ex-k' }, ...label), h('span', { class: 'ex-v' }, ...value)));
@@ -528,7 +536,7 @@ function renderHero() {
 
 function renderSteps() {
   const m = model;
-  const dims = (k) => Array.from({ length: k }, (_, j) => String(j));
+  const dims = (k) => Array.from({ length: k }, (_, j) => String(j + 1));   // people count from 1 (issue 24)
   const masked = m.causal ? (i, j) => j > i : null;
 
   renderXTable();
@@ -552,13 +560,20 @@ function renderSteps() {
   }));
   $('output-table').replaceChildren(matrixTable(shapeCaption(T.outputName, m.n, m.dk), m.output,
     { rowLabels: m.tokens, colLabels: dims(m.dk), follow: true }));
-  followRow(active.main.row);
+  followRow(active.main.row, true);
 }
 
-/** Step 4's worked line and the highlighted rows follow the active row of the main heatmap. */
-function followRow(i) {
+/**
+ * Step 4's worked line and the highlighted rows follow the active row of the main heatmap; not
+ * drawn while the steps wait to be drawn (renderSteps calls it), nor again for the same row of
+ * the same model (a new temperature redraws the hero only).
+ */
+let followed = null;
+function followRow(i, force = false) {
   const m = model;
-  if (!m || i >= m.n) return;
+  if (!m || i >= m.n || sections?.steps.stale) return;
+  if (!force && followed?.m === m && followed.i === i) return;
+  followed = { m, i };
   const [a, b] = T.step4Example;
   const parts = [a, tok(m.tokens[i]), b];
   let first = true;
@@ -592,7 +607,7 @@ function renderXTable() {
   box.dataset.key = key;
   box.replaceChildren(matrixTable(shapeCaption('X', m.n, D_MODEL), m.x, {
     rowLabels: m.tokens,
-    colLabels: Array.from({ length: D_MODEL }, (_, j) => String(j)),
+    colLabels: Array.from({ length: D_MODEL }, (_, j) => String(j + 1)),
     cell: (i, j, v) => h('input', {
       type: 'text', inputmode: 'decimal', autocomplete: 'off', spellcheck: 'false',
       value: fixed(v, 4), 'data-row': i, 'data-col': j, 'aria-label': `${m.tokens[i]} · ${T.xCellLabel(i, j)}`,
@@ -606,7 +621,7 @@ function renderSnippet() {
 
 function renderSection5() {
   const ctx = s5;
-  const dims = ['0', '1', '2', '3'];
+  const dims = ['1', '2', '3', '4'];
   $('s5-tables').replaceChildren(
     matrixTable('Query', S5_Q, { rowLabels: S5_TOKENS, colLabels: dims, decimals: 1 }),
     matrixTable('Key', S5_K, { rowLabels: S5_TOKENS, colLabels: dims, decimals: 1 }));
@@ -644,8 +659,22 @@ function bars(values, label) {
   return svg;
 }
 
+/**
+ * The √d_k demo, computed in slices (computeScaling yields): returns the next slice for
+ * page-lazy.js to run in idle time, until it is drawn. The seed and language are read when it is drawn.
+ */
 function renderScaling() {
-  const { rows } = computeScaling(state.seed);
+  const work = computeScaling(state.seed);
+  const slice = () => {
+    const r = work.next();
+    if (!r.done) return slice;
+    drawScaling(r.value.rows);
+    return undefined;
+  };
+  return slice();
+}
+
+function drawScaling(rows) {
   const [hd, hs, hw1, hw2] = T.scaleHead;
   const grid = $('scale-grid');
   const head = h('div', { class: 'scale-row scale-head', 'aria-hidden': 'true' },
@@ -685,7 +714,10 @@ function writeHash() {
   if (location.hash !== hash) history.replaceState(null, '', hash);
 }
 
-/** Recompute and redraw everything from `state`. fromLink: the state came from a link. */
+/**
+ * Recompute from `state`: the hero now, the sections below it now or when due (registerSections).
+ * fromLink: the state came from a link.
+ */
 function render(fromLink = false) {
   try {
     model = computeModel();
@@ -700,14 +732,62 @@ function render(fromLink = false) {
   }
   showXMsg();
   renderHero();
-  renderSteps();
-  renderSnippet();
-  renderScaling();
-  renderMha();
-  words.render();
-  trained.render();
+  for (const key of ['snippet', 'words', 'steps', 'scaling', 'mha', 'trained', 'rope']) sections[key].invalidate();
   writeHash();
   updateScrollables();
+}
+
+/**
+ * The sections below the hero (issue 24): each is drawn when it comes near the viewport, or in
+ * idle time after the hero's first paint (page-lazy.js). A state change redraws them at once,
+ * except the √d_k demo when it is off-screen: it is computed in slices of idle time (it needs
+ * only the seed and the language, and costs most). <html data-complete> says whether every
+ * section is drawn; data-ready, set before, that the hero is.
+ */
+function registerSections() {
+  const html = document.documentElement;
+  lazy = createLazy({
+    onComplete: () => { html.dataset.complete = 'true'; },
+    onPending: () => { html.dataset.complete = 'false'; },
+  });
+  // a draw may come in slices (it returns the next one); the boxes are checked once it is done
+  const done = (more) => (typeof more === 'function' ? () => done(more()) : updateScrollables());
+  const part = (els, draw, opts = {}) => lazy.section(els, () => done(draw()), opts);
+  sections = {
+    snippet: part($('reproduce'), renderSnippet, { defer: false, name: 'snippet' }),
+    words: part($('words'), () => words.render(), { defer: false }),
+    steps: part(['step-x', 'step-w', 'step-qkv', 'step-1', 'step-2', 'step-3', 'step-4'].map($), renderSteps, { defer: false, name: 'steps' }),
+    s5: part($('section-5'), renderSection5, { defer: false }),
+    trained: part($('trained'), () => trained.render(), { defer: false }),
+    scaling: part($('scaling'), renderScaling, { defer: true }),
+    mha: part($('mha'), renderMha, { defer: false }),
+    rope: part($('rope'), () => rope.render(), { defer: false }),
+    checkpoint: part($('checkpoint'), () => checkpoint.render(), { defer: false }),
+  };
+}
+
+/** The temperature and the colour scale change the main heatmap alone (page-scale.js says so). */
+function renderView() {
+  const t0 = performance.now();
+  renderHero();
+  writeHash();
+  updateScrollables($('main-heatmap').closest('section'));
+  performance.measure('attnmap:view', { start: t0, end: performance.now() });      // bench/page-paint.js
+}
+
+/**
+ * The slider sends an input event per pixel dragged, several per frame: the first in a frame
+ * draws at once, the rest wait for the next frame, which draws the latest state once.
+ */
+let viewFrame = 0, viewPending = false;
+function setView(change) {
+  Object.assign(state, change);
+  if (viewFrame) { viewPending = true; return; }
+  renderView();
+  viewFrame = requestAnimationFrame(() => {
+    viewFrame = 0;
+    if (viewPending) { viewPending = false; setView({}); }
+  });
 }
 
 /** The episode-06 section; a problem there (the core refusing an edited X) stays in the section. */
@@ -726,8 +806,8 @@ function renderAll(fromLink = false) {
   applyLang();
   showLinkNote();
   for (const el of document.querySelectorAll('#dk option')) el.textContent = el.value;
-  renderSection5();
-  checkpoint.render();
+  sections.s5.invalidate();
+  sections.checkpoint.invalidate();
   render(fromLink);
 }
 
@@ -959,11 +1039,13 @@ function bindTeach() {
     render();
   } });
   step4 = createStep4(env);
-  view = createHeatmapView({ ...env, set: (change) => { Object.assign(state, change); render(); } });
+  view = createHeatmapView({ ...env, set: setView });
   words.bind(); step4.bind(); view.bind();
   trained = createTrainedSection(env);
   checkpoint = createCheckpointSection(env);
   trained.bind(); checkpoint.bind();
+  rope = createRopeSection(env);
+  rope.bind();
 }
 
 /** A link's new hash, and a window that changes size. */
@@ -993,6 +1075,7 @@ function bindWindow() {
 }
 
 async function main() {
+  document.documentElement.dataset.complete = 'false';
   state = parseHash(location.hash);
   T = STRINGS[state.lang];
   try {
@@ -1001,14 +1084,20 @@ async function main() {
     const el = $('fatal');
     el.hidden = false;
     el.textContent = T.fatal + (e?.message ?? String(e));
+    delete document.documentElement.dataset.complete;          // nothing more will be drawn
     return;
   }
   bindControls();
   linkProblems = hashProblems(location.hash, state);
   s5 = computeSection5();
+  registerSections();
   syncControls();
-  renderAll(true);
+  renderAll(true);                    // the hero now; the sections below it are left to lazy
+  performance.mark('attnmap:first-heatmap');                   // bench/page-paint.js
   document.documentElement.dataset.ready = 'true';
+  // after the hero's first paint (a frame, then a task): the sections near the viewport, the
+  // others in idle time
+  requestAnimationFrame(() => setTimeout(() => lazy.start(), 0));
 }
 
 main();

@@ -74,12 +74,13 @@ export const zh = {
 
   stepXTitle: '第 0 步 · 输入 X',
   stepXText: '每个词一行：它经过 Embedding 和位置编码（EP03、EP04）之后的 8 维向量，d_model = 8。和文章的代码一样，这里默认用 <code>torch.randn</code> 代替；在上面的「Embedding + 位置编码」里换成 E[词] + PE。' +
-    '<b>表里的数都可以改</b>：改完按 Enter 或离开这一格，后面每一步立刻重算。',
+    '<b>表里的数都可以改</b>：改完按 Enter 或离开这一格，后面每一步立刻重算。' +
+    '本页的文字和表格都从 1 开始数（第 1 个词、第 1 维、头 1、层 1），只有 Python 代码和公式里的下标从 0 开始：表里第 1 行、第 1 列的数就是代码里的 <code>X[0, 0]</code>。',
   xRandom: (n, seed) => `X = torch.randn(${n}, 8)，种子 ${seed}。`,
   xEdited: 'X 已被你修改，链接里会带上它。',
   resetX: '恢复随机 X',
   xError: '这个数用不了。C 核心的检查结果：',
-  xCellLabel: (i, j) => `第 ${i + 1} 个词，第 ${j} 维`,
+  xCellLabel: (i, j) => `第 ${i + 1} 个词，第 ${j + 1} 维`,
 
   stepWTitle: `三个投影矩阵 W<sub>Q</sub>、W<sub>K</sub>、W<sub>V</sub>`,
   stepWText: 'Q、K、V 不是三种不同的输入：它们来自同一个 X，只是乘了三个不同的矩阵，形状都是 d_model × d_k。' +
@@ -154,9 +155,9 @@ export const zh = {
   // issue 14: messages about X name the token and the dimension (the token goes between the two
   // parts, as text); the core's own message follows as a detail
   xBad: {
-    nan: (j) => ['「', `」的第 ${j} 维不是一个有限的数（NaN 和无穷大都不行）。`],
-    range: (j, v) => ['「', `」的第 ${j} 维是 ${v}，超出了 float32 的范围（约 ±3.4×10^38）。`],
-    overflow: (j, v) => ['「', `」的第 ${j} 维是 ${v}：X 的数太大，Q·Kᵀ 的分数超出了 float32 的范围。`],
+    nan: (j) => ['「', `」的第 ${j + 1} 维不是一个有限的数（NaN 和无穷大都不行）。`],
+    range: (j, v) => ['「', `」的第 ${j + 1} 维是 ${v}，超出了 float32 的范围（约 ±3.4×10^38）。`],
+    overflow: (j, v) => ['「', `」的第 ${j + 1} 维是 ${v}：X 的数太大，Q·Kᵀ 的分数超出了 float32 的范围。`],
     other: (code) => ['', `C 核心拒绝了这个 X（${code}）。`],
   },
   xTyped: '这个数没有用上，表格保持上一次的 X：',
@@ -191,6 +192,7 @@ export const zh = {
   },
   exportDark: '导出深色版',
   mapScrolls: '图比屏幕宽：左右滑动查看整张图 →',
+  tableScrolls: '表比屏幕宽：左右滑动查看整张表 →',
   mapValuesHidden: '格子太小，不显示数值：把鼠标移到格子上，或按 Tab 进入后用方向键查看。',
   matrixShape: (name, r, c) => `${name}（${r} × ${c}）`,
 };
@@ -259,12 +261,13 @@ export const en = {
 
   stepXTitle: 'Step 0 · The input X',
   stepXText: 'One row per token: its 8-dimensional vector after Embedding and Positional Encoding (episodes 03 and 04), d_model = 8. As in the episode\'s code, <code>torch.randn</code> stands in for them, unless you pick “Embedding + positions” above: then X = E[token] + PE. ' +
-    '<b>Every number in the table can be edited</b>: press Enter or leave the cell, and every step below is recomputed.',
+    '<b>Every number in the table can be edited</b>: press Enter or leave the cell, and every step below is recomputed. ' +
+    'The page\'s text and tables count from 1 (token 1, dimension 1, head 1, layer 1); only the indices in the Python code and the formulas count from 0: row 1, column 1 of the table is <code>X[0, 0]</code> in the code.',
   xRandom: (n, seed) => `X = torch.randn(${n}, 8), seed ${seed}.`,
   xEdited: 'You edited X; the link carries your values.',
   resetX: 'Back to random X',
   xError: 'This value cannot be used. The C core\'s check says:',
-  xCellLabel: (i, j) => `token ${i + 1}, dimension ${j}`,
+  xCellLabel: (i, j) => `token ${i + 1}, dimension ${j + 1}`,
 
   stepWTitle: 'The three projections W<sub>Q</sub>, W<sub>K</sub>, W<sub>V</sub>',
   stepWText: 'Q, K and V are not three different inputs: they all come from the same X, multiplied by three different matrices of shape d_model × d_k. ' +
@@ -337,9 +340,9 @@ export const en = {
   footer: 'attnmap · every number on this page is computed by c_src/attention.c compiled to WebAssembly · works offline and straight from disk',
   fatal: 'The WebAssembly core failed to load: ',
   xBad: {
-    nan: (j) => ['Row ', `, dimension ${j}: not a finite number (NaN and infinities are not allowed).`],
-    range: (j, v) => ['Row ', `, dimension ${j}: ${v} is outside the float32 range (about ±3.4×10^38).`],
-    overflow: (j, v) => ['Row ', `, dimension ${j}: ${v}. X is so large that the scores Q·Kᵀ overflow float32.`],
+    nan: (j) => ['Row ', `, dimension ${j + 1}: not a finite number (NaN and infinities are not allowed).`],
+    range: (j, v) => ['Row ', `, dimension ${j + 1}: ${v} is outside the float32 range (about ±3.4×10^38).`],
+    overflow: (j, v) => ['Row ', `, dimension ${j + 1}: ${v}. X is so large that the scores Q·Kᵀ overflow float32.`],
     other: (code) => ['', `The C core refused this X (${code}).`],
   },
   xTyped: 'This value was not used; the table keeps the last X:',
@@ -373,6 +376,7 @@ export const en = {
   },
   exportDark: 'Export in dark',
   mapScrolls: 'Wider than the screen: scroll sideways to see the whole map →',
+  tableScrolls: 'Wider than the screen: scroll sideways to see the whole table →',
   mapValuesHidden: 'Cells too small for numbers: hover a cell, or Tab in and use the arrow keys.',
   matrixShape: (name, r, c) => `${name} (${r} × ${c})`,
 };
@@ -393,11 +397,18 @@ zh.teach = {
     inputs: { randn: '文章：torch.randn', embed: 'Embedding + 位置编码' },
     peLabel: '加上位置编码 PE',
     caption: (sentence) => `「${sentence}」的注意力权重`,
+    // issue 24: the aligned view and the difference map (page-pe.js)
+    alignedTitle: (b, a) => `「${b}」按「${a}」的顺序重排`,
+    alignedCaption: (b, a) => `「${b}」的权重，行和列换成「${a}」的词序：同一个格子是同一对词。`,
+    diffTitle: (a, b) => `差：|${a} − ${b}（重排）|`,
+    diffCaption: (max, row, col) => `差值图（颜色从 0 到最大差）：最大差 ${max}，在「${row}」→「${col}」。`,
+    diffZero: '差值图：每一格都是 0——重排之后两句话的权重完全相同，模型分不出词序。',
     verdictRandn: ['torch.randn 不看词：', 'B', ' 拿到的 X 和 ', 'A', ' 一模一样，两张热力图也完全相同——模型根本分不出这两句话。选「Embedding + 位置编码」试试。'],
     verdictNoPe: (perm, exact, causal) => (causal && !exact
       ? ['没有位置编码，但开着因果遮蔽：遮蔽本身就知道谁在前谁在后，所以 ', 'B', ` 按 ${perm} 重排后也不等于 `, 'A', '。关掉遮蔽再看。']
       : ['没有位置编码时，', 'B', ' 就是 ', 'A', ` 的行和列按 ${perm} 重新排列：每一格都完全相等。自注意力只知道有哪些词，不知道它们的顺序——「猫吃鱼」和「鱼吃猫」对它来说是同一件事。`]),
     verdictPe: (perm, gap) => ['加上位置编码之后，', 'B', ' 不再是 ', 'A', ` 的重排：按 ${perm} 重排后，最大相差 ${gap}。同一个词站在不同的位置，X 的那一行就不同，看别人的方式也跟着变。`],
+    eName: 'E[词]',   // the E table's name, as the texts write it (issue 24)
     xStatus: (n, pe) => `X = E[词]${pe ? ' + PE[位置]' : '（没有位置编码）'}，${n} 行；同一个词的 E 行完全相同。`,
   },
   formula: {
@@ -414,10 +425,16 @@ zh.teach = {
   view: {
     colourLabel: '色标',
     scales: { unit: '0–1', data: '数据范围', log: '对数' },
+    // issue 24: which scale is on (page-scale.js colourNote)
+    scaleOn: (name, lo, hi, key) => `现在的色标：${name}` + (key === 'unit' ? '（0 最暗，1 最亮）' : `（这张图的权重 ${lo} – ${hi}）`) + '。',
+    scaleWhy: (key, hi, limit) => (key === 'data'
+      ? `这是这张图的默认：它最大的权重只有 ${hi}（不超过 ${limit}），用 0–1 的话几乎所有格子都是同一种深紫色。`
+      : `这是这张图的默认：最大的权重 ${hi} 在 0–1 上看得清楚；权重都不超过 ${limit} 的图（长句子）默认用数据范围。`),
+    scaleChosen: '这是你选的色标（写在链接里）。',
     tempLabel: '温度',
     tempNote: (t, dk) => (t === 1
-      ? `T = 1 就是文章的公式 softmax(QKᵀ/√${dk})。T 越小，每一行越接近只看一个词；T 越大，越接近平均。`
-      : `这张热力图是 softmax(QKᵀ / (${t}·√${dk}))：温度只改变这张图（和右边的解释），下面的表格和代码仍是 T = 1。`),
+      ? `T = 1 就是文章的公式 softmax(QKᵀ/√${dk})。这里的温度缩放的是注意力分数（softmax 之前除以 T），不是生成文字时采样用的温度。T 越小，每一行越接近只看一个词；T 越大，越接近平均。`
+      : `这张热力图是 softmax(QKᵀ / (${t}·√${dk}))：温度缩放的是注意力分数，不是采样。它只改变这张图和「这一格是怎么算出来的」，下面的表格和代码仍是 T = 1。`),
     entropyHead: (max, n) => `每一行的熵（单位：比特，−Σ w·log₂w）：0 表示只看一个词，最大 log₂${n} = ${max} 表示完全平均`,
     entropyHeadCausal: (n) => `每一行的熵（单位：比特，−Σ w·log₂w）：0 表示只看一个词。因果遮蔽下，第 k 行只能看到 k 个词（第 1 行 1 个，第 ${n} 行 ${n} 个），最大是 log₂k，表示在这 k 个词上完全平均；每一行的条按它自己的最大值画满。`,
     bits: '比特',
@@ -437,11 +454,18 @@ en.teach = {
     inputs: { randn: 'Episode: torch.randn', embed: 'Embedding + positions' },
     peLabel: 'Add the positional encoding PE',
     caption: (sentence) => `Attention weights of “${sentence}”`,
+    // issue 24: the aligned view and the difference map (page-pe.js)
+    alignedTitle: (b, a) => `“${b}” in the order of “${a}”`,
+    alignedCaption: (b, a) => `The weights of “${b}” with rows and columns in the word order of “${a}”: the same cell is the same pair of words.`,
+    diffTitle: (a, b) => `Difference: |${a} − ${b} (aligned)|`,
+    diffCaption: (max, row, col) => `The difference map (colours from 0 to the largest difference): the largest is ${max}, at ${row} → ${col}.`,
+    diffZero: 'The difference map: every cell is 0. Aligned, the two sentences have exactly the same weights: the model cannot tell the word order.',
     verdictRandn: ['torch.randn ignores the words: ', 'B', ' gets exactly the X of ', 'A', ', and the two heatmaps are identical: the model cannot tell the sentences apart. Try “Embedding + positions”.'],
     verdictNoPe: (perm, exact, causal) => (causal && !exact
       ? ['No positional encoding, but the causal mask is on: the mask itself knows who comes first, so ', 'B', ` reordered by ${perm} is not `, 'A', '. Switch the mask off and look again.']
       : ['Without positional encoding, ', 'B', ' is ', 'A', ` with its rows and columns reordered ${perm}: every cell is exactly equal. Self-attention knows which words there are, not their order: “cat eats fish” and “fish eats cat” are the same to it.`]),
     verdictPe: (perm, gap) => ['With positional encoding, ', 'B', ' is no longer a reordering of ', 'A', `: reordered by ${perm}, the weights differ by up to ${gap}. The same word at another position has another row of X, and looks at the others differently.`],
+    eName: 'E[token]',
     xStatus: (n, pe) => `X = E[token]${pe ? ' + PE[position]' : ' (no positional encoding)'}, ${n} rows; the same word has the same row of E.`,
   },
   formula: {
@@ -458,10 +482,16 @@ en.teach = {
   view: {
     colourLabel: 'Colour scale',
     scales: { unit: '0–1', data: 'data range', log: 'log' },
+    // issue 24: which scale is on (page-scale.js colourNote)
+    scaleOn: (name, lo, hi, key) => `Colour scale on: ${name}` + (key === 'unit' ? ' (0 darkest, 1 brightest).' : ` (this map's weights, ${lo} – ${hi}).`),
+    scaleWhy: (key, hi, limit) => (key === 'data'
+      ? ` This map's default: its largest weight is only ${hi} (at most ${limit}); on 0–1 nearly every cell would be the same dark purple.`
+      : ` This map's default: its largest weight, ${hi}, reads well on 0–1; maps whose weights are all ${limit} or less (long sentences) default to the data range.`),
+    scaleChosen: ' You chose this scale (it is kept in the link).',
     tempLabel: 'Temperature',
     tempNote: (t, dk) => (t === 1
-      ? `T = 1 is the episode's formula softmax(QKᵀ/√${dk}). A smaller T pushes each row towards a single token; a larger T towards an even spread.`
-      : `This heatmap is softmax(QKᵀ / (${t}·√${dk})): the temperature changes only this picture (and the explanation beside it); the tables and the code below keep T = 1.`),
+      ? `T = 1 is the episode's formula softmax(QKᵀ/√${dk}). This temperature scales the attention scores (divided by T before the softmax), not the sampling of generated text. A smaller T pushes each row towards a single token; a larger T towards an even spread.`
+      : `This heatmap is softmax(QKᵀ / (${t}·√${dk})): the temperature scales the attention scores, not sampling. It changes only this picture and “How this cell is computed”; the tables and the code below keep T = 1.`),
     entropyHead: (max, n) => `Entropy of each row in bits (−Σ w·log₂w): 0 means a single token, the most, log₂${n} = ${max}, an even spread`,
     entropyHeadCausal: (n) => `Entropy of each row in bits (−Σ w·log₂w): 0 means a single token. Under the causal mask row k sees only k tokens (row 1 one, row ${n} all ${n}), so its most is log₂k, an even spread over those k; each row's bar is full at its own most.`,
     bits: 'bits',
@@ -474,14 +504,16 @@ en.teach = {
 // issue 16: a trained model (web/page/page-trained.js) and a checkpoint the reader loads
 // (web/page/page-checkpoint.js). Captions are arrays: 'ROW' and 'KEY' are where the row's token
 // and the token it looks at go, as text.
+// Layers, heads and kv groups (l, h, g) come in as indices from 0, as the code counts; the texts
+// print them from 1, as people count (issue 24); caption's pos is already from 1.
 const WHERE_ZH = { self: '（它自己）', first: '（句子的第一个字）', previous: '（它前面那个字）', other: '' };
 const WHERE_EN = { self: ' (itself)', first: ' (the first character)', previous: ' (the character before it)', other: '' };
 
 zh.models = {
   trained: {
     title: '随机权重，还是训练过的模型？',
-    text: '上面所有的热力图都用文章的随机权重（<code>torch.randn</code>）：它们的图案是随机数的图案，不是模型学到的东西。' +
-      '切换到「训练过的玩具模型」，同一句话（按字读：猫 吃 鱼 → 猫吃鱼）交给一个真的训练过的小模型，看它每一层、每一个头的注意力。',
+    text: '上面所有的热力图都用文章的随机权重（X 来自 <code>torch.randn</code>，W<sub>Q</sub>、W<sub>K</sub>、W<sub>V</sub> 是 <code>nn.Linear</code> 默认的均匀分布初始化）：它们的图案是随机数的图案，不是模型学到的东西。' +
+      '切换到「训练过的玩具模型」，一句话（按字读：猫 吃 鱼 → 猫吃鱼）交给一个真的训练过的小模型，看它每一层、每一个头的注意力：先是一句它的头要真正做选择的话，一键换成页面上的句子。',
     modeLabel: '权重',
     modes: { random: '文章的随机权重', trained: '训练过的玩具模型' },
     rowLabel: '说明哪一行：',
@@ -489,24 +521,30 @@ zh.models = {
     loadFailed: (m) => `玩具模型加载失败：${m}`,
     randomStatus: (seed) => `文章的随机权重，种子 ${seed}：和页面最上面的热力图相同。`,
     trainedStatus: (L, H) => `玩具模型：${L} 层 × 每层 ${H} 个头，共 ${L * H} 张热力图；每行是一个字在看谁，因果遮蔽（只看自己和前面的字）。`,
-    headTitle: (l, h) => `层 ${l} · 头 ${h}`,
+    headTitle: (l, h) => `层 ${l + 1} · 头 ${h + 1}`,
     strongestTag: '↑ 说明里的那个头',
+    // issue 24: the toy's sentence, the enlarged head, its active cell
+    sentenceLabel: '句子',
+    sentences: { example: (t) => t, page: (t) => `页面的句子：${t}` },
+    thumbLabel: (l, h) => `放大层 ${l + 1} · 头 ${h + 1}`,
+    cellLine: (row, col, v, shown) => (v === null ? `「${row}」→「${col}」：被因果遮蔽，权重 0。` : `「${row}」→「${col}」：${v}`) +
+      (shown ? '' : '（格子太小，数字不画在格子里：把鼠标放在格子上，或用 Tab 进入、方向键移动，在这里读数。）'),
     unknown: (chars, known) => `玩具模型不认识这些字：${chars}。它只在一个很小的语法上训练过，只认识这些字：${known}。换一句试试，比如「猫 吃 鱼」；上面的随机权重部分不受影响。`,
     empty: '这句话里没有字。',
     tooLong: (n, max) => `这句话有 ${n} 个字，玩具模型最多读 ${max} 个。`,
-    caption: (pos, l, h, w, where, agree, total) => ['「', 'ROW', `」这一行（第 ${pos} 个字）：${total} 个头里，权重最集中的是层 ${l} 的头 ${h}，它把 ${w} 的注意力给了「`, 'KEY',
+    caption: (pos, l, h, w, where, agree, total) => ['「', 'ROW', `」这一行（第 ${pos} 个字）：${total} 个头里，权重最集中的是层 ${l + 1} 的头 ${h + 1}，它把 ${w} 的注意力给了「`, 'KEY',
       `」${WHERE_ZH[where]}。` + (agree > 1 ? `共有 ${agree} 个头把最多的权重给了「` : '其他头最多的权重都给了别的字，不是「'), 'KEY',
       '」。这是这一句、这一行的测量：它说明这些头在这里看向哪儿，不说明模型为什么这样看；换一句话，结果可能不同。'],
     nearlyEven: (u) => `不过差别很小：这一行平均分的话，每个字是 ${u}。`,
     captionFirst: ['第一个字只能看它自己（因果遮蔽），每个头给它的权重都是 1：这一行什么也说明不了。换一行看看。'],
-    note: '玩具模型在「猫吃鱼」这类句子上训练（<a href="web/models/toy-zh/README.md">模型说明</a>）：在它的语法里，动词后面的宾语由主语决定（猫吃鱼、狗吃肉、猫喝奶），' +
+    note: '玩具模型在「猫吃鱼」这类句子上训练（<a href="web/models/toy-zh/README.html">模型说明</a>）：在它的语法里，动词后面的宾语由主语决定（猫吃鱼、狗吃肉、猫喝奶），' +
       '所以在动词这个位置猜下一个字，需要看回主语。一个头从「吃」看向「猫」和这一点相符，但热力图本身证明不了模型用了它。',
   },
   ckpt: {
     kicker: '进阶 · 真实模型',
     title: '加载一个真实的模型：每一层、每一个头',
     text: '选择一个模型文件夹里的文件（GPT-2，或 Qwen2.5、Qwen3、Llama 3、SmolLM2 这样的 LLaMA 系列）：<code>config.json</code>、<code>model.safetensors</code>（或 <code>model.safetensors.index.json</code> 和它的分片），以及 <code>tokenizer.json</code>，或 <code>vocab.json</code> + <code>merges.txt</code>（GPT-2），或 <code>vocab.txt</code>（中文 GPT-2）。' +
-      '文件只在你的浏览器里读取和计算，不会上传到任何地方。去哪里下载这些模型、各要多少内存，见 <a href="docs/MODELS.md">docs/MODELS.md</a>。',
+      '文件只在你的浏览器里读取和计算，不会上传到任何地方。去哪里下载这些模型、各要多少内存，见 <a href="docs/MODELS.html">docs/MODELS.md</a>。',
     filesLabel: '模型文件',
     dropHint: '也可以把文件（或整个文件夹）拖到这里。',
     reading: (name, read, total) => `正在读取 ${name}：${read} / ${total}`,
@@ -534,34 +572,50 @@ zh.models = {
     genDone: (k) => `完成，生成了 ${k} 个 token。最后一个 token 还没有被模型读过，所以它还没有自己的一行。`,
     genFull: (max) => `网格最多 ${max} 个 token（或模型的 n_positions），已经没有空间再生成。`,
     gridHint: '每一行是一层，每一列是一个头。点击一张小图（或用 Tab 选中后按 Enter）放大，看它的 token 和数值。',
-    layerShort: (l) => `L${l}`,
-    headShort: (h) => `H${h}`,
-    kvShort: (g) => `kv${g}`,
+    layerShort: (l) => `L${l + 1}`,
+    headShort: (h) => `H${h + 1}`,
+    kvShort: (g) => `kv${g + 1}`,
     gqaHint: (H, G) => `这个模型用分组查询注意力（GQA）：每层 ${H} 个查询头分成 ${G} 组，每组 ${H / G} 个头共用一个键/值头（列头下的 kv 编号；相邻的组底色不同）。`,
-    thumbLabel: (l, h) => `层 ${l} 头 ${h}：放大`,
-    bigTitle: (l, h, hide) => `层 ${l} · 头 ${h}${hide ? ' · 去掉第一个 token，重新归一化' : ''}`,
-    bigNote: (l, h, n) => `层 ${l} 的头 ${h}，${n} 个 token。每行是一个 token 在看谁，加起来等于 1；右上方是因果遮蔽。`,
+    thumbLabel: (l, h) => `层 ${l + 1} 头 ${h + 1}：放大`,
+    bigTitle: (l, h, hide) => `层 ${l + 1} · 头 ${h + 1}${hide ? ' · 去掉第一个 token，重新归一化' : ''}`,
+    bigHidden: '去掉了第一个 token：每一行剩下的权重重新归一化。',
+    bigNote: (l, h, n) => `层 ${l + 1} 的头 ${h + 1}，${n} 个 token。每行是一个 token 在看谁，加起来等于 1；右上方是因果遮蔽。`,
     errors: {
       noConfig: () => '缺少 config.json：请把模型文件夹里的 config.json 一起选上。',
       noWeights: () => '缺少 model.safetensors：请把权重文件一起选上。',
       binOnly: (names) => `这里只有 PyTorch 的权重（${names}），没有 model.safetensors。docs/MODELS.md 里有几行把它转换成 safetensors 的 Python。`,
       noMerges: () => '有 vocab.json 但缺少 merges.txt：GPT-2 的分词器需要两个文件。',
       noVocab: () => '有 merges.txt 但缺少 vocab.json：GPT-2 的分词器需要两个文件。',
-      memory: (m) => `内存不够：浏览器没能分配放下这个模型所需的内存（${m}）。关掉一些标签页再试，或者换一个小一些的模型（distilgpt2）。`,
-      tooLarge: (m) => `这个模型太大，放不进 WebAssembly 的 4 GB 内存（${m}）。`,
-      invalid: (m) => `这不是一个能用的检查点：${m}`,
-      refused: (m) => `模型拒绝了这个输入：${m}`,
-      readFailed: (m) => `文件读取失败：${m}`,
-      other: (m) => `出错了：${m}`,
+      // issue 24 item 13: a plain cause first (causes, below), the loader's own words after it in a <details>
+      memory: () => '内存不够：浏览器没能分配放下这个模型所需的内存。关掉一些标签页再试，或者换一个小一些的模型（distilgpt2）。',
+      tooLarge: () => '这个模型太大，放不进 WebAssembly 的 4 GB 内存。',
+      invalid: (cause) => `这不是一个能用的检查点：${cause}。`,
+      refused: () => '模型拒绝了这个输入。',
+      readFailed: () => '文件读取失败。',
+      other: () => '出错了。',
     },
+    // why a load failed, in plain words: page-load-errors.js picks one from the loader's error
+    causes: {
+      truncated: '文件不完整（可能下载被截断）',
+      notSafetensors: '权重文件不是 safetensors 格式，或者不完整',
+      damaged: '权重文件已损坏，不符合 safetensors 格式',
+      shards: '分片和它们的索引 model.safetensors.index.json 对不上（缺了分片，或者来自不同的下载）',
+      mismatch: '权重和 config.json 对不上（可能来自两个不同的模型）',
+      dtype: '权重的数据类型 attnmap 读不了',
+      nonFinite: '权重里有 NaN 或无穷大',
+      config: 'config.json 读不了，或者它描述的模型 attnmap 不支持',
+      tokenizer: '分词器文件有问题',
+      unknown: '文件的内容不是 attnmap 能读的格式',
+    },
+    detail: '详细信息（英文，原样）',
   },
 };
 
 en.models = {
   trained: {
     title: 'Random weights, or a trained model?',
-    text: 'Every heatmap above uses the article\'s random weights (<code>torch.randn</code>): their patterns are the patterns of random numbers, not something a model learned. ' +
-      'Switch to “trained toy model” and the same sentence, read character by character (猫 吃 鱼 → 猫吃鱼), goes through a small model that was really trained: every layer and every head of it.',
+    text: 'Every heatmap above uses the article\'s random numbers (X from <code>torch.randn</code>, W<sub>Q</sub>, W<sub>K</sub>, W<sub>V</sub> from <code>nn.Linear</code>\'s default uniform initialisation): their patterns are the patterns of random numbers, not something a model learned. ' +
+      'Switch to “trained toy model” and a sentence, read character by character (猫 吃 鱼 → 猫吃鱼), goes through a small model that was really trained: every layer and every head of it. It starts on a sentence where its heads really choose; one click gives it the page\'s sentence.',
     modeLabel: 'Weights',
     modes: { random: 'Article: random', trained: 'Trained toy model' },
     rowLabel: 'Caption for row:',
@@ -569,24 +623,30 @@ en.models = {
     loadFailed: (m) => `The toy model did not load: ${m}`,
     randomStatus: (seed) => `The article's random weights, seed ${seed}: the same as the heatmap at the top of the page.`,
     trainedStatus: (L, H) => `The toy model: ${L} layers × ${H} heads each, ${L * H} heatmaps; each row is a character looking at the others, with the causal mask (itself and what comes before).`,
-    headTitle: (l, h) => `layer ${l} · head ${h}`,
+    headTitle: (l, h) => `layer ${l + 1} · head ${h + 1}`,
     strongestTag: '↑ the head in the caption',
+    // issue 24: the toy's sentence, the enlarged head, its active cell
+    sentenceLabel: 'Sentence',
+    sentences: { example: (t) => t, page: (t) => `The page's sentence: ${t}` },
+    thumbLabel: (l, h) => `Enlarge layer ${l + 1} · head ${h + 1}`,
+    cellLine: (row, col, v, shown) => (v === null ? `${row} → ${col}: hidden by the causal mask, weight 0.` : `${row} → ${col}: ${v}`) +
+      (shown ? '' : ' (the cells are too small for their numbers: hover a cell, or Tab into the map and use the arrow keys, and read it here.)'),
     unknown: (chars, known) => `The toy model does not know these characters: ${chars}. It was trained on a tiny grammar and knows only these: ${known}. Try another sentence, such as “猫 吃 鱼”; the random-weights parts above are not affected.`,
     empty: 'The sentence has no characters.',
     tooLong: (n, max) => `The sentence has ${n} characters; the toy model reads at most ${max}.`,
-    caption: (pos, l, h, w, where, agree, total) => ['The row of ', 'ROW', ` (character ${pos}): of the ${total} heads, the most concentrated is layer ${l}, head ${h}, which gives ${w} of its attention to `, 'KEY',
+    caption: (pos, l, h, w, where, agree, total) => ['The row of ', 'ROW', ` (character ${pos}): of the ${total} heads, the most concentrated is layer ${l + 1}, head ${h + 1}, which gives ${w} of its attention to `, 'KEY',
       `${WHERE_EN[where]}. ` + (agree > 1 ? `${agree} heads give their largest weight to ` : 'The other heads give their largest weight to something other than '), 'KEY',
       '. This is a measurement of this row of this sentence: it says where these heads look here, not why the model looks there; another sentence may differ.'],
     nearlyEven: (u) => ` The difference is small, though: an even spread over this row gives ${u} to each.`,
     captionFirst: ['The first character can only look at itself (the causal mask): every head gives it weight 1, so this row tells nothing. Pick another row.'],
-    note: 'The toy model was trained on sentences like 猫吃鱼 (<a href="web/models/toy-zh/README.md">model card</a>): in its grammar the object after the verb depends on the subject (猫吃鱼 “cat eats fish”, 狗吃肉 “dog eats meat”, 猫喝奶 “cat drinks milk”), ' +
+    note: 'The toy model was trained on sentences like 猫吃鱼 (<a href="web/models/toy-zh/README.html">model card</a>): in its grammar the object after the verb depends on the subject (猫吃鱼 “cat eats fish”, 狗吃肉 “dog eats meat”, 猫喝奶 “cat drinks milk”), ' +
       'so guessing the next character at the verb needs a look back at the subject. A head looking from 吃 to 猫 fits that, but the heatmap alone does not prove that the model uses it.',
   },
   ckpt: {
     kicker: 'Going further · a real model',
     title: 'Load a real model: every layer and every head',
     text: 'Pick the files of a model folder (GPT-2, or the LLaMA family: Qwen2.5, Qwen3, Llama 3, SmolLM2): <code>config.json</code>, <code>model.safetensors</code> (or <code>model.safetensors.index.json</code> and its shards), and <code>tokenizer.json</code>, or <code>vocab.json</code> + <code>merges.txt</code> (GPT-2), or <code>vocab.txt</code> (Chinese GPT-2). ' +
-      'They are read and run in your browser only and are not uploaded anywhere. Where to download these models and how much memory each takes: <a href="docs/MODELS.md">docs/MODELS.md</a>.',
+      'They are read and run in your browser only and are not uploaded anywhere. Where to download these models and how much memory each takes: <a href="docs/MODELS.html">docs/MODELS.md</a>.',
     filesLabel: 'Model files',
     dropHint: 'Or drop the files (or the whole folder) here.',
     reading: (name, read, total) => `Reading ${name}: ${read} of ${total}`,
@@ -614,26 +674,40 @@ en.models = {
     genDone: (k) => `Done: ${k} tokens. The last one has not been read by the model yet, so it has no row of its own.`,
     genFull: (max) => `The grid holds at most ${max} tokens (or the model's n_positions): no room left to generate.`,
     gridHint: 'Each row is a layer, each column a head. Click a small map (or Tab to it and press Enter) to enlarge it with its tokens and numbers.',
-    layerShort: (l) => `L${l}`,
-    headShort: (h) => `H${h}`,
-    kvShort: (g) => `kv${g}`,
+    layerShort: (l) => `L${l + 1}`,
+    headShort: (h) => `H${h + 1}`,
+    kvShort: (g) => `kv${g + 1}`,
     gqaHint: (H, G) => `This model uses grouped-query attention (GQA): the ${H} query heads of each layer form ${G} groups of ${H / G}, each group sharing one key/value head (the kv number under each column; neighbouring groups are shaded apart).`,
-    thumbLabel: (l, h) => `Layer ${l} head ${h}: enlarge`,
-    bigTitle: (l, h, hide) => `layer ${l} · head ${h}${hide ? ' · first token left out, renormalised' : ''}`,
-    bigNote: (l, h, n) => `Layer ${l}, head ${h}, ${n} tokens. Each row is a token looking at the others and adds up to 1; the causal mask covers the upper right.`,
+    thumbLabel: (l, h) => `Layer ${l + 1} head ${h + 1}: enlarge`,
+    bigTitle: (l, h, hide) => `layer ${l + 1} · head ${h + 1}${hide ? ' · first token left out, renormalised' : ''}`,
+    bigHidden: 'The first token is left out: each row\'s remaining weights are renormalised.',
+    bigNote: (l, h, n) => `Layer ${l + 1}, head ${h + 1}, ${n} tokens. Each row is a token looking at the others and adds up to 1; the causal mask covers the upper right.`,
     errors: {
       noConfig: () => 'config.json is missing: pick the model folder\'s config.json too.',
       noWeights: () => 'model.safetensors is missing: pick the weights file too.',
       binOnly: (names) => `There are only PyTorch weights here (${names}), no model.safetensors. docs/MODELS.md has a few lines of Python that convert them.`,
       noMerges: () => 'vocab.json without merges.txt: GPT-2\'s tokenizer needs both.',
       noVocab: () => 'merges.txt without vocab.json: GPT-2\'s tokenizer needs both.',
-      memory: (m) => `Out of memory: the browser could not set aside the memory this model needs (${m}). Close some tabs and try again, or take a smaller model (distilgpt2).`,
-      tooLarge: (m) => `This model is too large for WebAssembly's 4 GB of memory (${m}).`,
-      invalid: (m) => `This is not a usable checkpoint: ${m}`,
-      refused: (m) => `The model refused this input: ${m}`,
-      readFailed: (m) => `A file could not be read: ${m}`,
-      other: (m) => `Something went wrong: ${m}`,
+      memory: () => 'Out of memory: the browser could not set aside the memory this model needs. Close some tabs and try again, or take a smaller model (distilgpt2).',
+      tooLarge: () => 'This model is too large for WebAssembly\'s 4 GB of memory.',
+      invalid: (cause) => `This is not a usable checkpoint: ${cause}.`,
+      refused: () => 'The model refused this input.',
+      readFailed: () => 'A file could not be read.',
+      other: () => 'Something went wrong.',
     },
+    causes: {
+      truncated: 'the file is incomplete (the download may have been cut short)',
+      notSafetensors: 'the weights file is not in the safetensors format, or is incomplete',
+      damaged: 'the weights file is damaged: it breaks the safetensors format',
+      shards: 'the shards and their index, model.safetensors.index.json, do not match (a shard is missing, or they come from different downloads)',
+      mismatch: 'the weights do not match config.json (they may come from two different models)',
+      dtype: 'the weights use a number type attnmap cannot read',
+      nonFinite: 'the weights hold NaN or infinity',
+      config: 'config.json cannot be read, or it describes a model attnmap does not run',
+      tokenizer: 'the tokenizer files are broken',
+      unknown: 'its contents are not in a format attnmap reads',
+    },
+    detail: 'Details (as the loader gave them)',
   },
 };
 

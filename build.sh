@@ -72,13 +72,13 @@ emcc c_src/attention.c c_src/mha.c -Oz "${flags[@]}" -mbulk-memory -DATTN_EMBED 
 
 # The models (web/model/runtime.js): the default core, c_src/gpt2.c, linear.c, llama.c and bert.c, its own export list
 # (WASM_MODEL_FUNCTIONS). GPT-2 small's parameters are ~500 MB of float32: memory grows to what
-# the model needs, up to wasm32's 4 GiB. -DATTN_GPT2: attn_status_string knows ATTN_ERR_RANGE.
+# the model needs, up to wasm32's 4 GiB.
 # Compiled at -O3 file by file, then linked at -O1: Binaryen's -O2/-O3 link passes (they inline
 # the matmul kernels into their callers) made V8's code for GPT-2 small's forward pass over 64
 # tokens 16 % slower (423 → 491 ms, the same bits; docs/BENCHMARKS.md).
 objs="$(mktemp -d)"
 for f in attention mha gpt2 linear llama bert; do
-  emcc -c "c_src/$f.c" -O3 -msimd128 -ffp-contract=off -DATTN_GPT2 -o "$objs/$f.o"
+  emcc -c "c_src/$f.c" -O3 -msimd128 -ffp-contract=off -o "$objs/$f.o"
 done
 emcc "$objs"/*.o -O1 "${flags[@]}" -sEXPORTED_FUNCTIONS="$model_exports" -o "$out/attention-model.wasm"
 rm -rf "$objs"

@@ -214,18 +214,6 @@ static attn_status mlm_head(float *logits, bert_buffers *ws, const attn_bert_con
 // ----------------------------------------------------------------------------
 // the forward pass
 
-// the number of (layer, head) blocks attention holds: L·H without slots, else 1 + the largest
-static long attention_blocks(const int32_t *slots, const attn_bert_config *cfg) {
-    const long heads = (long)cfg->n_layer * cfg->n_head;
-    if (!slots) return heads;
-    long blocks = 0;
-    for (long i = 0; i < heads; i++) {
-        if (slots[i] < -1) return -1;
-        if (slots[i] >= blocks) blocks = (long)slots[i] + 1;
-    }
-    return blocks;
-}
-
 static attn_status check_forward(const float *logits, const float *attention, const int32_t *slots,
                                  const float *workspace, const attn_bert_config *cfg, const attn_tensor *t,
                                  const int32_t *ids, const int32_t *types, const uint8_t *key_mask, int T) {
@@ -242,7 +230,7 @@ static attn_status check_forward(const float *logits, const float *attention, co
         kept += !key_mask || key_mask[i];
     }
     if (kept == 0) return ATTN_ERR_RANGE;
-    const long blocks = attention_blocks(slots, cfg);
+    const long blocks = attention_blocks(slots, (long)cfg->n_layer * cfg->n_head);
     if (blocks < 0) return ATTN_ERR_RANGE;
     if (attention && (!fits((size_t)blocks, (size_t)T) || !fits((size_t)blocks * T, (size_t)T))) return ATTN_ERR_TOO_LARGE;
     if (!fits((size_t)T, (size_t)cfg->vocab_size) || attn_bert_workspace_size(cfg, T) == 0) return ATTN_ERR_TOO_LARGE;

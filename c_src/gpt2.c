@@ -384,19 +384,6 @@ attn_status attn_gpt2_pack(float *params, float *scratch, const attn_gpt2_config
 // ----------------------------------------------------------------------------
 // the forward pass
 
-// the number of (layer, head) blocks attention holds: L·H without slots, else 1 + the largest
-// slot (slots of -1 are not written); -1 when a slot is below -1
-static long attention_blocks(const int32_t *slots, const attn_gpt2_config *cfg) {
-    const long heads = (long)cfg->n_layer * cfg->n_head;
-    if (!slots) return heads;
-    long blocks = 0;
-    for (long i = 0; i < heads; i++) {
-        if (slots[i] < -1) return -1;
-        if (slots[i] >= blocks) blocks = (long)slots[i] + 1;
-    }
-    return blocks;
-}
-
 static attn_status check_forward(const float *logits, const float *attention, const int32_t *slots,
                                  const float *kv_cache, const float *workspace, const attn_gpt2_config *cfg,
                                  const float *params, const int32_t *ids, int T, int pos, int S, unsigned flags) {
@@ -409,7 +396,7 @@ static attn_status check_forward(const float *logits, const float *attention, co
     for (int i = 0; i < T; i++) {
         if (ids[i] < 0 || ids[i] >= cfg->vocab_size) return ATTN_ERR_RANGE;
     }
-    const long blocks = attention_blocks(slots, cfg);
+    const long blocks = attention_blocks(slots, (long)cfg->n_layer * cfg->n_head);
     if (blocks < 0) return ATTN_ERR_RANGE;
     const size_t m = (size_t)(pos + T), heads = (size_t)blocks;
     if (logits && !fits((size_t)T, (size_t)cfg->vocab_size)) return ATTN_ERR_TOO_LARGE;

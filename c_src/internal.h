@@ -104,6 +104,19 @@ static inline void layernorm(float *out, const float *x, const float *w, const f
     }
 }
 
+// The models' attention slots (gpt2.c, llama.c, bert.c): the number of (layer, head) blocks the
+// attention output holds for `heads` = L·H heads: all of them without slots, else 1 + the
+// largest slot (slots of -1 are not written); -1 when a slot is below -1
+static inline long attention_blocks(const int32_t *slots, long heads) {
+    if (!slots) return heads;
+    long blocks = 0;
+    for (long i = 0; i < heads; i++) {
+        if (slots[i] < -1) return -1;
+        if (slots[i] >= blocks) blocks = (long)slots[i] + 1;
+    }
+    return blocks;
+}
+
 // One head's columns (mha.c, gpt2.c):
 // dst (rows, width) = columns [col, col + width) of src (rows, src_cols)
 static inline void gather(float *dst, const float *src, int rows, int src_cols, int col, int width) {

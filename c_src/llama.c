@@ -299,18 +299,6 @@ static attn_status lm_head(float *logits, llama_buffers *ws, const attn_llama_co
 // ----------------------------------------------------------------------------
 // the forward pass
 
-// the number of (layer, head) blocks attention holds: L·H without slots, else 1 + the largest
-static long attention_blocks(const int32_t *slots, const attn_llama_config *cfg) {
-    const long heads = (long)cfg->n_layer * cfg->n_head;
-    if (!slots) return heads;
-    long blocks = 0;
-    for (long i = 0; i < heads; i++) {
-        if (slots[i] < -1) return -1;
-        if (slots[i] >= blocks) blocks = (long)slots[i] + 1;
-    }
-    return blocks;
-}
-
 static attn_status check_forward(const float *attention, const int32_t *slots, const float *kv_cache,
                                  const float *workspace, const attn_llama_config *cfg, const attn_tensor *t,
                                  const int32_t *ids, int T, int pos, int S, unsigned flags) {
@@ -322,7 +310,7 @@ static attn_status check_forward(const float *attention, const int32_t *slots, c
     if (pos < 0 || pos > cfg->n_positions - T || pos > S - T) return ATTN_ERR_RANGE;
     for (int i = 0; i < T; i++)
         if (ids[i] < 0 || ids[i] >= cfg->vocab_size) return ATTN_ERR_RANGE;
-    const long blocks = attention_blocks(slots, cfg);
+    const long blocks = attention_blocks(slots, (long)cfg->n_layer * cfg->n_head);
     if (blocks < 0) return ATTN_ERR_RANGE;
     if (attention && (!fits((size_t)blocks, (size_t)T) || !fits((size_t)blocks * T, (size_t)(pos + T)))) return ATTN_ERR_TOO_LARGE;
     if (!fits((size_t)T, (size_t)cfg->vocab_size) || attn_llama_cache_size(cfg, S) == 0 ||

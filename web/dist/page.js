@@ -2942,6 +2942,7 @@
       idsLabel: "token id\uFF08\u8FD9\u4E2A\u6A21\u578B\u6CA1\u6709\u5206\u8BCD\u5668\u6587\u4EF6\uFF09\uFF0C\u7528\u7A7A\u683C\u6216\u9017\u53F7\u9694\u5F00\uFF0C\u4F8B\u5982 3 7 5",
       idsOnly: (v) => `\u8FD9\u4E2A\u6A21\u578B\u6CA1\u6709\u5206\u8BCD\u5668\u6587\u4EF6\uFF0C\u8BF7\u8F93\u5165 token id\uFF1A0 \u5230 ${v - 1} \u7684\u6574\u6570\uFF0C\u7528\u7A7A\u683C\u6216\u9017\u53F7\u9694\u5F00\u3002`,
       noTokens: "\u6CA1\u6709\u5F97\u5230\u4EFB\u4F55 token\u3002",
+      encoderLater: (name) => `${name} \u662F BERT \u8FD9\u6837\u7684\u7F16\u7801\u5668\uFF1A\u6BCF\u4E2A token \u90FD\u770B\u5F97\u5230\u6240\u6709 token\uFF0C\u8FD9\u4E00\u8282\u7684\u56FE\u76EE\u524D\u53EA\u753B\u56E0\u679C\uFF08\u53EA\u770B\u524D\u9762\uFF09\u7684\u6A21\u578B\u3002\u8FD9\u4E2A\u6A21\u578B\u8BF7\u5148\u7528 <attention-heatmap model="\u2026"> \u5143\u7D20\u6216\u547D\u4EE4\u884C attnmap model\uFF08--fill-mask \u53EF\u4EE5\u586B\u7A7A\uFF09\u67E5\u770B\u3002`,
       idOutside: (id2, v) => `token id ${id2} \u8D85\u51FA\u4E86\u8BCD\u8868\uFF080 \u5230 ${v - 1}\uFF09\u3002`,
       cut: (n2, max) => `\u5171\u6709 ${n2} \u4E2A token\uFF0C\u7F51\u683C\u53EA\u753B\u524D ${max} \u4E2A\u3002`,
       logLabel: "\u5BF9\u6570\u8272\u6807",
@@ -3043,6 +3044,7 @@
       idsLabel: "Token ids (this model has no tokenizer files), separated by spaces or commas, e.g. 3 7 5",
       idsOnly: (v) => `This model has no tokenizer files: type token ids, integers from 0 to ${v - 1}, separated by spaces or commas.`,
       noTokens: "That gives no tokens.",
+      encoderLater: (name) => `${name} is an encoder like BERT: every token sees every other, and this section so far draws only causal models (tokens looking back). For now, look at this model with the <attention-heatmap model="\u2026"> element or the command line, attnmap model (--fill-mask fills gaps).`,
       idOutside: (id2, v) => `Token id ${id2} is outside the vocabulary (0 to ${v - 1}).`,
       cut: (n2, max) => `${n2} tokens; the grid draws the first ${max}.`,
       logLabel: "Log colour scale",
@@ -5347,6 +5349,12 @@
     stopGeneration(s2);
     say2(env, s2, null);
     s2.model?.dispose();
+    if (model2.config.encoder) {
+      model2.dispose();
+      Object.assign(s2, { model: null, run: null });
+      put(env, s2, $2("checkpoint-status"), null);
+      return say2(env, s2, (C2) => C2.encoderLater(name));
+    }
     Object.assign(s2, { model: model2, name, big: { layer: 0, head: 0 }, run: null });
     put(env, s2, $2("checkpoint-status"), (C2) => C2.loaded(name, model2.config, model2.tokenizer, ignored));
     $2("checkpoint-model").hidden = false;

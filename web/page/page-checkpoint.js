@@ -177,6 +177,12 @@ function adopt(env, s, model, name, ignored) {
   stopGeneration(s);
   say(env, s, null);
   s.model?.dispose();
+  if (model.config.encoder) {   // BERT: its maps are not causal, which this section's drawings assume (issue 25)
+    model.dispose();
+    Object.assign(s, { model: null, run: null });
+    put(env, s, $('checkpoint-status'), null);
+    return say(env, s, (C) => C.encoderLater(name));
+  }
   Object.assign(s, { model, name, big: { layer: 0, head: 0 }, run: null });
   put(env, s, $('checkpoint-status'), (C) => C.loaded(name, model.config, model.tokenizer, ignored));
   $('checkpoint-model').hidden = false;

@@ -556,6 +556,8 @@ zh.models = {
     idsLabel: 'token id（这个模型没有分词器文件），用空格或逗号隔开，例如 3 7 5',
     idsOnly: (v) => `这个模型没有分词器文件，请输入 token id：0 到 ${v - 1} 的整数，用空格或逗号隔开。`,
     noTokens: '没有得到任何 token。',
+    encoderLater: (name) => `${name} 是 BERT 这样的编码器：每个 token 都看得到所有 token，这一节的图目前只画因果（只看前面）的模型。` +
+      '这个模型请先用 <attention-heatmap model="…"> 元素或命令行 attnmap model（--fill-mask 可以填空）查看。',
     idOutside: (id, v) => `token id ${id} 超出了词表（0 到 ${v - 1}）。`,
     cut: (n, max) => `共有 ${n} 个 token，网格只画前 ${max} 个。`,
     logLabel: '对数色标',
@@ -658,6 +660,8 @@ en.models = {
     idsLabel: 'Token ids (this model has no tokenizer files), separated by spaces or commas, e.g. 3 7 5',
     idsOnly: (v) => `This model has no tokenizer files: type token ids, integers from 0 to ${v - 1}, separated by spaces or commas.`,
     noTokens: 'That gives no tokens.',
+    encoderLater: (name) => `${name} is an encoder like BERT: every token sees every other, and this section so far draws only causal models (tokens looking back). ` +
+      'For now, look at this model with the <attention-heatmap model="…"> element or the command line, attnmap model (--fill-mask fills gaps).',
     idOutside: (id, v) => `Token id ${id} is outside the vocabulary (0 to ${v - 1}).`,
     cut: (n, max) => `${n} tokens; the grid draws the first ${max}.`,
     logLabel: 'Log colour scale',

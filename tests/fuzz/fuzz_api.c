@@ -9,7 +9,8 @@
 //                        sizes anywhere in int (INT_MIN..INT_MAX), any scale bits, any flags
 //                        and row range, but every buffer NULL, or 64-byte buffers and a size < 1:
 //                        never ATTN_OK, never a read or write (AddressSanitizer), no signed
-//                        overflow in the size arithmetic (UndefinedBehaviorSanitizer).
+//                        overflow in the size arithmetic (UndefinedBehaviorSanitizer);
+//   attn_rope            any sizes, base and position (see fuzz_rope).
 #include "fuzz.h"
 
 #include <ctype.h>
@@ -22,6 +23,32 @@ static int fz_int(fz *in) {
     if (b < 128) return EDGE[b % (sizeof EDGE / sizeof EDGE[0])];
     if (b < 192) return (int)(b - 160);
     return (int)fz_u32(in);
+}
+
+// attn_rope with sizes, base and position anywhere: NULL buffers are refused before any access;
+// with at most 16 values (exact-size buffers), a status of its list, and when OK every output
+// finite and every pair (x[i], x[i + d/2]) as long as before, to float rounding (a rotation)
+static void fuzz_rope(fz *in) {
+    const int n = fz_int(in), heads = fz_int(in), d = fz_int(in), pos0 = fz_int(in);
+    const float base = fz_u8(in) < 192 ? (float)(1 + fz_u8(in)) * 1000.0f : bits_to_float(fz_u32(in));
+    attn_status st = attn_rope(NULL, NULL, NULL, n, heads, d, base, pos0);
+    CHECK(st != ATTN_OK && st >= ATTN_ERR_NULL && st <= ATTN_ERR_RANGE, "attn_rope with NULL buffers returned %d", st);
+    if (n < 1 || heads < 1 || d < 1 || n > 16 || heads > 16 || d > 16 || n * heads * d > 16) return;
+    const size_t count = (size_t)n * (size_t)heads * (size_t)d;
+    float *x = fz_matrix(in, count), *out = fz_output(count), *theta = fz_output((size_t)(d / 2 > 0 ? d / 2 : 1));
+    st = attn_rope(out, theta, x, n, heads, d, base, pos0);
+    CHECK(st >= ATTN_OK && st <= ATTN_ERR_RANGE && st != ATTN_ERR_SCALE && st != ATTN_ERR_FLAGS, "attn_rope returned %d", st);
+    if (st == ATTN_OK) {
+        CHECK(all_finite(out, count), "attn_rope: an output is not finite");
+        for (size_t r = 0; r < count / (size_t)d; r++) {
+            for (int i = 0; i < d / 2; i++) {
+                const float *a = x + r * (size_t)d, *b = out + r * (size_t)d;
+                const double before = hypot(a[i], a[i + d / 2]), after = hypot(b[i], b[i + d / 2]);
+                CHECK(fabs(after - before) <= 4e-7 * before + 1e-37, "attn_rope: pair %d of row %zu: length %g became %g", i, r, before, after);
+            }
+        }
+    }
+    free(x); free(out); free(theta);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -112,5 +139,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         }
         free(mask);
     }
+    fuzz_rope(&in);
     return 0;
 }

@@ -322,7 +322,7 @@ test('temperature: the weights become softmax(z/T) of the page\'s scores; the en
     };
     const cold = await at(0), hot = await at(10);
     cold.forEach((c, i) => assert.ok(c < hot[i] && hot[i] <= Math.log2(3) + 1e-12));
-    assert.match(await page.evaluate(() => location.hash), /temp=10/);
+    await page.waitForFunction(() => /temp=10/.test(location.hash));    // written once the slider rests
     // the explanation divides by T·√d_k
     await page.hover('#main-heatmap rect.cell[data-row="1"][data-col="0"]');
     assert.match(await page.textContent('#main-explain'), /÷ \(10·√8\) = .* ÷ 28\.2843 = /);

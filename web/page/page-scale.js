@@ -90,32 +90,53 @@ function bindView(env, v) {
   $('temp').addEventListener('input', () => env.set({ temp: TEMPERATURES[Number($('temp').value)] }));
 }
 
+// A text written only when it changes: a slider step rewrote every label of the view, and each
+// new text node is shaped and laid out again (issue 24: a step's main-thread time).
+const written = new WeakMap();
+export function setText(el, text) {
+  if (el.textContent !== text) el.textContent = text;
+}
+export function setHtml(el, html) {            // (innerHTML reads back serialised, not as written: remember the string)
+  if (written.get(el) !== html) { el.innerHTML = html; written.set(el, html); }
+}
+
 function renderView(env, ctx) {
-  const { $, h } = env;
+  const { $ } = env;
   const state = env.getState(), V = env.getT().teach.view;
-  $('colour-label').textContent = V.colourLabel;
-  for (const el of $('colour-scale').querySelectorAll('span[data-scale]')) el.textContent = V.scales[el.dataset.scale];
+  setText($('colour-label'), V.colourLabel);
+  for (const el of $('colour-scale').querySelectorAll('span[data-scale]')) setText(el, V.scales[el.dataset.scale]);
   const shown = ctx.colourScale ?? 'unit';
   for (const el of $('colour-scale').querySelectorAll('input')) el.checked = el.value === shown;
   colourNote(env, ctx, shown);
-  $('temp-label').innerHTML = V.tempLabel;
+  setHtml($('temp-label'), V.tempLabel);
   const temp = $('temp');
   temp.value = String(TEMPERATURES.indexOf(state.temp));
   temp.setAttribute('aria-valuetext', `T = ${state.temp}`);
-  $('temp-value').textContent = `T = ${state.temp}`;
-  $('temp-note').innerHTML = V.tempNote(state.temp, ctx.dk);
+  setText($('temp-value'), `T = ${state.temp}`);
+  setHtml($('temp-note'), V.tempNote(state.temp, ctx.dk));
+  renderEntropy(env, ctx, V);
+}
 
-  const n = ctx.tokens.length;
+/** Each row's entropy: the list is built for these tokens once, then its numbers and bars change in place. */
+function renderEntropy(env, ctx, V) {
+  const { $, h } = env;
+  const n = ctx.tokens.length, box = $('entropy');
   const head = ctx.causal ? V.entropyHeadCausal(n) : V.entropyHead(fixed(Math.log2(n), 2), n);
-  $('entropy').replaceChildren(
-    h('p', { class: 'entropy-head' }, head),
-    h('ul', {}, ...ctx.weights.map((row, i) => {
-      const b = entropyBits(row), keys = visibleKeys(n, i, ctx.causal);
-      return h('li', { 'data-row': i, 'data-bits': String(b), 'data-keys': keys },
-        h('span', { class: 'tok' }, ctx.tokens[i]),
-        h('span', { class: 'entropy-bar', 'aria-hidden': 'true' }, h('span', { style: `width: ${barWidth(b, keys).toFixed(1)}%` })),
-        h('span', { class: 'entropy-value' }, `${fixed(b, 3)} ${V.bits}`));
-    })));
+  const key = JSON.stringify([ctx.tokens, ctx.causal]);
+  if (box.dataset.tokens !== key) {
+    box.dataset.tokens = key;
+    box.replaceChildren(h('p', { class: 'entropy-head' }), h('ul', {}, ...ctx.tokens.map((t, i) => h('li', { 'data-row': i, 'data-keys': visibleKeys(n, i, ctx.causal) },
+      h('span', { class: 'tok' }, t),
+      h('span', { class: 'entropy-bar', 'aria-hidden': 'true' }, h('span')),
+      h('span', { class: 'entropy-value' })))));
+  }
+  setText(box.querySelector('.entropy-head'), head);
+  box.querySelectorAll('li').forEach((li, i) => {
+    const b = entropyBits(ctx.weights[i]);
+    li.dataset.bits = String(b);
+    li.querySelector('.entropy-bar > span').style.width = `${barWidth(b, Number(li.dataset.keys)).toFixed(1)}%`;
+    setText(li.querySelector('.entropy-value'), `${fixed(b, 3)} ${V.bits}`);
+  });
 }
 
 /** Which scale is on, and why when it is the map's own default (issue 24). */
@@ -126,6 +147,6 @@ function colourNote(env, ctx, shown) {
   note.dataset.scale = shown;
   const auto = !chosenScale(env.getState());
   note.dataset.auto = String(auto);
-  note.textContent = V.scaleOn(V.scales[shown], fixed(lo, 4), fixed(hi, 4), shown) +
-    (auto ? V.scaleWhy(shown, fixed(hi, 4), fixed(DATA_RANGE_BELOW, 2)) : V.scaleChosen);
+  setText(note, V.scaleOn(V.scales[shown], fixed(lo, 4), fixed(hi, 4), shown) +
+    (auto ? V.scaleWhy(shown, fixed(hi, 4), fixed(DATA_RANGE_BELOW, 2)) : V.scaleChosen));
 }

@@ -25,7 +25,7 @@ import { fixed, short, alike, factor, num, pythonSnippet, scalingSnippet } from 
 import { createMhaSection } from './page-mha.js';
 import { createWordsSection, inputWeights } from './page-pe.js';            // issue 14
 import { createStep4 } from './page-step4.js';
-import { createHeatmapView, heroContext } from './page-scale.js';
+import { createHeatmapView, heroContext, setHtml } from './page-scale.js';
 import { createTrainedSection } from './page-trained.js';              // issue 16
 import { createRopeSection } from './page-rope.js';                    // issue 24
 import { createCheckpointSection } from './page-checkpoint.js';
@@ -229,7 +229,7 @@ function updateScrollables(scope = document) {
       const frame = el.closest('.map');
       frame.classList.toggle('scrolls', overflowing[k]);
       frame.classList.toggle('values-hidden', maps[k].small);
-      el.querySelector('svg').style.marginTop = `${-(TITLE_SPACE * maps[k].scale).toFixed(1)}px`;
+      el.style.setProperty('--svg-shift', `${-(TITLE_SPACE * maps[k].scale).toFixed(1)}px`);   // page.css: the svg's margin-top
       markEdges(el, edges[k]);
     });
   });
@@ -517,7 +517,8 @@ function applyLang() {
   T = STRINGS[state.lang];
   document.documentElement.lang = T.htmlLang;
   document.title = T.docTitle;
-  for (const el of document.querySelectorAll('[data-i18n]')) el.innerHTML = T[el.dataset.i18n];
+  // index.html holds the Chinese text already: rewriting it unchanged would lay the page out anew (issue 24's first paint)
+  for (const el of document.querySelectorAll('[data-i18n]')) if (el.innerHTML !== T[el.dataset.i18n]) el.innerHTML = T[el.dataset.i18n];
   for (const el of document.querySelectorAll('[data-i18n-label]')) el.setAttribute('aria-label', T[el.dataset.i18nLabel]);
   const b = $('lang');
   b.textContent = T.langButton;
@@ -531,7 +532,7 @@ function renderHero() {
   drawHeatmap('main', $('main-heatmap'), ctx,
     state.temp === 1 ? T.heatmapTitle(m.seed, m.dk, m.causal) : T.teach.heroTitle(m.seed, m.dk, m.causal, state.temp));
   view.render(ctx);
-  $('source-note').innerHTML = T.sourceNote(m.seed, m.dk, Boolean(state.x), state.input === 'embed', state.pe);   // numbers only
+  setHtml($('source-note'), T.sourceNote(m.seed, m.dk, Boolean(state.x), state.input === 'embed', state.pe));   // numbers only
 }
 
 function renderSteps() {
@@ -710,8 +711,22 @@ function syncControls() {
 }
 
 function writeHash() {
+  clearTimeout(hashTimer);
+  hashTimer = 0;
   const hash = '#' + formatHash(state);
   if (location.hash !== hash) history.replaceState(null, '', hash);
+}
+
+/**
+ * The slider writes the link once it rests: history.replaceState costs Chromium a same-document
+ * navigation, about a third of a slider step's main-thread work at 3 tokens (bench/page-paint.js).
+ * Copying the link writes it first.
+ */
+const HASH_REST_MS = 200;
+let hashTimer = 0;
+function writeHashSoon() {
+  clearTimeout(hashTimer);
+  hashTimer = setTimeout(writeHash, HASH_REST_MS);
 }
 
 /**
@@ -769,9 +784,12 @@ function registerSections() {
 /** The temperature and the colour scale change the main heatmap alone (page-scale.js says so). */
 function renderView() {
   const t0 = performance.now();
+  const before = heatmaps.main && { n: heatmaps.main.ctx.tokens.length, cell: heatmaps.main.cellSize };
   renderHero();
-  writeHash();
-  updateScrollables($('main-heatmap').closest('section'));
+  writeHashSoon();
+  // the same tokens in the same cells: the map's box, and so what scrolls or hides its numbers, is unchanged
+  const same = before && before.n === heatmaps.main.ctx.tokens.length && before.cell === heatmaps.main.cellSize;
+  if (!same) updateScrollables($('main-heatmap').closest('section'));
   performance.measure('attnmap:view', { start: t0, end: performance.now() });      // bench/page-paint.js
 }
 
@@ -782,6 +800,7 @@ function renderView() {
 let viewFrame = 0, viewPending = false;
 function setView(change) {
   Object.assign(state, change);
+  if ('colour' in change) writeHash();           // a click, not a drag: the link follows at once
   if (viewFrame) { viewPending = true; return; }
   renderView();
   viewFrame = requestAnimationFrame(() => {
@@ -1012,7 +1031,7 @@ function bindActions() {
   $('export-png').addEventListener('click', () => {
     exportPng().catch((e) => { $('action-msg').textContent = T.exportFailed + e.message; });
   });
-  $('copy-link').addEventListener('click', () => copyText(location.href, T.linkCopied, $('action-msg')));
+  $('copy-link').addEventListener('click', () => { writeHash(); copyText(location.href, T.linkCopied, $('action-msg')); });
   $('copy-code').addEventListener('click', () => copyText($('snippet').textContent, T.codeCopied, $('copy-code')));
 }
 

@@ -14,15 +14,10 @@ import path from 'node:path';
 import { startServer } from '../../scripts/serve.js';
 import { root } from '../helpers.js';
 import { launch, openPage, settled } from './browser.js';
+import { axe, axeReport } from './axe.js';
 
-const AXE = fs.readFileSync(path.join(root, 'node_modules/axe-core/axe.min.js'), 'utf8');
 const FIXTURES = 'tests/fixtures/element/';
 const CKPT = path.join(root, 'tests/golden/gpt2/wide-f32');            // 3 layers × 4 heads, no tokenizer
-const AXE_OPTIONS = {
-  runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] },
-  rules: { 'label-content-name-mismatch': { enabled: true } },          // experimental: off unless named
-  resultTypes: ['violations'],
-};
 
 let browser, server;
 
@@ -35,13 +30,6 @@ after(async () => {
   await browser?.close();
   await server?.close();
 });
-
-/** axe over the whole document (shadow roots included): its violations, one line per rule and node. */
-async function axe(page) {
-  if (!(await page.evaluate(() => Boolean(window.axe)))) await page.evaluate(AXE);
-  const violations = await page.evaluate((o) => window.axe.run(document, o).then((r) => r.violations), AXE_OPTIONS);
-  return violations.flatMap((v) => v.nodes.map((n) => `${v.id} (${v.impact}): ${n.target.join(' >>> ')} — ${(n.failureSummary ?? '').split('\n').slice(1).join(' ').trim()}`));
-}
 
 /** Every section of the page drawn: scrolled through (the lazy ones render near the viewport), then idle. */
 async function renderAll(page) {
@@ -65,8 +53,6 @@ async function loadCheckpoint(page) {
   await page.waitForSelector('#model-output[data-state="done"]', { timeout: 15000 });
 }
 
-const report = (found, where) => `${found.length} violations ${where}:\n  ${found.join('\n  ')}`;
-
 for (const [lang, scheme] of [['zh', 'light'], ['zh', 'dark'], ['en', 'light'], ['en', 'dark']]) {
   test(`axe finds nothing on the page, ${lang}, ${scheme}, every section drawn and a checkpoint loaded`, async () => {
     const { page, context, errors } = await openPage(browser, `${server.url}index.html`, { colorScheme: scheme });
@@ -75,7 +61,7 @@ for (const [lang, scheme] of [['zh', 'light'], ['zh', 'dark'], ['en', 'light'], 
       await renderAll(page);
       await loadCheckpoint(page);
       const found = await axe(page);
-      assert.deepEqual(found, [], report(found, `(${lang}, ${scheme})`));
+      assert.deepEqual(found, [], axeReport(found, `(${lang}, ${scheme})`));
       assert.deepEqual(errors, []);
     } finally {
       await context.close();
@@ -92,7 +78,7 @@ test('axe finds nothing on the page with a load error shown (its folded detail) 
       { name: 'model.safetensors', mimeType: 'application/octet-stream', buffer: Buffer.from('this is not weights') }]);
     await page.waitForSelector('#checkpoint-msg details');
     const found = await axe(page);
-    assert.deepEqual(found, [], report(found, 'with the error'));
+    assert.deepEqual(found, [], axeReport(found, 'with the error'));
     assert.deepEqual(errors, []);
   } finally {
     await context.close();
@@ -108,7 +94,7 @@ for (const file of ['section5.html', 'variants.html']) {
         await page.goto(server.url + FIXTURES + file);
         await settled(page);
         const found = await axe(page);
-        assert.deepEqual(found, [], report(found, `on ${file} (${scheme})`));
+        assert.deepEqual(found, [], axeReport(found, `on ${file} (${scheme})`));
       } finally {
         await context.close();
       }

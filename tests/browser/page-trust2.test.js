@@ -244,21 +244,3 @@ test('item 13: a truncated file says "文件不完整（可能下载被截断）
     await context.close();
   }
 });
-
-test('a BERT folder picked on the page: a message that says what to use instead, in zh and en; no causal maps of a bidirectional model', async () => {
-  const { page, context, errors } = await open();
-  try {
-    const bert = path.join(root, 'tests/golden/bert/bert-mlm-f32');
-    await page.setInputFiles('input[name=checkpoint]', ['config.json', 'model.safetensors', 'vocab.txt'].map((f) => path.join(bert, f)));
-    await page.waitForFunction(() => document.querySelector('#checkpoint-msg').textContent.includes('BERT'));
-    const zhText = await page.textContent('#checkpoint-msg');
-    assert.match(zhText, /编码器.*attention-heatmap.*--fill-mask/s);
-    assert.deepEqual(await shown(page), { model: false, thumbs: 0, big: 0, output: '', status: '', headview: false });
-    await page.click('#lang');
-    await page.waitForFunction(() => document.documentElement.lang === 'en');
-    assert.match(await page.textContent('#checkpoint-msg'), /is an encoder like BERT.*attnmap model/s);
-    assert.deepEqual(errors, []);
-  } finally {
-    await context.close();
-  }
-});

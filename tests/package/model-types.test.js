@@ -59,6 +59,9 @@ test('attnmap/model\'s types: a strict consumer compiles, and its mistakes do no
       for (const a of b.fillMask('猫吃[MASK]', { topK: 3 })) { const p: number = a.top[0].p; const t: string = a.top[0].text + a.top[0].token; void p; void t; void a.index; }
       // @ts-expect-error fillMask's topK is a number
       b.fillMask('猫吃[MASK]', { topK: '3' });
+      void b.fillMask('猫吃[MASK]', { topK: 3, pair: '鱼吃猫' });
+      // @ts-expect-error fillMask's pair is the second sentence, a string
+      b.fillMask('猫吃[MASK]', { pair: 1 });
       // @ts-expect-error a decoder's forward takes no token types
       m.forward(ids, { tokenTypes: [0] });
       // @ts-expect-error attention takes true, false or { layers, heads }

@@ -77,6 +77,17 @@ test('fill-mask: 猫吃[MASK] gives PyTorch\'s top tokens and probabilities, fro
       assert.deepEqual(fill.top.map((t) => [t.id, t.token]), g.fill_mask.top.map((t) => [t.id, t.token]));
       fill.top.forEach((t, i) => assert.ok(Math.abs(t.p - g.fill_mask.top[i].p) <= 1e-5, `${name}: p of ${t.token}: ${t.p} vs ${g.fill_mask.top[i].p}`));
       assert.equal(model.fillMask('[MASK]吃[MASK]').length, 2, 'one answer per [MASK]');
+      // with a second sentence: the gap is read in [CLS] a [SEP] b [SEP] with its token types,
+      // the answer is the softmax of forward's logits there (forward checked against PyTorch above)
+      const pair = model.encode('猫吃[MASK]', '狗追猫');
+      const V = model.config.vocab_size, row = model.forward(pair.ids, { tokenTypes: pair.tokenTypes }).logits.data.subarray(3 * V, 4 * V);
+      const max = Math.max(...row), z = row.reduce((a, x) => a + Math.exp(x - max), 0);
+      const [paired] = model.fillMask('猫吃[MASK]', { topK: 3, pair: '狗追猫' });
+      assert.equal(paired.index, 3);
+      const want = Array.from(row, (x, id) => ({ id, p: Math.exp(x - max) / z })).sort((a, b) => b.p - a.p).slice(0, 3);
+      assert.deepEqual(paired.top.map((t) => t.id), want.map((t) => t.id));
+      paired.top.forEach((t, i) => assert.ok(Math.abs(t.p - want[i].p) <= 1e-12));
+      assert.notDeepEqual(paired.top.map((t) => t.p), fill.top.slice(0, 3).map((t) => t.p), 'the second sentence changes the answer');
     } finally {
       model.dispose();
     }
@@ -109,6 +120,8 @@ test('an encoder refuses what it cannot do, by name', async () => {
     rejects(() => model.forward(Array(25).fill(5)), 'INVALID_ARGUMENT', /25 ids; the model reads at most max_position_embeddings = 24/);
     rejects(() => model.fillMask('猫吃鱼'), 'INVALID_ARGUMENT', /no \[MASK\] to fill/);
     rejects(() => model.fillMask('猫[MASK]', { topK: 0 }), 'INVALID_ARGUMENT', /topK must be an integer/);
+    rejects(() => model.fillMask('猫[MASK]', { pair: 7 }), 'INVALID_ARGUMENT', /pair must be a string/);
+    rejects(() => model.fillMask('猫[MASK]', { top: 3 }), 'INVALID_ARGUMENT', /unknown option "top"; expected topK or pair/);
     rejects(() => noHead.fillMask('猫吃[MASK]'), 'INVALID_ARGUMENT', /no masked-LM head/);
     assert.equal(model.forward([2, 5, 3]).logits.shape[1], 40, 'still usable after the refusals');
   } finally {

@@ -2113,20 +2113,21 @@
     const k = Math.round(t * (LEVELS - 1));
     return fills[scale][k] ??= toHex(colour(k / (LEVELS - 1), { scale: "sequential", colourScale: "unit", dmin: 0, dmax: 1 }));
   }
-  function thumbRow(row, i, scale) {
+  function thumbRow(row, i, scale, causal = true) {
     let s2 = "";
-    for (let j = 0; j <= i && j < row.length; j++) {
+    const end = causal ? Math.min(i + 1, row.length) : row.length;
+    for (let j = 0; j < end; j++) {
       const v = row[j];
       s2 += `<rect class="cell" x="${j}" y="${i}" width="1" height="1" fill="${thumbFill(v, scale)}" data-row="${i}" data-col="${j}" data-value="${shortestFloat32(v)}"/>`;
     }
     return s2;
   }
-  function thumbSvg(rows, scale, attrs) {
+  function thumbSvg(rows, scale, attrs, causal = true) {
     const n2 = rows.length;
     const a = Object.entries(attrs).map(([k, v]) => ` ${k}="${String(v).replace(/"/g, "&quot;")}"`).join("");
     let s2 = `<svg class="thumb-map" viewBox="0 0 ${n2} ${n2}" shape-rendering="crispEdges" aria-hidden="true" focusable="false"${a}><rect class="thumb-bg" width="${n2}" height="${n2}"/>`;
     rows.forEach((row, i) => {
-      s2 += thumbRow(row, i, scale);
+      s2 += thumbRow(row, i, scale, causal);
     });
     return s2 + "</svg>";
   }
@@ -2142,7 +2143,7 @@
   // web/page/page-grid.js
   var MIN_LABEL_CELL = 16;
   var MIN_VALUE_CELL = 34;
-  function thumbButtons(h2, { L, H, rowsOf: rowsOf2, label, attrs, layerShort, headShort }) {
+  function thumbButtons(h2, { L, H, rowsOf: rowsOf3, label, attrs, layerShort, headShort }) {
     const out = [
       h2("span", { class: "ckpt-corner", "aria-hidden": "true" }),
       ...Array.from({ length: H }, (_, k) => h2("span", { class: "ckpt-head", "aria-hidden": "true" }, headShort(k)))
@@ -2151,7 +2152,7 @@
       out.push(h2("span", { class: "ckpt-layer", "aria-hidden": "true" }, layerShort(l)));
       for (let k = 0; k < H; k++) {
         const b = h2("button", { type: "button", class: "thumb", "data-layer": l, "data-head": k, "aria-label": label(l, k) });
-        b.innerHTML = thumbSvg(rowsOf2(l, k), "unit", attrs(l, k));
+        b.innerHTML = thumbSvg(rowsOf3(l, k), "unit", attrs(l, k));
         out.push(b);
       }
     }
@@ -2932,17 +2933,29 @@
     ckpt: {
       kicker: "\u8FDB\u9636 \xB7 \u771F\u5B9E\u6A21\u578B",
       title: "\u52A0\u8F7D\u4E00\u4E2A\u771F\u5B9E\u7684\u6A21\u578B\uFF1A\u6BCF\u4E00\u5C42\u3001\u6BCF\u4E00\u4E2A\u5934",
-      text: '\u9009\u62E9\u4E00\u4E2A\u6A21\u578B\u6587\u4EF6\u5939\u91CC\u7684\u6587\u4EF6\uFF08GPT-2\uFF0C\u6216 Qwen2.5\u3001Qwen3\u3001Llama 3\u3001SmolLM2 \u8FD9\u6837\u7684 LLaMA \u7CFB\u5217\uFF09\uFF1A<code>config.json</code>\u3001<code>model.safetensors</code>\uFF08\u6216 <code>model.safetensors.index.json</code> \u548C\u5B83\u7684\u5206\u7247\uFF09\uFF0C\u4EE5\u53CA <code>tokenizer.json</code>\uFF0C\u6216 <code>vocab.json</code> + <code>merges.txt</code>\uFF08GPT-2\uFF09\uFF0C\u6216 <code>vocab.txt</code>\uFF08\u4E2D\u6587 GPT-2\uFF09\u3002\u6587\u4EF6\u53EA\u5728\u4F60\u7684\u6D4F\u89C8\u5668\u91CC\u8BFB\u53D6\u548C\u8BA1\u7B97\uFF0C\u4E0D\u4F1A\u4E0A\u4F20\u5230\u4EFB\u4F55\u5730\u65B9\u3002\u53BB\u54EA\u91CC\u4E0B\u8F7D\u8FD9\u4E9B\u6A21\u578B\u3001\u5404\u8981\u591A\u5C11\u5185\u5B58\uFF0C\u89C1 <a href="docs/MODELS.html">docs/MODELS.md</a>\u3002',
+      text: '\u9009\u62E9\u4E00\u4E2A\u6A21\u578B\u6587\u4EF6\u5939\u91CC\u7684\u6587\u4EF6\uFF08GPT-2\uFF0CQwen2.5\u3001Qwen3\u3001Llama 3\u3001SmolLM2 \u8FD9\u6837\u7684 LLaMA \u7CFB\u5217\uFF0C\u6216 bert-base-chinese \u8FD9\u6837\u7684 BERT \u7F16\u7801\u5668\uFF09\uFF1A<code>config.json</code>\u3001<code>model.safetensors</code>\uFF08\u6216 <code>model.safetensors.index.json</code> \u548C\u5B83\u7684\u5206\u7247\uFF09\uFF0C\u4EE5\u53CA <code>tokenizer.json</code>\uFF0C\u6216 <code>vocab.json</code> + <code>merges.txt</code>\uFF08GPT-2\uFF09\uFF0C\u6216 <code>vocab.txt</code>\uFF08\u4E2D\u6587 GPT-2\u3001BERT\uFF09\u3002\u6587\u4EF6\u53EA\u5728\u4F60\u7684\u6D4F\u89C8\u5668\u91CC\u8BFB\u53D6\u548C\u8BA1\u7B97\uFF0C\u4E0D\u4F1A\u4E0A\u4F20\u5230\u4EFB\u4F55\u5730\u65B9\u3002\u53BB\u54EA\u91CC\u4E0B\u8F7D\u8FD9\u4E9B\u6A21\u578B\u3001\u5404\u8981\u591A\u5C11\u5185\u5B58\uFF0C\u89C1 <a href="docs/MODELS.html">docs/MODELS.md</a>\u3002',
       filesLabel: "\u6A21\u578B\u6587\u4EF6",
       dropHint: "\u4E5F\u53EF\u4EE5\u628A\u6587\u4EF6\uFF08\u6216\u6574\u4E2A\u6587\u4EF6\u5939\uFF09\u62D6\u5230\u8FD9\u91CC\u3002",
       reading: (name, read, total) => `\u6B63\u5728\u8BFB\u53D6 ${name}\uFF1A${read} / ${total}`,
       starting: (size) => `\u5DF2\u8BFB\u53D6 ${size}\uFF0C\u6B63\u5728\u628A\u6743\u91CD\u653E\u8FDB WebAssembly \u5185\u5B58\u2026\u2026`,
-      loaded: (name, c, tok2, ignored) => `\u5DF2\u52A0\u8F7D ${name}\uFF1A${c.n_layer} \u5C42 \xD7 ${c.n_head} \u4E2A\u5934\uFF0Cd_model = ${c.n_embd}\uFF0C\u8BCD\u8868 ${c.vocab_size}\uFF0C` + (tok2 === "bpe" ? "GPT-2 \u7684 BPE \u5206\u8BCD\u5668" : tok2 === "wordpiece" ? "BERT \u7684 vocab.txt \u5206\u8BCD\u5668" : tok2 === "tokenizer.json" ? "tokenizer.json \u5206\u8BCD\u5668" : "\u6CA1\u6709\u5206\u8BCD\u5668\u6587\u4EF6\uFF1A\u4E0B\u9762\u8F93\u5165 token id") + (ignored.length ? `\u3002\u6CA1\u6709\u7528\u5230\uFF1A${ignored.join("\u3001")}` : "") + "\u3002",
+      loaded: (name, c, tok2, ignored) => `\u5DF2\u52A0\u8F7D ${name}${c.encoder ? "\uFF08\u7F16\u7801\u5668\uFF0C\u53CC\u5411\u6CE8\u610F\u529B\uFF09" : ""}\uFF1A${c.n_layer} \u5C42 \xD7 ${c.n_head} \u4E2A\u5934\uFF0Cd_model = ${c.n_embd}\uFF0C\u8BCD\u8868 ${c.vocab_size}\uFF0C` + (tok2 === "bpe" ? "GPT-2 \u7684 BPE \u5206\u8BCD\u5668" : tok2 === "wordpiece" ? "BERT \u7684 vocab.txt \u5206\u8BCD\u5668" : tok2 === "tokenizer.json" ? "tokenizer.json \u5206\u8BCD\u5668" : "\u6CA1\u6709\u5206\u8BCD\u5668\u6587\u4EF6\uFF1A\u4E0B\u9762\u8F93\u5165 token id") + (ignored.length ? `\u3002\u6CA1\u6709\u7528\u5230\uFF1A${ignored.join("\u3001")}` : "") + "\u3002",
       textLabel: "\u6587\u672C\uFF08\u7ECF\u8FC7\u6A21\u578B\u7684\u5206\u8BCD\u5668\uFF09",
       idsLabel: "token id\uFF08\u8FD9\u4E2A\u6A21\u578B\u6CA1\u6709\u5206\u8BCD\u5668\u6587\u4EF6\uFF09\uFF0C\u7528\u7A7A\u683C\u6216\u9017\u53F7\u9694\u5F00\uFF0C\u4F8B\u5982 3 7 5",
       idsOnly: (v) => `\u8FD9\u4E2A\u6A21\u578B\u6CA1\u6709\u5206\u8BCD\u5668\u6587\u4EF6\uFF0C\u8BF7\u8F93\u5165 token id\uFF1A0 \u5230 ${v - 1} \u7684\u6574\u6570\uFF0C\u7528\u7A7A\u683C\u6216\u9017\u53F7\u9694\u5F00\u3002`,
       noTokens: "\u6CA1\u6709\u5F97\u5230\u4EFB\u4F55 token\u3002",
-      encoderLater: (name) => `${name} \u662F BERT \u8FD9\u6837\u7684\u7F16\u7801\u5668\uFF1A\u6BCF\u4E2A token \u90FD\u770B\u5F97\u5230\u6240\u6709 token\uFF0C\u8FD9\u4E00\u8282\u7684\u56FE\u76EE\u524D\u53EA\u753B\u56E0\u679C\uFF08\u53EA\u770B\u524D\u9762\uFF09\u7684\u6A21\u578B\u3002\u8FD9\u4E2A\u6A21\u578B\u8BF7\u5148\u7528 <attention-heatmap model="\u2026"> \u5143\u7D20\u6216\u547D\u4EE4\u884C attnmap model\uFF08--fill-mask \u53EF\u4EE5\u586B\u7A7A\uFF09\u67E5\u770B\u3002`,
+      // an encoder (BERT, issue 25): a pair of sentences, [CLS]/[SEP] hidden on request, fill-mask
+      pairLabel: "\u7B2C\u4E8C\u53E5\uFF08\u53EF\u9009\uFF09\uFF1ABERT \u628A\u4E24\u53E5\u8BFB\u6210 [CLS] \u7B2C\u4E00\u53E5 [SEP] \u7B2C\u4E8C\u53E5 [SEP]",
+      hideSpecialLabel: "\u9690\u85CF [CLS] \u548C [SEP]",
+      optionsNoteEncoder: (log, floor, hide, hidden2) => [
+        log ? `\u5BF9\u6570\u8272\u6807\uFF1A\u5C0F\u56FE\u4ECE ${floor} \u5230 1 \u6309 log10 \u7740\u8272\uFF08\u66F4\u5C0F\u7684\u6570\u7528\u6700\u6DF1\u7684\u989C\u8272\uFF09\uFF0C\u5927\u56FE\u4ECE\u6700\u5C0F\u7684\u6B63\u6570\u5230\u6700\u5927\u7684\u6570\u3002` : "",
+        hide ? hidden2 ? "\u9690\u85CF [CLS] \u548C [SEP]\uFF1ABERT \u7684\u5F88\u591A\u5934\u628A\u6CE8\u610F\u529B\u653E\u5728\u8FD9\u4E24\u4E2A\u7279\u6B8A token \u4E0A\u3002\u8FD9\u91CC\u53BB\u6389\u5B83\u4EEC\u7684\u884C\u548C\u5217\uFF0C\u6BCF\u4E00\u884C\u5269\u4E0B\u7684\u6743\u91CD\u518D\u9664\u4EE5\u5B83\u4EEC\u7684\u548C\uFF08\u91CD\u65B0\u5F52\u4E00\u5316\uFF09\uFF0C\u663E\u793A\u5269\u4E0B\u7684\u6CE8\u610F\u529B\u600E\u6837\u5206\u914D\u3002" : "\u9664\u4E86 [CLS] \u548C [SEP] \u6CA1\u6709\u522B\u7684 token\uFF0C\u6240\u4EE5\u90FD\u663E\u793A\u3002" : ""
+      ].filter(Boolean).join(" "),
+      bigHiddenSpecial: "\u53BB\u6389\u4E86 [CLS] \u548C [SEP]\uFF1A\u6BCF\u4E00\u884C\u5269\u4E0B\u7684\u6743\u91CD\u91CD\u65B0\u5F52\u4E00\u5316\u3002",
+      bigNoteEncoder: (l, h2, n2) => `\u5C42 ${l + 1} \u7684\u5934 ${h2 + 1}\uFF0C${n2} \u4E2A token\u3002\u6BCF\u884C\u662F\u4E00\u4E2A token \u5728\u770B\u8C01\uFF0C\u52A0\u8D77\u6765\u7B49\u4E8E 1\u3002\u8FD9\u662F\u7F16\u7801\u5668\uFF1A\u6CA1\u6709\u56E0\u679C\u906E\u853D\uFF0C\u6BCF\u4E2A token \u90FD\u770B\u5F97\u5230\u524D\u540E\u6240\u6709\u7684 token\u3002`,
+      fillLead: "\u586B\u7A7A\uFF08\u6A21\u578B\u7684\u63A9\u7801\u8BED\u8A00\u6A21\u578B\u5934\uFF09\uFF1A\u6BCF\u4E2A [MASK] \u6700\u53EF\u80FD\u7684 5 \u4E2A token \u548C\u6982\u7387",
+      fillAt: (i) => `\u7B2C ${i + 1} \u4E2A token\uFF1A`,
+      fillHint: "\u5728\u6587\u672C\u91CC\u5199\u4E0A [MASK]\uFF0C\u6A21\u578B\u4F1A\u731C\u90A3\u91CC\u6700\u53EF\u80FD\u662F\u4EC0\u4E48\uFF0C\u4F8B\u5982\u300C\u732B\u5403[MASK]\u300D\u3002",
+      fillNoHead: "\u8FD9\u4E2A\u68C0\u67E5\u70B9\u6CA1\u6709\u63A9\u7801\u8BED\u8A00\u6A21\u578B\u5934\uFF08cls.predictions\uFF0C\u5B83\u662F BertModel \u800C\u4E0D\u662F BertForMaskedLM\uFF09\uFF0C\u6240\u4EE5\u4E0D\u80FD\u586B\u7A7A\uFF1B\u6CE8\u610F\u529B\u7167\u6837\u53EF\u4EE5\u770B\u3002",
       idOutside: (id2, v) => `token id ${id2} \u8D85\u51FA\u4E86\u8BCD\u8868\uFF080 \u5230 ${v - 1}\uFF09\u3002`,
       cut: (n2, max) => `\u5171\u6709 ${n2} \u4E2A token\uFF0C\u7F51\u683C\u53EA\u753B\u524D ${max} \u4E2A\u3002`,
       logLabel: "\u5BF9\u6570\u8272\u6807",
@@ -3034,17 +3047,28 @@
     ckpt: {
       kicker: "Going further \xB7 a real model",
       title: "Load a real model: every layer and every head",
-      text: 'Pick the files of a model folder (GPT-2, or the LLaMA family: Qwen2.5, Qwen3, Llama 3, SmolLM2): <code>config.json</code>, <code>model.safetensors</code> (or <code>model.safetensors.index.json</code> and its shards), and <code>tokenizer.json</code>, or <code>vocab.json</code> + <code>merges.txt</code> (GPT-2), or <code>vocab.txt</code> (Chinese GPT-2). They are read and run in your browser only and are not uploaded anywhere. Where to download these models and how much memory each takes: <a href="docs/MODELS.html">docs/MODELS.md</a>.',
+      text: 'Pick the files of a model folder (GPT-2, the LLaMA family: Qwen2.5, Qwen3, Llama 3, SmolLM2, or a BERT encoder such as bert-base-chinese): <code>config.json</code>, <code>model.safetensors</code> (or <code>model.safetensors.index.json</code> and its shards), and <code>tokenizer.json</code>, or <code>vocab.json</code> + <code>merges.txt</code> (GPT-2), or <code>vocab.txt</code> (Chinese GPT-2, BERT). They are read and run in your browser only and are not uploaded anywhere. Where to download these models and how much memory each takes: <a href="docs/MODELS.html">docs/MODELS.md</a>.',
       filesLabel: "Model files",
       dropHint: "Or drop the files (or the whole folder) here.",
       reading: (name, read, total) => `Reading ${name}: ${read} of ${total}`,
       starting: (size) => `Read ${size}; putting the weights into WebAssembly memory\u2026`,
-      loaded: (name, c, tok2, ignored) => `Loaded ${name}: ${c.n_layer} layers \xD7 ${c.n_head} heads, d_model = ${c.n_embd}, vocabulary ${c.vocab_size}, ` + (tok2 === "bpe" ? "GPT-2's BPE tokenizer" : tok2 === "wordpiece" ? "a BERT vocab.txt tokenizer" : tok2 === "tokenizer.json" ? "its tokenizer.json" : "no tokenizer files: type token ids below") + (ignored.length ? `. Not used: ${ignored.join(", ")}` : "") + ".",
+      loaded: (name, c, tok2, ignored) => `Loaded ${name}${c.encoder ? " (an encoder: bidirectional attention)" : ""}: ${c.n_layer} layers \xD7 ${c.n_head} heads, d_model = ${c.n_embd}, vocabulary ${c.vocab_size}, ` + (tok2 === "bpe" ? "GPT-2's BPE tokenizer" : tok2 === "wordpiece" ? "a BERT vocab.txt tokenizer" : tok2 === "tokenizer.json" ? "its tokenizer.json" : "no tokenizer files: type token ids below") + (ignored.length ? `. Not used: ${ignored.join(", ")}` : "") + ".",
       textLabel: "Text (through the model's tokenizer)",
       idsLabel: "Token ids (this model has no tokenizer files), separated by spaces or commas, e.g. 3 7 5",
       idsOnly: (v) => `This model has no tokenizer files: type token ids, integers from 0 to ${v - 1}, separated by spaces or commas.`,
       noTokens: "That gives no tokens.",
-      encoderLater: (name) => `${name} is an encoder like BERT: every token sees every other, and this section so far draws only causal models (tokens looking back). For now, look at this model with the <attention-heatmap model="\u2026"> element or the command line, attnmap model (--fill-mask fills gaps).`,
+      pairLabel: "Second sentence (optional): BERT reads the two as [CLS] first [SEP] second [SEP]",
+      hideSpecialLabel: "Hide [CLS] and [SEP]",
+      optionsNoteEncoder: (log, floor, hide, hidden2) => [
+        log ? `Log colour scale: the small maps are coloured by log10 from ${floor} to 1 (smaller values take the darkest colour), the big one from its smallest positive value to its largest.` : "",
+        hide ? hidden2 ? "Hide [CLS] and [SEP]: many of BERT's heads park their attention on these two special tokens. Their rows and columns are left out and each row's remaining weights are divided by their sum (renormalised), to show how the rest is shared out." : "There are no tokens besides [CLS] and [SEP]: all are shown." : ""
+      ].filter(Boolean).join(" "),
+      bigHiddenSpecial: "[CLS] and [SEP] are left out: each row's remaining weights are renormalised.",
+      bigNoteEncoder: (l, h2, n2) => `Layer ${l + 1}, head ${h2 + 1}, ${n2} tokens. Each row is a token looking at the others and adds up to 1. This is an encoder: there is no causal mask, every token sees every token before and after it.`,
+      fillLead: "Fill the gap (the model's masked-LM head): the 5 likeliest tokens for each [MASK], with their probabilities",
+      fillAt: (i) => `token ${i + 1}: `,
+      fillHint: "Write [MASK] in the text and the model guesses what is likeliest there, e.g. \u201Cthe cat ate the [MASK].\u201D",
+      fillNoHead: "This checkpoint has no masked-LM head (cls.predictions: it is a BertModel, not a BertForMaskedLM), so it cannot fill gaps; its attention can still be seen.",
       idOutside: (id2, v) => `Token id ${id2} is outside the vocabulary (0 to ${v - 1}).`,
       cut: (n2, max) => `${n2} tokens; the grid draws the first ${max}.`,
       logLabel: "Log colour scale",
@@ -4033,35 +4057,54 @@
     });
     $2("temp").addEventListener("input", () => env.set({ temp: TEMPERATURES[Number($2("temp").value)] }));
   }
+  var written = /* @__PURE__ */ new WeakMap();
+  function setText(el, text2) {
+    if (el.textContent !== text2) el.textContent = text2;
+  }
+  function setHtml(el, html) {
+    if (written.get(el) !== html) {
+      el.innerHTML = html;
+      written.set(el, html);
+    }
+  }
   function renderView(env, ctx) {
-    const { $: $2, h: h2 } = env;
+    const { $: $2 } = env;
     const state2 = env.getState(), V = env.getT().teach.view;
-    $2("colour-label").textContent = V.colourLabel;
-    for (const el of $2("colour-scale").querySelectorAll("span[data-scale]")) el.textContent = V.scales[el.dataset.scale];
+    setText($2("colour-label"), V.colourLabel);
+    for (const el of $2("colour-scale").querySelectorAll("span[data-scale]")) setText(el, V.scales[el.dataset.scale]);
     const shown2 = ctx.colourScale ?? "unit";
     for (const el of $2("colour-scale").querySelectorAll("input")) el.checked = el.value === shown2;
     colourNote(env, ctx, shown2);
-    $2("temp-label").innerHTML = V.tempLabel;
+    setHtml($2("temp-label"), V.tempLabel);
     const temp = $2("temp");
     temp.value = String(TEMPERATURES.indexOf(state2.temp));
     temp.setAttribute("aria-valuetext", `T = ${state2.temp}`);
-    $2("temp-value").textContent = `T = ${state2.temp}`;
-    $2("temp-note").innerHTML = V.tempNote(state2.temp, ctx.dk);
-    const n2 = ctx.tokens.length;
+    setText($2("temp-value"), `T = ${state2.temp}`);
+    setHtml($2("temp-note"), V.tempNote(state2.temp, ctx.dk));
+    renderEntropy(env, ctx, V);
+  }
+  function renderEntropy(env, ctx, V) {
+    const { $: $2, h: h2 } = env;
+    const n2 = ctx.tokens.length, box = $2("entropy");
     const head = ctx.causal ? V.entropyHeadCausal(n2) : V.entropyHead(fixed(Math.log2(n2), 2), n2);
-    $2("entropy").replaceChildren(
-      h2("p", { class: "entropy-head" }, head),
-      h2("ul", {}, ...ctx.weights.map((row, i) => {
-        const b = entropyBits(row), keys = visibleKeys(n2, i, ctx.causal);
-        return h2(
-          "li",
-          { "data-row": i, "data-bits": String(b), "data-keys": keys },
-          h2("span", { class: "tok" }, ctx.tokens[i]),
-          h2("span", { class: "entropy-bar", "aria-hidden": "true" }, h2("span", { style: `width: ${barWidth(b, keys).toFixed(1)}%` })),
-          h2("span", { class: "entropy-value" }, `${fixed(b, 3)} ${V.bits}`)
-        );
-      }))
-    );
+    const key = JSON.stringify([ctx.tokens, ctx.causal]);
+    if (box.dataset.tokens !== key) {
+      box.dataset.tokens = key;
+      box.replaceChildren(h2("p", { class: "entropy-head" }), h2("ul", {}, ...ctx.tokens.map((t, i) => h2(
+        "li",
+        { "data-row": i, "data-keys": visibleKeys(n2, i, ctx.causal) },
+        h2("span", { class: "tok" }, t),
+        h2("span", { class: "entropy-bar", "aria-hidden": "true" }, h2("span")),
+        h2("span", { class: "entropy-value" })
+      ))));
+    }
+    setText(box.querySelector(".entropy-head"), head);
+    box.querySelectorAll("li").forEach((li, i) => {
+      const b = entropyBits(ctx.weights[i]);
+      li.dataset.bits = String(b);
+      li.querySelector(".entropy-bar > span").style.width = `${barWidth(b, Number(li.dataset.keys)).toFixed(1)}%`;
+      setText(li.querySelector(".entropy-value"), `${fixed(b, 3)} ${V.bits}`);
+    });
   }
   function colourNote(env, ctx, shown2) {
     const V = env.getT().teach.view, note = env.$("colour-note");
@@ -4070,7 +4113,7 @@
     note.dataset.scale = shown2;
     const auto = !chosenScale(env.getState());
     note.dataset.auto = String(auto);
-    note.textContent = V.scaleOn(V.scales[shown2], fixed(lo, 4), fixed(hi, 4), shown2) + (auto ? V.scaleWhy(shown2, fixed(hi, 4), fixed(DATA_RANGE_BELOW, 2)) : V.scaleChosen);
+    setText(note, V.scaleOn(V.scales[shown2], fixed(lo, 4), fixed(hi, 4), shown2) + (auto ? V.scaleWhy(shown2, fixed(hi, 4), fixed(DATA_RANGE_BELOW, 2)) : V.scaleChosen));
   }
 
   // web/element/trusted.js
@@ -4644,7 +4687,7 @@
     const { $: $2, h: h2 } = env;
     const T2 = env.getT(), C2 = T2.models.ckpt, R = T2.models.trained, { ids, attention, found } = s2.run;
     const n2 = ids.length;
-    const rowsOf2 = (l, k) => Array.from({ length: n2 }, (_, i) => attention[l][k].data.subarray(i * n2, i * n2 + n2));
+    const rowsOf3 = (l, k) => Array.from({ length: n2 }, (_, i) => attention[l][k].data.subarray(i * n2, i * n2 + n2));
     const grid = $2("trained-grid");
     grid.className = "ckpt-grid trained-grid trained-thumbs";
     grid.style.setProperty("--heads", String(H));
@@ -4652,7 +4695,7 @@
     grid.replaceChildren(...thumbButtons(h2, {
       L,
       H,
-      rowsOf: rowsOf2,
+      rowsOf: rowsOf3,
       label: R.thumbLabel,
       layerShort: C2.layerShort,
       headShort: C2.headShort,
@@ -5171,9 +5214,42 @@
     listCached(env);
   }
 
+  // web/page/page-encoder.js
+  var SPECIAL_TOKENS = /* @__PURE__ */ new Set(["[CLS]", "[SEP]", "[PAD]", "<s>", "</s>", "<pad>"]);
+  function keptPositions(labels, { causal, hide }) {
+    const all = labels.map((_, i) => i);
+    if (!hide) return all;
+    const kept = causal ? all.slice(1) : all.filter((i) => !SPECIAL_TOKENS.has(labels[i]));
+    return kept.length ? kept : all;
+  }
+  function shownRows(rows, kept, causal) {
+    if (kept.length === rows.length) return rows;
+    return kept.map((i, a) => {
+      const keys = causal ? kept.slice(0, a + 1) : kept;
+      let sum = 0;
+      for (const j of keys) sum += rows[i][j];
+      return Float64Array.from(keys, (j) => sum > 0 ? rows[i][j] / sum : 0);
+    });
+  }
+  function fillMaskList(h2, C2, results) {
+    return h2("ol", { class: "fill-list" }, ...results.map(({ index, top }) => h2(
+      "li",
+      { "data-index": index },
+      h2("span", { class: "fill-at" }, C2.fillAt(index)),
+      ...top.map(({ id: id2, token, p }) => h2(
+        "span",
+        { class: "fill-tok", "data-id": id2, "data-token": token, "data-p": String(p) },
+        h2("span", { class: "tok" }, token),
+        " ",
+        h2("span", { class: "muted" }, p.toFixed(3))
+      ))
+    )));
+  }
+
   // web/page/page-checkpoint.js
   var MAX_GRID_TOKENS = 64;
   var DEFAULT_TEXT = { bpe: "The cat ate the fish because it was hungry", wordpiece: "\u732B\u5403\u9C7C", "tokenizer.json": "\u6211\u770B\u89C1\u90A3\u53EA\u732B\u5728\u5403\u9C7C", none: "0 1 2 3 4 5" };
+  var ENCODER_TEXT = { zh: "\u732B\u5403[MASK]", en: "the cat ate the [MASK]." };
   var nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
   function createCheckpointSection(env) {
     const s2 = {
@@ -5186,6 +5262,8 @@
       drawId: 0,
       textTimer: 0,
       loading: false,
+      fill: null,
+      // an encoder's fill-mask box: { results } | { say: (C) => text } | { error }
       texts: /* @__PURE__ */ new Map()
       // element -> (C) => its text: written again when the language changes (put)
     };
@@ -5220,11 +5298,20 @@
           h2("input", { id: "model-text", name: "model-text", type: "text", autocomplete: "off", spellcheck: "false", "aria-describedby": "model-text-msg" }),
           h2("div", { id: "model-text-msg", class: "msg", "aria-live": "polite" })
         ),
-        h2("div", { class: "ckpt-options" }, check2("model-log"), check2("model-hide-first")),
-        h2("p", { id: "model-options-note", class: "note" }),
         h2(
           "div",
-          { class: "ckpt-gen" },
+          { id: "model-pair-field", class: "field", hidden: true },
+          // encoders only
+          h2("label", { for: "model-pair", id: "model-pair-label" }),
+          h2("input", { id: "model-pair", name: "model-pair", type: "text", autocomplete: "off", spellcheck: "false" })
+        ),
+        h2("div", { class: "ckpt-options" }, check2("model-log"), check2("model-hide-first")),
+        h2("p", { id: "model-options-note", class: "note" }),
+        h2("div", { id: "model-fill", class: "worked fill-mask", "aria-live": "polite", hidden: true }),
+        // encoders only
+        h2(
+          "div",
+          { id: "model-gen", class: "ckpt-gen" },
           h2("label", { for: "model-max", id: "model-max-label" }),
           h2("input", { id: "model-max", name: "model-max", type: "number", min: 1, max: MAX_GRID_TOKENS, value: 16, inputmode: "numeric" }),
           h2("button", { id: "model-generate", type: "button" }),
@@ -5275,19 +5362,25 @@
   }
   function bindModelControls(env, s2) {
     const { $: $2 } = env;
-    $2("model-text").addEventListener("input", (e) => {
-      e.target.dataset.typed = "true";
-      clearTimeout(s2.textTimer);
-      s2.textTimer = setTimeout(() => {
-        stopGeneration(s2);
-        compute(env, s2);
-      }, 250);
-    });
-    for (const id2 of ["model-log", "model-hide-first"]) $2(id2).addEventListener("change", () => {
-      drawGrid(env, s2);
-      drawBig2(env, s2);
-      renderOptionsNote(env, s2);
-    });
+    for (const id2 of ["model-text", "model-pair"]) {
+      $2(id2).addEventListener("input", (e) => {
+        e.target.dataset.typed = "true";
+        clearTimeout(s2.textTimer);
+        s2.textTimer = setTimeout(() => {
+          stopGeneration(s2);
+          compute(env, s2);
+        }, 250);
+      });
+    }
+    for (const id2 of ["model-log", "model-hide-first"]) {
+      $2(id2).addEventListener("change", () => {
+        if (s2.run) {
+          drawGrid(env, s2);
+          drawBig2(env, s2);
+        }
+        renderOptionsNote(env, s2);
+      });
+    }
     $2("model-generate").addEventListener("click", () => generate(env, s2));
     $2("model-stop").addEventListener("click", () => stopGeneration(s2));
     $2("checkpoint-grid").addEventListener("click", (e) => {
@@ -5349,20 +5442,25 @@
     stopGeneration(s2);
     say2(env, s2, null);
     s2.model?.dispose();
-    if (model2.config.encoder) {
-      model2.dispose();
-      Object.assign(s2, { model: null, run: null });
-      put(env, s2, $2("checkpoint-status"), null);
-      return say2(env, s2, (C2) => C2.encoderLater(name));
-    }
     Object.assign(s2, { model: model2, name, big: { layer: 0, head: 0 }, run: null });
     put(env, s2, $2("checkpoint-status"), (C2) => C2.loaded(name, model2.config, model2.tokenizer, ignored));
     $2("checkpoint-model").hidden = false;
-    const t = $2("model-text"), kind = model2.tokenizer ?? "none";
-    if (!t.value || !t.dataset.typed || kind !== s2.kind) t.value = DEFAULT_TEXT[kind];
+    const encoder = Boolean(model2.config.encoder);
+    $2("model-pair-field").hidden = !encoder;
+    $2("model-gen").hidden = encoder;
+    const t = $2("model-text"), kind = `${encoder ? "encoder " : ""}${model2.tokenizer ?? "none"}`;
+    if (!t.value || !t.dataset.typed || kind !== s2.kind) {
+      t.value = encoder && model2.tokenizer ? encoderText(model2) : DEFAULT_TEXT[model2.tokenizer ?? "none"];
+      $2("model-pair").value = "";
+      if (encoder !== s2.kind?.startsWith("encoder ")) $2("model-hide-first").checked = false;
+    }
     s2.kind = kind;
     renderTexts(env, s2);
     compute(env, s2);
+  }
+  function encoderText(model2) {
+    const { ids } = model2.encode("\u732B");
+    return model2.tokens(ids).includes("\u732B") ? ENCODER_TEXT.zh : ENCODER_TEXT.en;
   }
   function readProgress(env, s2, progress, status) {
     const done = /* @__PURE__ */ new Map();
@@ -5404,14 +5502,17 @@
     put(env, s2, $2("model-output"), null);
     $2("model-output").hidden = true;
     $2("model-options-note").textContent = "";
+    s2.fill = null;
+    $2("model-fill").hidden = true;
     const heads = $2("headview");
     if (heads) heads.hidden = true;
   }
   function readIds(env, s2) {
     const text2 = env.$("model-text").value;
     const m = s2.model, v = m.config.vocab_size;
-    let ids;
-    if (m.tokenizer) ids = m.encode(text2);
+    let ids, tokenTypes;
+    if (m.tokenizer && m.config.encoder) ({ ids, tokenTypes } = m.encode(text2, env.$("model-pair").value.trim() || void 0));
+    else if (m.tokenizer) ids = m.encode(text2);
     else {
       ids = parseIds(text2);
       if (!ids) return { problem: (C2) => C2.idsOnly(v) };
@@ -5420,7 +5521,7 @@
     const bad = ids.find((i) => i >= v);
     if (bad !== void 0) return { problem: (C2) => C2.idOutside(bad, v) };
     const cap = Math.min(MAX_GRID_TOKENS, m.config.n_positions), n2 = ids.length;
-    return n2 > cap ? { ids: ids.slice(0, cap), note: (C2) => C2.cut(n2, cap) } : { ids, note: null };
+    return n2 > cap ? { ids: ids.slice(0, cap), tokenTypes: tokenTypes?.slice(0, cap), note: (C2) => C2.cut(n2, cap) } : { ids, tokenTypes, note: null };
   }
   var labelsOf = (m, ids) => m.tokenizer ? m.tokens(ids) : ids.map(String);
   function compute(env, s2) {
@@ -5432,9 +5533,9 @@
     put(env, s2, msg, r.problem ?? r.note);
     msg.classList.toggle("error", Boolean(r.problem));
     if (r.problem) return clearRun(env, s2);
-    let attention;
+    let attention, logits;
     try {
-      ({ attention } = s2.model.forward(r.ids, { attention: true }));
+      ({ attention, logits } = s2.model.forward(r.ids, { attention: true, ...r.tokenTypes ? { tokenTypes: r.tokenTypes } : {} }));
     } catch (e) {
       sayError2(env, s2, msg, e);
       msg.classList.add("error");
@@ -5446,27 +5547,42 @@
     drawGrid(env, s2);
     drawBig2(env, s2);
     renderOptionsNote(env, s2);
+    if (s2.model.config.encoder) fillMask(env, s2, r.ids, Boolean(logits));
     s2.headView.show({ maps: attention, labels: [...s2.run.labels], ids: Array.from(r.ids), name: s2.name, kvHeads: s2.model.config.kvHeads ?? s2.model.config.n_head });
   }
-  var hideFirst = (env, s2) => env.$("model-hide-first").checked && s2.run.ids.length > 1;
-  var scaleOf = (env) => env.$("model-log").checked ? "log" : "unit";
-  function shownRows(rows, hide) {
-    if (!hide) return rows;
-    return rows.slice(1).map((row, k) => {
-      const i = k + 1;
-      let sum = 0;
-      for (let j = 1; j <= i; j++) sum += row[j];
-      return Float64Array.from({ length: i }, (_, j) => sum > 0 ? row[j + 1] / sum : 0);
-    });
+  function fillMask(env, s2, ids, hasHead) {
+    const mask = s2.model.tokens(ids).some((t) => t === "[MASK]" || t === "<mask>");
+    s2.fill = !hasHead ? { say: (C2) => C2.fillNoHead } : !mask ? { say: (C2) => C2.fillHint } : null;
+    if (!s2.fill) {
+      const pair = env.$("model-pair").value.trim();
+      try {
+        s2.fill = { results: s2.model.fillMask(env.$("model-text").value, { topK: 5, ...pair ? { pair } : {} }) };
+      } catch (e) {
+        s2.fill = { error: e };
+      }
+    }
+    renderFill(env, s2);
   }
-  function mapAttrs(env, s2, layer, head) {
-    const hide = hideFirst(env, s2);
+  function renderFill(env, s2) {
+    const box = env.$("model-fill"), f = s2.fill, C2 = env.getT().models.ckpt;
+    box.hidden = !f;
+    if (!f) return;
+    if (f.error) return sayError2(env, s2, box, f.error);
+    put(env, s2, box, f.say ?? null);
+    if (f.results) box.replaceChildren(env.h("p", { class: "fill-lead" }, C2.fillLead), fillMaskList(env.h, C2, f.results));
+  }
+  var causalOf = (s2) => !s2.model.config.encoder;
+  var scaleOf = (env) => env.$("model-log").checked ? "log" : "unit";
+  var keptOf = (env, s2) => keptPositions(s2.run.labels, { causal: causalOf(s2), hide: env.$("model-hide-first").checked });
+  var rowsOf = (s2, rows, kept) => shownRows(rows, kept, causalOf(s2));
+  function mapAttrs(env, s2, layer, head, kept = keptOf(env, s2)) {
+    const hidden2 = kept.length < s2.run.ids.length ? "hidden" : "shown";
     return {
       "data-model": s2.name,
       "data-layer": layer,
       "data-head": head,
-      "data-ids": JSON.stringify(hide ? s2.run.ids.slice(1) : s2.run.ids),
-      "data-first": hide ? "hidden" : "shown",
+      "data-ids": JSON.stringify(kept.map((i) => s2.run.ids[i])),
+      [causalOf(s2) ? "data-first" : "data-special"]: hidden2,
       "data-scale": scaleOf(env)
     };
   }
@@ -5476,7 +5592,7 @@
     const grid = $2("checkpoint-grid");
     const id2 = ++s2.drawId;
     const { n_layer: L, n_head: H, kvHeads: G = H } = s2.model.config;
-    const hide = hideFirst(env, s2), scale = scaleOf(env), group = H / G;
+    const kept = keptOf(env, s2), scale = scaleOf(env), group = H / G;
     const kv = (k) => ({ "data-kv": Math.floor(k / group), ...G < H ? { class: `kv-${Math.floor(k / group) % 2 ? "odd" : "even"}` } : {} });
     grid.dataset.state = "drawing";
     grid.style.setProperty("--heads", String(H));
@@ -5495,7 +5611,7 @@
       grid.append(h2("span", { class: "ckpt-layer", "aria-hidden": "true" }, C2.layerShort(l)));
       for (let k = 0; k < H; k++) {
         const b = h2("button", { type: "button", ...kv(k), class: `thumb ${kv(k).class ?? ""}`.trim(), "data-layer": l, "data-head": k, "aria-label": env.getT().models.ckpt.thumbLabel(l, k) });
-        b.innerHTML = thumbSvg(shownRows(s2.run.heads[l][k], hide), scale, mapAttrs(env, s2, l, k));
+        b.innerHTML = thumbSvg(rowsOf(s2, s2.run.heads[l][k], kept), scale, mapAttrs(env, s2, l, k, kept), causalOf(s2));
         grid.append(b);
         if (performance.now() - since > 16) {
           markBig(env, s2);
@@ -5520,16 +5636,16 @@
     const T2 = env.getT(), C2 = T2.models.ckpt;
     const box = $2("checkpoint-big");
     const { layer, head } = s2.big;
-    const hide = hideFirst(env, s2);
-    const rows = shownRows(s2.run.heads[layer][head], hide);
-    const labels = hide ? s2.run.labels.slice(1) : s2.run.labels;
+    const kept = keptOf(env, s2), causal = causalOf(s2), hide = kept.length < s2.run.ids.length;
+    const rows = rowsOf(s2, s2.run.heads[layer][head], kept);
+    const labels = kept.map((i) => s2.run.labels[i]);
     const n2 = rows.length;
-    const matrix = rows.map((row, i) => Array.from({ length: n2 }, (_, j) => j <= i ? row[j] : 0));
+    const matrix = rows.map((row, i) => Array.from({ length: n2 }, (_, j) => !causal || j <= i ? row[j] : 0));
     s2.bigWidth = box.clientWidth || 320;
     box.innerHTML = fitWidth(matrix, {
       rowLabels: labels,
       colLabels: labels,
-      masked: "causal",
+      ...causal ? { masked: "causal" } : {},
       lang: T2.htmlLang === "en" ? "en" : "zh",
       title: C2.bigTitle(layer, head, false),
       decimals: 2,
@@ -5538,8 +5654,8 @@
       ...scaleOf(env) === "log" ? { colourScale: "log" } : {}
     }, s2.bigWidth);
     const svg = box.querySelector("svg");
-    for (const [k, v] of Object.entries(mapAttrs(env, s2, layer, head))) svg.setAttribute(k, String(v));
-    const note = hide ? [C2.bigHidden, C2.bigNote(layer, head, n2)] : [C2.bigNote(layer, head, n2)];
+    for (const [k, v] of Object.entries(mapAttrs(env, s2, layer, head, kept))) svg.setAttribute(k, String(v));
+    const note = [...hide ? [causal ? C2.bigHidden : C2.bigHiddenSpecial] : [], causal ? C2.bigNote(layer, head, n2) : C2.bigNoteEncoder(layer, head, n2)];
     $2("checkpoint-big-note").textContent = note.join(T2.htmlLang === "en" ? " " : "");
     markBig(env, s2);
   }
@@ -5558,7 +5674,8 @@
   }
   function renderOptionsNote(env, s2) {
     const C2 = env.getT().models.ckpt;
-    env.$("model-options-note").textContent = C2.optionsNote(scaleOf(env) === "log", LOG_FLOOR, env.$("model-hide-first").checked, s2.run?.ids.length ?? 0);
+    const hide = env.$("model-hide-first").checked, n2 = s2.run?.ids.length ?? 0;
+    env.$("model-options-note").textContent = s2.model?.config.encoder ? C2.optionsNoteEncoder(scaleOf(env) === "log", LOG_FLOOR, hide, s2.run ? keptOf(env, s2).length < n2 : false) : C2.optionsNote(scaleOf(env) === "log", LOG_FLOOR, hide, n2);
   }
   function stopGeneration(s2) {
     if (s2.gen) s2.gen.stop = true;
@@ -5581,12 +5698,11 @@
     const lead = h2("span", { class: "gen-lead" }), produced = h2("span", { class: "tok gen" });
     put(env, s2, lead, (C2) => C2.genLead);
     out.replaceChildren(lead, h2("span", { class: "tok gen-prompt" }, promptText(s2.model, run.ids)), " \u2192 ", produced);
-    const hide = () => hideFirst(env, s2);
     let pending2 = null;
     try {
       for await (const step of s2.model.generate(run.ids, { maxTokens: max, attention: true })) {
         if (s2.run !== run) break;
-        if (pending2 !== null) addRow(env, s2, run, pending2, step.attention, hide());
+        if (pending2 !== null) addRow(env, s2, run, pending2, step.attention);
         pending2 = step.id;
         gen.count++;
         produced.textContent += s2.model.tokenizer ? step.text : ` ${step.id}`;
@@ -5609,17 +5725,17 @@
       $2("model-stop").disabled = true;
     }
   }
-  function addRow(env, s2, run, id2, attention, hide) {
+  function addRow(env, s2, run, id2, attention) {
     run.ids.push(id2);
     run.labels.push(...labelsOf(s2.model, [id2]));
-    const scale = scaleOf(env);
+    const scale = scaleOf(env), kept = keptOf(env, s2);
     const grid = env.$("checkpoint-grid");
     attention.forEach((layer, l) => layer.forEach((row, k) => {
       run.heads[l][k].push(row);
       const svg = grid.querySelector(`button.thumb[data-layer="${l}"][data-head="${k}"] svg`);
       if (!svg) return;
-      appendThumbRow(svg, shownRows(run.heads[l][k], hide).at(-1), scale);
-      svg.setAttribute("data-ids", JSON.stringify(hide ? run.ids.slice(1) : run.ids));
+      appendThumbRow(svg, rowsOf(s2, run.heads[l][k], kept).at(-1), scale);
+      svg.setAttribute("data-ids", JSON.stringify(kept.map((i) => run.ids[i])));
     }));
     drawBig2(env, s2);
   }
@@ -5633,7 +5749,8 @@
     $2("checkpoint-drop-hint").textContent = C2.dropHint;
     $2("model-text-label").textContent = s2.model && !s2.model.tokenizer ? C2.idsLabel : C2.textLabel;
     $2("model-log-label").textContent = C2.logLabel;
-    $2("model-hide-first-label").textContent = C2.hideLabel;
+    $2("model-hide-first-label").textContent = s2.model?.config.encoder ? C2.hideSpecialLabel : C2.hideLabel;
+    $2("model-pair-label").textContent = C2.pairLabel;
     $2("model-max-label").textContent = C2.maxLabel;
     $2("model-generate").textContent = C2.generate;
     $2("model-stop").textContent = C2.stop;
@@ -5650,6 +5767,7 @@
       drawBig2(env, s2);
       renderOptionsNote(env, s2);
     }
+    if (s2.fill?.results) renderFill(env, s2);
   }
 
   // web/page/page-cues.js
@@ -5803,12 +5921,12 @@
     return el;
   }
   var tok = (s2) => h("span", { class: "tok" }, s2);
-  var rowsOf = (m) => toRows(m);
+  var rowsOf2 = (m) => toRows(m);
   var identity = (n2) => Array.from({ length: n2 }, (_, i) => Array.from({ length: n2 }, (_2, j) => i === j ? 1 : 0));
   function computeModel() {
     const n2 = state.tokens.length;
     const w = inputWeights(state);
-    const x = state.x ?? rowsOf(w.x);
+    const x = state.x ?? rowsOf2(w.x);
     const res = attn.selfAttention({ x, wq: w.wq, wk: w.wk, wv: w.wv }, { causal: state.causal });
     return {
       tokens: [...state.tokens],
@@ -5819,12 +5937,12 @@
       x,
       w,
       res,
-      q: rowsOf(res.q),
-      k: rowsOf(res.k),
-      scores: rowsOf(res.scores),
-      scaled: rowsOf(res.scaled),
-      weights: rowsOf(res.weights),
-      output: rowsOf(res.output),
+      q: rowsOf2(res.q),
+      k: rowsOf2(res.k),
+      scores: rowsOf2(res.scores),
+      scaled: rowsOf2(res.scaled),
+      weights: rowsOf2(res.weights),
+      output: rowsOf2(res.output),
       scale: 1 / Math.sqrt(state.dk)
     };
   }
@@ -5841,7 +5959,7 @@
       k: f(S5_K),
       scores: null,
       scaled: null,
-      weights: rowsOf(r.weights),
+      weights: rowsOf2(r.weights),
       res: r
     };
   }
@@ -5873,7 +5991,7 @@
         scaledScores.push(...scaled.scaled.data);
         maxScaled += meanMax(scaled.weights.data);
         maxUnscaled += meanMax(unscaled.weights.data);
-        if (k === 0) first = { wScaled: rowsOf(scaled.weights), wUnscaled: rowsOf(unscaled.weights) };
+        if (k === 0) first = { wScaled: rowsOf2(scaled.weights), wUnscaled: rowsOf2(unscaled.weights) };
       }
       const rowsSeen = SCALE_SAMPLES * SCALE_N;
       rows.push({
@@ -5957,7 +6075,7 @@
         const frame = el.closest(".map");
         frame.classList.toggle("scrolls", overflowing[k]);
         frame.classList.toggle("values-hidden", maps[k].small);
-        el.querySelector("svg").style.marginTop = `${-(TITLE_SPACE * maps[k].scale).toFixed(1)}px`;
+        el.style.setProperty("--svg-shift", `${-(TITLE_SPACE * maps[k].scale).toFixed(1)}px`);
         markEdges(el, edges[k]);
       });
     });
@@ -6205,7 +6323,7 @@
     T = page_exports[state.lang];
     document.documentElement.lang = T.htmlLang;
     document.title = T.docTitle;
-    for (const el of document.querySelectorAll("[data-i18n]")) el.innerHTML = T[el.dataset.i18n];
+    for (const el of document.querySelectorAll("[data-i18n]")) if (el.innerHTML !== T[el.dataset.i18n]) el.innerHTML = T[el.dataset.i18n];
     for (const el of document.querySelectorAll("[data-i18n-label]")) el.setAttribute("aria-label", T[el.dataset.i18nLabel]);
     const b = $("lang");
     b.textContent = T.langButton;
@@ -6222,7 +6340,7 @@
       state.temp === 1 ? T.heatmapTitle(m.seed, m.dk, m.causal) : T.teach.heroTitle(m.seed, m.dk, m.causal, state.temp)
     );
     view.render(ctx);
-    $("source-note").innerHTML = T.sourceNote(m.seed, m.dk, Boolean(state.x), state.input === "embed", state.pe);
+    setHtml($("source-note"), T.sourceNote(m.seed, m.dk, Boolean(state.x), state.input === "embed", state.pe));
   }
   function renderSteps() {
     const m = model;
@@ -6232,10 +6350,10 @@
     $("x-status").textContent = state.x ? T.xEdited : state.input === "embed" ? T.teach.words.xStatus(m.n, state.pe) : T.xRandom(m.n, m.seed);
     $("reset-x").hidden = !state.x;
     $("w-tables").replaceChildren(
-      ...[["W<sub>Q</sub>", m.w.wq], ["W<sub>K</sub>", m.w.wk], ["W<sub>V</sub>", m.w.wv]].map(([name, w]) => matrixTable(shapeCaption(name, D_MODEL, m.dk), rowsOf(w), { rowLabels: dims(D_MODEL), colLabels: dims(m.dk) }))
+      ...[["W<sub>Q</sub>", m.w.wq], ["W<sub>K</sub>", m.w.wk], ["W<sub>V</sub>", m.w.wv]].map(([name, w]) => matrixTable(shapeCaption(name, D_MODEL, m.dk), rowsOf2(w), { rowLabels: dims(D_MODEL), colLabels: dims(m.dk) }))
     );
     $("qkv-tables").replaceChildren(
-      ...[["Q", m.q], ["K", m.k], ["V", rowsOf(m.res.v)]].map(([name, r]) => matrixTable(shapeCaption(name, m.n, m.dk), r, { rowLabels: m.tokens, colLabels: dims(m.dk) }))
+      ...[["Q", m.q], ["K", m.k], ["V", rowsOf2(m.res.v)]].map(([name, r]) => matrixTable(shapeCaption(name, m.n, m.dk), r, { rowLabels: m.tokens, colLabels: dims(m.dk) }))
     );
     $("scores-table").replaceChildren(matrixTable(
       shapeCaption("QK<sup>T</sup>", m.n, m.n),
@@ -6421,8 +6539,16 @@
     $("causal").checked = state.causal;
   }
   function writeHash() {
+    clearTimeout(hashTimer);
+    hashTimer = 0;
     const hash2 = "#" + formatHash(state);
     if (location.hash !== hash2) history.replaceState(null, "", hash2);
+  }
+  var HASH_REST_MS = 200;
+  var hashTimer = 0;
+  function writeHashSoon() {
+    clearTimeout(hashTimer);
+    hashTimer = setTimeout(writeHash, HASH_REST_MS);
   }
   function render5(fromLink = false) {
     try {
@@ -6466,15 +6592,18 @@
   }
   function renderView2() {
     const t0 = performance.now();
+    const before = heatmaps.main && { n: heatmaps.main.ctx.tokens.length, cell: heatmaps.main.cellSize };
     renderHero();
-    writeHash();
-    updateScrollables($("main-heatmap").closest("section"));
+    writeHashSoon();
+    const same = before && before.n === heatmaps.main.ctx.tokens.length && before.cell === heatmaps.main.cellSize;
+    if (!same) updateScrollables($("main-heatmap").closest("section"));
     performance.measure("attnmap:view", { start: t0, end: performance.now() });
   }
   var viewFrame = 0;
   var viewPending = false;
   function setView(change) {
     Object.assign(state, change);
+    if ("colour" in change) writeHash();
     if (viewFrame) {
       viewPending = true;
       return;
@@ -6509,7 +6638,7 @@
   function resizeX(x, tokens) {
     if (!x) return null;
     const n2 = tokens.length;
-    const random = rowsOf(inputWeights({ ...state, tokens }).x);
+    const random = rowsOf2(inputWeights({ ...state, tokens }).x);
     return Array.from({ length: n2 }, (_, i) => x[i] ? [...x[i]] : random[i]);
   }
   function download2(blob, name) {
@@ -6697,7 +6826,10 @@ ${svg}</svg>
         $("action-msg").textContent = T.exportFailed + e.message;
       });
     });
-    $("copy-link").addEventListener("click", () => copyText(location.href, T.linkCopied, $("action-msg")));
+    $("copy-link").addEventListener("click", () => {
+      writeHash();
+      copyText(location.href, T.linkCopied, $("action-msg"));
+    });
     $("copy-code").addEventListener("click", () => copyText($("snippet").textContent, T.codeCopied, $("copy-code")));
   }
   function bindHeatmaps() {

@@ -5,6 +5,7 @@
 //   const { ids, tokenTypes } = model.encode('猫吃鱼', '鱼吃猫');   // [CLS] 猫 吃 鱼 [SEP] 鱼 吃 猫 [SEP]
 //   const { logits, attention } = model.forward(ids, { attention: true, tokenTypes, mask });
 //   model.fillMask('猫吃[MASK]', { topK: 5 });   // [{ index: 3, top: [{ id, token, text, p }, …] }]
+//   model.fillMask('猫吃[MASK]', { pair: '鱼吃猫' });   // the gap read with a second sentence
 //
 // forward's result: logits (n, vocab_size) through the masked-LM head when the checkpoint has
 // one, else hidden (n, hidden_size), the last layer's states; attention[layer][head] (n, n) when
@@ -39,26 +40,30 @@ export function encoderApi(rt, config, tokenizer, { needTokenizer, readForward, 
     forward,
     fillMask(text, options = {}) {
       needTokenizer('fillMask');
-      const k = readTopK(options);
+      const k = readFillOptions(options);
       const maskId = MASK_TOKENS.map((t) => tokenizer.idOf(t)).find((id) => id !== undefined);
       if (maskId === undefined) fail(ErrorCode.INVALID_ARGUMENT, 'model.fillMask: the tokenizer has no [MASK] token');
-      const ids = encodeOne(typeof text === 'string' ? text : fail(ErrorCode.INVALID_ARGUMENT, `model.fillMask: text must be a string; received ${describe(text)}`));
+      if (typeof text !== 'string') fail(ErrorCode.INVALID_ARGUMENT, `model.fillMask: text must be a string; received ${describe(text)}`);
+      const { ids, tokenTypes } = k.pair === undefined ? { ids: encodeOne(text) } : tokenizer.encodePair(text, k.pair);
       const at = ids.flatMap((id, i) => (id === maskId ? [i] : []));
       if (at.length === 0) fail(ErrorCode.INVALID_ARGUMENT, `model.fillMask: the text has no ${tokenizer.tokens([maskId])[0]} to fill`);
-      const { logits } = forward(ids);
+      const { logits } = forward(ids, tokenTypes ? { tokenTypes } : {});
       if (!logits) fail(ErrorCode.INVALID_ARGUMENT, 'model.fillMask: this checkpoint has no masked-LM head (cls.predictions): it is a BertModel, not a BertForMaskedLM');
       const V = config.vocab_size;
-      return at.map((index) => ({ index, top: topTokens(logits.data.subarray(index * V, (index + 1) * V), k, tokenizer) }));
+      return at.map((index) => ({ index, top: topTokens(logits.data.subarray(index * V, (index + 1) * V), k.topK, tokenizer) }));
     },
   };
 }
 
-function readTopK(options) {
+// fillMask's options -> { topK, pair }
+function readFillOptions(options) {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) fail(ErrorCode.INVALID_ARGUMENT, `model.fillMask: options must be an object like { topK: 5 }; received ${describe(options)}`);
-  for (const key of Object.keys(options)) if (key !== 'topK') fail(ErrorCode.INVALID_ARGUMENT, `model.fillMask: unknown option "${String(key).slice(0, 40)}"; expected topK`);
+  for (const key of Object.keys(options)) if (key !== 'topK' && key !== 'pair') fail(ErrorCode.INVALID_ARGUMENT, `model.fillMask: unknown option "${String(key).slice(0, 40)}"; expected topK or pair`);
   const k = options.topK ?? 5;
   if (!Number.isInteger(k) || k < 1 || k > MAX_TOP_K) fail(ErrorCode.INVALID_ARGUMENT, `model.fillMask: topK must be an integer in [1, ${MAX_TOP_K}]; received ${describe(k)}`);
-  return k;
+  const { pair } = options;
+  if (pair !== undefined && typeof pair !== 'string') fail(ErrorCode.INVALID_ARGUMENT, `model.fillMask: pair must be a string (the second sentence); received ${describe(pair)}`);
+  return { topK: k, pair };
 }
 
 // the k likeliest tokens of one row of logits, softmax in float64

@@ -198,8 +198,11 @@ export interface EncoderModel extends Omit<Model, 'config' | 'encode' | 'forward
   /** [CLS] a [SEP] (b [SEP]) and its token types (0 up to the first [SEP], then 1). */
   encode(a: string, b?: string): { ids: number[]; tokenTypes: number[] };
   forward(ids: ArrayLike<number>, options?: EncoderForwardOptions): EncoderForwardResult;
-  /** For each [MASK] in the text, the topK (default 5, at most 1000) likeliest tokens. */
-  fillMask(text: string, options?: { topK?: number }): FillMaskAnswer[];
+  /**
+   * For each [MASK] in the text, the topK (default 5, at most 1000) likeliest tokens; with pair,
+   * the text is read as [CLS] text [SEP] pair [SEP] and each answer's index counts in that.
+   */
+  fillMask(text: string, options?: { topK?: number; pair?: string }): FillMaskAnswer[];
   /** Always throws INVALID_ARGUMENT: an encoder has no next token (use fillMask). */
   generate(ids: ArrayLike<number>, options?: GenerateOptions): never;
 }

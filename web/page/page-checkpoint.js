@@ -1,8 +1,8 @@
-// page-checkpoint.js - "load a real model" (issue 16): the reader picks or drops a GPT-2-family
-// checkpoint folder's files (config.json, model.safetensors, and vocab.json + merges.txt or
-// vocab.txt), types a text, and sees every layer × head as a small heatmap; one of them enlarged
-// with its tokens and numbers; generation token by token with the KV cache, each new row of each
-// head appearing as it is produced.
+// page-checkpoint.js - "load a real model" (issues 16, 22, 25): the reader picks or drops a
+// GPT-2, LLaMA or BERT checkpoint folder's files (config.json, model.safetensors, and vocab.json +
+// merges.txt, vocab.txt or tokenizer.json), types a text, and sees every layer × head as a small
+// heatmap; one of them enlarged with its tokens and numbers; generation token by token with the
+// KV cache, each new row of each head appearing as it is produced.
 //
 // Nothing leaves the browser: the files are read with File.stream() (page-files.js) and run by
 // attnmap/model (web/model/model.js), which loads only when the first checkpoint does: in the
@@ -13,6 +13,11 @@
 // the option on, the first token's row and column are left out and each remaining row is divided
 // by what is left of it (w[i][j] / Σ_{k≥1} w[i][k]): the maps show how the rest is shared out.
 //
+// An encoder (BERT, issue 25) reads the whole text at once: its maps are full squares, with no
+// causal triangle; a second sentence makes a pair ([CLS] A [SEP] B [SEP]); the switch hides
+// [CLS] and [SEP] instead of the first token; a fill-mask box takes the place of generation
+// (page-encoder.js).
+//
 // DOM part only; the section builds its own markup inside <section id="checkpoint">.
 import { renderHeatmap } from '../heatmap/heatmap.js';
 import { sortCheckpointFiles, weightsSize, dropFiles, parseIds, formatBytes } from './page-files.js';
@@ -20,9 +25,12 @@ import { thumbSvg, appendThumbRow, LOG_FLOOR } from './page-thumbs.js';
 import { createHubPanel } from './page-hub.js';
 import { createHeadView } from './page-headview.js';
 import { errorParts } from './page-load-errors.js';
+import { keptPositions, shownRows, fillMaskList } from './page-encoder.js';
 
 export const MAX_GRID_TOKENS = 64;     // the grid of GPT-2 small (144 heads) stays light below this
 const DEFAULT_TEXT = { bpe: 'The cat ate the fish because it was hungry', wordpiece: '猫吃鱼', 'tokenizer.json': '我看见那只猫在吃鱼', none: '0 1 2 3 4 5' };
+// an encoder's: a gap to fill, in Chinese when its vocabulary has 猫, else in English
+const ENCODER_TEXT = { zh: '猫吃[MASK]', en: 'the cat ate the [MASK].' };
 
 const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
 
@@ -31,6 +39,7 @@ export function createCheckpointSection(env) {
   const s = {
     model: null, name: '', kind: null, run: null, big: { layer: 0, head: 0 },
     gen: null, drawId: 0, textTimer: 0, loading: false,
+    fill: null,            // an encoder's fill-mask box: { results } | { say: (C) => text } | { error }
     texts: new Map(),      // element -> (C) => its text: written again when the language changes (put)
   };
   return { bind: () => bind(env, s), render: () => renderTexts(env, s) };
@@ -57,9 +66,13 @@ function bind(env, s) {
         h('label', { for: 'model-text', id: 'model-text-label' }),
         h('input', { id: 'model-text', name: 'model-text', type: 'text', autocomplete: 'off', spellcheck: 'false', 'aria-describedby': 'model-text-msg' }),
         h('div', { id: 'model-text-msg', class: 'msg', 'aria-live': 'polite' })),
+      h('div', { id: 'model-pair-field', class: 'field', hidden: true },                 // encoders only
+        h('label', { for: 'model-pair', id: 'model-pair-label' }),
+        h('input', { id: 'model-pair', name: 'model-pair', type: 'text', autocomplete: 'off', spellcheck: 'false' })),
       h('div', { class: 'ckpt-options' }, check('model-log'), check('model-hide-first')),
       h('p', { id: 'model-options-note', class: 'note' }),
-      h('div', { class: 'ckpt-gen' },
+      h('div', { id: 'model-fill', class: 'worked fill-mask', 'aria-live': 'polite', hidden: true }),   // encoders only
+      h('div', { id: 'model-gen', class: 'ckpt-gen' },
         h('label', { for: 'model-max', id: 'model-max-label' }),
         h('input', { id: 'model-max', name: 'model-max', type: 'number', min: 1, max: MAX_GRID_TOKENS, value: 16, inputmode: 'numeric' }),
         h('button', { id: 'model-generate', type: 'button' }), h('button', { id: 'model-stop', type: 'button', disabled: true })),
@@ -95,12 +108,19 @@ function bindFiles(env, s) {
 
 function bindModelControls(env, s) {
   const { $ } = env;
-  $('model-text').addEventListener('input', (e) => {
-    e.target.dataset.typed = 'true';
-    clearTimeout(s.textTimer);
-    s.textTimer = setTimeout(() => { stopGeneration(s); compute(env, s); }, 250);
-  });
-  for (const id of ['model-log', 'model-hide-first']) $(id).addEventListener('change', () => { drawGrid(env, s); drawBig(env, s); renderOptionsNote(env, s); });
+  for (const id of ['model-text', 'model-pair']) {
+    $(id).addEventListener('input', (e) => {
+      e.target.dataset.typed = 'true';
+      clearTimeout(s.textTimer);
+      s.textTimer = setTimeout(() => { stopGeneration(s); compute(env, s); }, 250);
+    });
+  }
+  for (const id of ['model-log', 'model-hide-first']) {
+    $(id).addEventListener('change', () => {
+      if (s.run) { drawGrid(env, s); drawBig(env, s); }
+      renderOptionsNote(env, s);
+    });
+  }
   $('model-generate').addEventListener('click', () => generate(env, s));
   $('model-stop').addEventListener('click', () => stopGeneration(s));
   // a thumbnail is a <button>: click, Enter or Space enlarges it
@@ -177,20 +197,27 @@ function adopt(env, s, model, name, ignored) {
   stopGeneration(s);
   say(env, s, null);
   s.model?.dispose();
-  if (model.config.encoder) {   // BERT: its maps are not causal, which this section's drawings assume (issue 25)
-    model.dispose();
-    Object.assign(s, { model: null, run: null });
-    put(env, s, $('checkpoint-status'), null);
-    return say(env, s, (C) => C.encoderLater(name));
-  }
   Object.assign(s, { model, name, big: { layer: 0, head: 0 }, run: null });
   put(env, s, $('checkpoint-status'), (C) => C.loaded(name, model.config, model.tokenizer, ignored));
   $('checkpoint-model').hidden = false;
-  const t = $('model-text'), kind = model.tokenizer ?? 'none';
-  if (!t.value || !t.dataset.typed || kind !== s.kind) t.value = DEFAULT_TEXT[kind];     // another kind of tokenizer: its own example
+  const encoder = Boolean(model.config.encoder);
+  $('model-pair-field').hidden = !encoder;
+  $('model-gen').hidden = encoder;                        // an encoder has no next token to generate
+  const t = $('model-text'), kind = `${encoder ? 'encoder ' : ''}${model.tokenizer ?? 'none'}`;
+  if (!t.value || !t.dataset.typed || kind !== s.kind) {  // another kind of model or tokenizer: its own example
+    t.value = encoder && model.tokenizer ? encoderText(model) : DEFAULT_TEXT[model.tokenizer ?? 'none'];
+    $('model-pair').value = '';
+    if (encoder !== s.kind?.startsWith('encoder ')) $('model-hide-first').checked = false;   // [CLS] and [SEP] shown at first
+  }
   s.kind = kind;
   renderTexts(env, s);
   compute(env, s);
+}
+
+/** An encoder's example: Chinese when its vocabulary knows 猫 (bert-base-chinese), else English. */
+function encoderText(model) {
+  const { ids } = model.encode('猫');
+  return model.tokens(ids).includes('猫') ? ENCODER_TEXT.zh : ENCODER_TEXT.en;
 }
 
 // loadModel's onProgress -> the bar and "reading NAME: read / total", at most 20 times a second
@@ -242,6 +269,8 @@ function clearRun(env, s) {
   put(env, s, $('model-output'), null);
   $('model-output').hidden = true;
   $('model-options-note').textContent = '';
+  s.fill = null;
+  $('model-fill').hidden = true;
   const heads = $('headview');                                 // page-headview.js's card: no run, no lines
   if (heads) heads.hidden = true;
 }
@@ -256,8 +285,9 @@ function clearRun(env, s) {
 function readIds(env, s) {
   const text = env.$('model-text').value;
   const m = s.model, v = m.config.vocab_size;
-  let ids;
-  if (m.tokenizer) ids = m.encode(text);
+  let ids, tokenTypes;
+  if (m.tokenizer && m.config.encoder) ({ ids, tokenTypes } = m.encode(text, env.$('model-pair').value.trim() || undefined));
+  else if (m.tokenizer) ids = m.encode(text);
   else {
     ids = parseIds(text);
     if (!ids) return { problem: (C) => C.idsOnly(v) };
@@ -266,7 +296,7 @@ function readIds(env, s) {
   const bad = ids.find((i) => i >= v);
   if (bad !== undefined) return { problem: (C) => C.idOutside(bad, v) };
   const cap = Math.min(MAX_GRID_TOKENS, m.config.n_positions), n = ids.length;
-  return n > cap ? { ids: ids.slice(0, cap), note: (C) => C.cut(n, cap) } : { ids, note: null };
+  return n > cap ? { ids: ids.slice(0, cap), tokenTypes: tokenTypes?.slice(0, cap), note: (C) => C.cut(n, cap) } : { ids, tokenTypes, note: null };
 }
 
 const labelsOf = (m, ids) => (m.tokenizer ? m.tokens(ids) : ids.map(String));
@@ -280,9 +310,9 @@ function compute(env, s) {
   put(env, s, msg, r.problem ?? r.note);
   msg.classList.toggle('error', Boolean(r.problem));
   if (r.problem) return clearRun(env, s);                     // no maps of an earlier text beside the message
-  let attention;
+  let attention, logits;
   try {
-    ({ attention } = s.model.forward(r.ids, { attention: true }));
+    ({ attention, logits } = s.model.forward(r.ids, { attention: true, ...(r.tokenTypes ? { tokenTypes: r.tokenTypes } : {}) }));
   } catch (e) {
     sayError(env, s, msg, e);
     msg.classList.add('error');
@@ -295,31 +325,52 @@ function compute(env, s) {
   drawGrid(env, s);
   drawBig(env, s);
   renderOptionsNote(env, s);
+  if (s.model.config.encoder) fillMask(env, s, r.ids, Boolean(logits));
   // copies: a generation adds rows to s.run's labels and ids, not to these maps
   s.headView.show({ maps: attention, labels: [...s.run.labels], ids: Array.from(r.ids), name: s.name, kvHeads: s.model.config.kvHeads ?? s.model.config.n_head });
 }
 
-const hideFirst = (env, s) => env.$('model-hide-first').checked && s.run.ids.length > 1;
-const scaleOf = (env) => (env.$('model-log').checked ? 'log' : 'unit');
-
-/** Rows of one head as shown: all, or without the first token, renormalised (see the header). */
-function shownRows(rows, hide) {
-  if (!hide) return rows;
-  return rows.slice(1).map((row, k) => {
-    const i = k + 1;
-    let sum = 0;
-    for (let j = 1; j <= i; j++) sum += row[j];
-    return Float64Array.from({ length: i }, (_, j) => (sum > 0 ? row[j + 1] / sum : 0));
-  });
+/**
+ * The fill-mask box (encoders): the likeliest tokens for each [MASK] of the text (and its pair),
+ * or why there are none. A second forward, without attention: the text is short.
+ */
+function fillMask(env, s, ids, hasHead) {
+  const mask = s.model.tokens(ids).some((t) => t === '[MASK]' || t === '<mask>');
+  s.fill = !hasHead ? { say: (C) => C.fillNoHead } : !mask ? { say: (C) => C.fillHint } : null;
+  if (!s.fill) {
+    const pair = env.$('model-pair').value.trim();
+    try {
+      s.fill = { results: s.model.fillMask(env.$('model-text').value, { topK: 5, ...(pair ? { pair } : {}) }) };
+    } catch (e) {
+      s.fill = { error: e };
+    }
+  }
+  renderFill(env, s);
 }
 
+/** s.fill in the page's language. */
+function renderFill(env, s) {
+  const box = env.$('model-fill'), f = s.fill, C = env.getT().models.ckpt;
+  box.hidden = !f;
+  if (!f) return;
+  if (f.error) return sayError(env, s, box, f.error);
+  put(env, s, box, f.say ?? null);
+  if (f.results) box.replaceChildren(env.h('p', { class: 'fill-lead' }, C.fillLead), fillMaskList(env.h, C, f.results));
+}
+
+const causalOf = (s) => !s.model.config.encoder;
+const scaleOf = (env) => (env.$('model-log').checked ? 'log' : 'unit');
+/** The positions the maps show (page-encoder.js): all, or without the first token / [CLS] and [SEP]. */
+const keptOf = (env, s) => keptPositions(s.run.labels, { causal: causalOf(s), hide: env.$('model-hide-first').checked });
+const rowsOf = (s, rows, kept) => shownRows(rows, kept, causalOf(s));
+
 /** The attributes of a map's <svg>: which model, layer and head, and which token ids it shows. */
-function mapAttrs(env, s, layer, head) {
-  const hide = hideFirst(env, s);
+function mapAttrs(env, s, layer, head, kept = keptOf(env, s)) {
+  const hidden = kept.length < s.run.ids.length ? 'hidden' : 'shown';
   return {
     'data-model': s.name, 'data-layer': layer, 'data-head': head,
-    'data-ids': JSON.stringify(hide ? s.run.ids.slice(1) : s.run.ids),
-    'data-first': hide ? 'hidden' : 'shown', 'data-scale': scaleOf(env),
+    'data-ids': JSON.stringify(kept.map((i) => s.run.ids[i])),
+    [causalOf(s) ? 'data-first' : 'data-special']: hidden, 'data-scale': scaleOf(env),
   };
 }
 
@@ -330,7 +381,7 @@ async function drawGrid(env, s) {
   const grid = $('checkpoint-grid');
   const id = ++s.drawId;
   const { n_layer: L, n_head: H, kvHeads: G = H } = s.model.config;
-  const hide = hideFirst(env, s), scale = scaleOf(env), group = H / G;   // GQA: heads group·g … read key/value head g
+  const kept = keptOf(env, s), scale = scaleOf(env), group = H / G;   // GQA: heads group·g … read key/value head g
   const kv = (k) => ({ 'data-kv': Math.floor(k / group), ...(G < H ? { class: `kv-${Math.floor(k / group) % 2 ? 'odd' : 'even'}` } : {}) });
   grid.dataset.state = 'drawing';
   grid.style.setProperty('--heads', String(H));
@@ -345,7 +396,7 @@ async function drawGrid(env, s) {
     grid.append(h('span', { class: 'ckpt-layer', 'aria-hidden': 'true' }, C.layerShort(l)));
     for (let k = 0; k < H; k++) {
       const b = h('button', { type: 'button', ...kv(k), class: `thumb ${kv(k).class ?? ''}`.trim(), 'data-layer': l, 'data-head': k, 'aria-label': env.getT().models.ckpt.thumbLabel(l, k) });   // (the language may change mid-drawing)
-      b.innerHTML = thumbSvg(shownRows(s.run.heads[l][k], hide), scale, mapAttrs(env, s, l, k));   // numbers only
+      b.innerHTML = thumbSvg(rowsOf(s, s.run.heads[l][k], kept), scale, mapAttrs(env, s, l, k, kept), causalOf(s));   // numbers only
       grid.append(b);
       if (performance.now() - since > 16) {
         markBig(env, s);
@@ -377,20 +428,20 @@ function drawBig(env, s) {
   const T = env.getT(), C = T.models.ckpt;
   const box = $('checkpoint-big');
   const { layer, head } = s.big;
-  const hide = hideFirst(env, s);
-  const rows = shownRows(s.run.heads[layer][head], hide);
-  const labels = hide ? s.run.labels.slice(1) : s.run.labels;
+  const kept = keptOf(env, s), causal = causalOf(s), hide = kept.length < s.run.ids.length;
+  const rows = rowsOf(s, s.run.heads[layer][head], kept);
+  const labels = kept.map((i) => s.run.labels[i]);
   const n = rows.length;
-  const matrix = rows.map((row, i) => Array.from({ length: n }, (_, j) => (j <= i ? row[j] : 0)));
+  const matrix = rows.map((row, i) => Array.from({ length: n }, (_, j) => (!causal || j <= i ? row[j] : 0)));
   s.bigWidth = box.clientWidth || 320;
   box.innerHTML = fitWidth(matrix, {
-    rowLabels: labels, colLabels: labels, masked: 'causal', lang: T.htmlLang === 'en' ? 'en' : 'zh',
+    rowLabels: labels, colLabels: labels, ...(causal ? { masked: 'causal' } : {}), lang: T.htmlLang === 'en' ? 'en' : 'zh',
     title: C.bigTitle(layer, head, false), decimals: 2, idPrefix: 'ckpt-big', role: 'group',
     ...(scaleOf(env) === 'log' ? { colourScale: 'log' } : {}),
   }, s.bigWidth);
   const svg = box.querySelector('svg');
-  for (const [k, v] of Object.entries(mapAttrs(env, s, layer, head))) svg.setAttribute(k, String(v));
-  const note = hide ? [C.bigHidden, C.bigNote(layer, head, n)] : [C.bigNote(layer, head, n)];
+  for (const [k, v] of Object.entries(mapAttrs(env, s, layer, head, kept))) svg.setAttribute(k, String(v));
+  const note = [...(hide ? [causal ? C.bigHidden : C.bigHiddenSpecial] : []), causal ? C.bigNote(layer, head, n) : C.bigNoteEncoder(layer, head, n)];
   $('checkpoint-big-note').textContent = note.join(T.htmlLang === 'en' ? ' ' : '');      // (drawn again in a new language)
   markBig(env, s);
 }
@@ -418,7 +469,10 @@ function fitWidth(matrix, options, width) {
 
 function renderOptionsNote(env, s) {
   const C = env.getT().models.ckpt;
-  env.$('model-options-note').textContent = C.optionsNote(scaleOf(env) === 'log', LOG_FLOOR, env.$('model-hide-first').checked, s.run?.ids.length ?? 0);
+  const hide = env.$('model-hide-first').checked, n = s.run?.ids.length ?? 0;
+  env.$('model-options-note').textContent = s.model?.config.encoder
+    ? C.optionsNoteEncoder(scaleOf(env) === 'log', LOG_FLOOR, hide, s.run ? keptOf(env, s).length < n : false)
+    : C.optionsNote(scaleOf(env) === 'log', LOG_FLOOR, hide, n);
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -451,12 +505,11 @@ async function generate(env, s) {
   const lead = h('span', { class: 'gen-lead' }), produced = h('span', { class: 'tok gen' });
   put(env, s, lead, (C) => C.genLead);
   out.replaceChildren(lead, h('span', { class: 'tok gen-prompt' }, promptText(s.model, run.ids)), ' → ', produced);
-  const hide = () => hideFirst(env, s);
   let pending = null;                     // the id chosen last: its row comes with the next step
   try {
     for await (const step of s.model.generate(run.ids, { maxTokens: max, attention: true })) {
       if (s.run !== run) break;            // a new text or model took over
-      if (pending !== null) addRow(env, s, run, pending, step.attention, hide());
+      if (pending !== null) addRow(env, s, run, pending, step.attention);
       pending = step.id;
       gen.count++;
       produced.textContent += s.model.tokenizer ? step.text : ` ${step.id}`;
@@ -484,17 +537,17 @@ async function generate(env, s) {
  * The row of the token id just fed to the model (attention[l][h]: its weights over every position
  * so far) joins every head: the run, the thumbnails in place, and the enlarged map.
  */
-function addRow(env, s, run, id, attention, hide) {
+function addRow(env, s, run, id, attention) {
   run.ids.push(id);
   run.labels.push(...labelsOf(s.model, [id]));
-  const scale = scaleOf(env);
+  const scale = scaleOf(env), kept = keptOf(env, s);
   const grid = env.$('checkpoint-grid');
   attention.forEach((layer, l) => layer.forEach((row, k) => {
     run.heads[l][k].push(row);
     const svg = grid.querySelector(`button.thumb[data-layer="${l}"][data-head="${k}"] svg`);
     if (!svg) return;
-    appendThumbRow(svg, shownRows(run.heads[l][k], hide).at(-1), scale);
-    svg.setAttribute('data-ids', JSON.stringify(hide ? run.ids.slice(1) : run.ids));
+    appendThumbRow(svg, rowsOf(s, run.heads[l][k], kept).at(-1), scale);
+    svg.setAttribute('data-ids', JSON.stringify(kept.map((i) => run.ids[i])));
   }));
   drawBig(env, s);
 }
@@ -512,7 +565,8 @@ function renderTexts(env, s) {
   $('checkpoint-drop-hint').textContent = C.dropHint;
   $('model-text-label').textContent = s.model && !s.model.tokenizer ? C.idsLabel : C.textLabel;
   $('model-log-label').textContent = C.logLabel;
-  $('model-hide-first-label').textContent = C.hideLabel;
+  $('model-hide-first-label').textContent = s.model?.config.encoder ? C.hideSpecialLabel : C.hideLabel;
+  $('model-pair-label').textContent = C.pairLabel;
   $('model-max-label').textContent = C.maxLabel;
   $('model-generate').textContent = C.generate;
   $('model-stop').textContent = C.stop;
@@ -527,4 +581,5 @@ function renderTexts(env, s) {
   const c = s.model?.config;
   $('checkpoint-grid-hint').textContent = C.gridHint + (c && c.kvHeads < c.n_head ? ` ${C.gqaHint(c.n_head, c.kvHeads)}` : '');
   if (s.run) { drawBig(env, s); renderOptionsNote(env, s); }
+  if (s.fill?.results) renderFill(env, s);          // (a message in it follows through s.texts)
 }

@@ -1,7 +1,7 @@
 // page-thumbs.js - the small heatmaps of the layer × head grid (page-checkpoint.js): GPT-2 small
 // has 144 heads, so each is drawn cheaply, as a string: no labels, no numbers, no <g> or <title>
 // per cell, one <rect> per cell of the lower triangle (the causal mask makes the rest exactly 0;
-// one background rect stands for it). The cells carry data-row, data-col and data-value like the
+// one background rect stands for it), or of every row for an encoder (causal false). The cells carry data-row, data-col and data-value like the
 // renderer's (web/heatmap/), so that a test or a script reads them the same way. The big view of
 // one head is drawn by renderHeatmap itself.
 //
@@ -23,10 +23,11 @@ export function thumbFill(v, scale) {
   return (fills[scale][k] ??= toHex(colour(k / (LEVELS - 1), { scale: 'sequential', colourScale: 'unit', dmin: 0, dmax: 1 })));
 }
 
-/** The cells of row i (keys 0..i) as a string. */
-export function thumbRow(row, i, scale) {
+/** The cells of row i (keys 0..i; not causal: every key of the row) as a string. */
+export function thumbRow(row, i, scale, causal = true) {
   let s = '';
-  for (let j = 0; j <= i && j < row.length; j++) {
+  const end = causal ? Math.min(i + 1, row.length) : row.length;
+  for (let j = 0; j < end; j++) {
     const v = row[j];
     s += `<rect class="cell" x="${j}" y="${i}" width="1" height="1" fill="${thumbFill(v, scale)}" data-row="${i}" data-col="${j}" data-value="${shortestFloat32(v)}"/>`;
   }
@@ -34,15 +35,15 @@ export function thumbRow(row, i, scale) {
 }
 
 /**
- * The whole thumbnail: rows[i] holds at least keys 0..i. attrs: { name: value } on the root
- * (numbers and JSON of numbers only: they are not escaped).
+ * The whole thumbnail: rows[i] holds at least keys 0..i (not causal: every key). attrs:
+ * { name: value } on the root (numbers and JSON of numbers only: they are not escaped).
  */
-export function thumbSvg(rows, scale, attrs) {
+export function thumbSvg(rows, scale, attrs, causal = true) {
   const n = rows.length;
   const a = Object.entries(attrs).map(([k, v]) => ` ${k}="${String(v).replace(/"/g, '&quot;')}"`).join('');
   let s = `<svg class="thumb-map" viewBox="0 0 ${n} ${n}" shape-rendering="crispEdges" aria-hidden="true" focusable="false"${a}>` +
     `<rect class="thumb-bg" width="${n}" height="${n}"/>`;
-  rows.forEach((row, i) => { s += thumbRow(row, i, scale); });
+  rows.forEach((row, i) => { s += thumbRow(row, i, scale, causal); });
   return s + '</svg>';
 }
 

@@ -543,21 +543,32 @@ zh.models = {
   ckpt: {
     kicker: '进阶 · 真实模型',
     title: '加载一个真实的模型：每一层、每一个头',
-    text: '选择一个模型文件夹里的文件（GPT-2，或 Qwen2.5、Qwen3、Llama 3、SmolLM2 这样的 LLaMA 系列）：<code>config.json</code>、<code>model.safetensors</code>（或 <code>model.safetensors.index.json</code> 和它的分片），以及 <code>tokenizer.json</code>，或 <code>vocab.json</code> + <code>merges.txt</code>（GPT-2），或 <code>vocab.txt</code>（中文 GPT-2）。' +
+    text: '选择一个模型文件夹里的文件（GPT-2，Qwen2.5、Qwen3、Llama 3、SmolLM2 这样的 LLaMA 系列，或 bert-base-chinese 这样的 BERT 编码器）：<code>config.json</code>、<code>model.safetensors</code>（或 <code>model.safetensors.index.json</code> 和它的分片），以及 <code>tokenizer.json</code>，或 <code>vocab.json</code> + <code>merges.txt</code>（GPT-2），或 <code>vocab.txt</code>（中文 GPT-2、BERT）。' +
       '文件只在你的浏览器里读取和计算，不会上传到任何地方。去哪里下载这些模型、各要多少内存，见 <a href="docs/MODELS.html">docs/MODELS.md</a>。',
     filesLabel: '模型文件',
     dropHint: '也可以把文件（或整个文件夹）拖到这里。',
     reading: (name, read, total) => `正在读取 ${name}：${read} / ${total}`,
     starting: (size) => `已读取 ${size}，正在把权重放进 WebAssembly 内存……`,
-    loaded: (name, c, tok, ignored) => `已加载 ${name}：${c.n_layer} 层 × ${c.n_head} 个头，d_model = ${c.n_embd}，词表 ${c.vocab_size}，` +
+    loaded: (name, c, tok, ignored) => `已加载 ${name}${c.encoder ? '（编码器，双向注意力）' : ''}：${c.n_layer} 层 × ${c.n_head} 个头，d_model = ${c.n_embd}，词表 ${c.vocab_size}，` +
       (tok === 'bpe' ? 'GPT-2 的 BPE 分词器' : tok === 'wordpiece' ? 'BERT 的 vocab.txt 分词器' : tok === 'tokenizer.json' ? 'tokenizer.json 分词器' : '没有分词器文件：下面输入 token id') +
       (ignored.length ? `。没有用到：${ignored.join('、')}` : '') + '。',
     textLabel: '文本（经过模型的分词器）',
     idsLabel: 'token id（这个模型没有分词器文件），用空格或逗号隔开，例如 3 7 5',
     idsOnly: (v) => `这个模型没有分词器文件，请输入 token id：0 到 ${v - 1} 的整数，用空格或逗号隔开。`,
     noTokens: '没有得到任何 token。',
-    encoderLater: (name) => `${name} 是 BERT 这样的编码器：每个 token 都看得到所有 token，这一节的图目前只画因果（只看前面）的模型。` +
-      '这个模型请先用 <attention-heatmap model="…"> 元素或命令行 attnmap model（--fill-mask 可以填空）查看。',
+    // an encoder (BERT, issue 25): a pair of sentences, [CLS]/[SEP] hidden on request, fill-mask
+    pairLabel: '第二句（可选）：BERT 把两句读成 [CLS] 第一句 [SEP] 第二句 [SEP]',
+    hideSpecialLabel: '隐藏 [CLS] 和 [SEP]',
+    optionsNoteEncoder: (log, floor, hide, hidden) => [
+      log ? `对数色标：小图从 ${floor} 到 1 按 log10 着色（更小的数用最深的颜色），大图从最小的正数到最大的数。` : '',
+      hide ? (hidden ? '隐藏 [CLS] 和 [SEP]：BERT 的很多头把注意力放在这两个特殊 token 上。这里去掉它们的行和列，每一行剩下的权重再除以它们的和（重新归一化），显示剩下的注意力怎样分配。' : '除了 [CLS] 和 [SEP] 没有别的 token，所以都显示。') : '',
+    ].filter(Boolean).join(' '),
+    bigHiddenSpecial: '去掉了 [CLS] 和 [SEP]：每一行剩下的权重重新归一化。',
+    bigNoteEncoder: (l, h, n) => `层 ${l + 1} 的头 ${h + 1}，${n} 个 token。每行是一个 token 在看谁，加起来等于 1。这是编码器：没有因果遮蔽，每个 token 都看得到前后所有的 token。`,
+    fillLead: '填空（模型的掩码语言模型头）：每个 [MASK] 最可能的 5 个 token 和概率',
+    fillAt: (i) => `第 ${i + 1} 个 token：`,
+    fillHint: '在文本里写上 [MASK]，模型会猜那里最可能是什么，例如「猫吃[MASK]」。',
+    fillNoHead: '这个检查点没有掩码语言模型头（cls.predictions，它是 BertModel 而不是 BertForMaskedLM），所以不能填空；注意力照样可以看。',
     idOutside: (id, v) => `token id ${id} 超出了词表（0 到 ${v - 1}）。`,
     cut: (n, max) => `共有 ${n} 个 token，网格只画前 ${max} 个。`,
     logLabel: '对数色标',
@@ -647,21 +658,31 @@ en.models = {
   ckpt: {
     kicker: 'Going further · a real model',
     title: 'Load a real model: every layer and every head',
-    text: 'Pick the files of a model folder (GPT-2, or the LLaMA family: Qwen2.5, Qwen3, Llama 3, SmolLM2): <code>config.json</code>, <code>model.safetensors</code> (or <code>model.safetensors.index.json</code> and its shards), and <code>tokenizer.json</code>, or <code>vocab.json</code> + <code>merges.txt</code> (GPT-2), or <code>vocab.txt</code> (Chinese GPT-2). ' +
+    text: 'Pick the files of a model folder (GPT-2, the LLaMA family: Qwen2.5, Qwen3, Llama 3, SmolLM2, or a BERT encoder such as bert-base-chinese): <code>config.json</code>, <code>model.safetensors</code> (or <code>model.safetensors.index.json</code> and its shards), and <code>tokenizer.json</code>, or <code>vocab.json</code> + <code>merges.txt</code> (GPT-2), or <code>vocab.txt</code> (Chinese GPT-2, BERT). ' +
       'They are read and run in your browser only and are not uploaded anywhere. Where to download these models and how much memory each takes: <a href="docs/MODELS.html">docs/MODELS.md</a>.',
     filesLabel: 'Model files',
     dropHint: 'Or drop the files (or the whole folder) here.',
     reading: (name, read, total) => `Reading ${name}: ${read} of ${total}`,
     starting: (size) => `Read ${size}; putting the weights into WebAssembly memory…`,
-    loaded: (name, c, tok, ignored) => `Loaded ${name}: ${c.n_layer} layers × ${c.n_head} heads, d_model = ${c.n_embd}, vocabulary ${c.vocab_size}, ` +
+    loaded: (name, c, tok, ignored) => `Loaded ${name}${c.encoder ? ' (an encoder: bidirectional attention)' : ''}: ${c.n_layer} layers × ${c.n_head} heads, d_model = ${c.n_embd}, vocabulary ${c.vocab_size}, ` +
       (tok === 'bpe' ? 'GPT-2\'s BPE tokenizer' : tok === 'wordpiece' ? 'a BERT vocab.txt tokenizer' : tok === 'tokenizer.json' ? 'its tokenizer.json' : 'no tokenizer files: type token ids below') +
       (ignored.length ? `. Not used: ${ignored.join(', ')}` : '') + '.',
     textLabel: 'Text (through the model\'s tokenizer)',
     idsLabel: 'Token ids (this model has no tokenizer files), separated by spaces or commas, e.g. 3 7 5',
     idsOnly: (v) => `This model has no tokenizer files: type token ids, integers from 0 to ${v - 1}, separated by spaces or commas.`,
     noTokens: 'That gives no tokens.',
-    encoderLater: (name) => `${name} is an encoder like BERT: every token sees every other, and this section so far draws only causal models (tokens looking back). ` +
-      'For now, look at this model with the <attention-heatmap model="…"> element or the command line, attnmap model (--fill-mask fills gaps).',
+    pairLabel: 'Second sentence (optional): BERT reads the two as [CLS] first [SEP] second [SEP]',
+    hideSpecialLabel: 'Hide [CLS] and [SEP]',
+    optionsNoteEncoder: (log, floor, hide, hidden) => [
+      log ? `Log colour scale: the small maps are coloured by log10 from ${floor} to 1 (smaller values take the darkest colour), the big one from its smallest positive value to its largest.` : '',
+      hide ? (hidden ? 'Hide [CLS] and [SEP]: many of BERT\'s heads park their attention on these two special tokens. Their rows and columns are left out and each row\'s remaining weights are divided by their sum (renormalised), to show how the rest is shared out.' : 'There are no tokens besides [CLS] and [SEP]: all are shown.') : '',
+    ].filter(Boolean).join(' '),
+    bigHiddenSpecial: '[CLS] and [SEP] are left out: each row\'s remaining weights are renormalised.',
+    bigNoteEncoder: (l, h, n) => `Layer ${l + 1}, head ${h + 1}, ${n} tokens. Each row is a token looking at the others and adds up to 1. This is an encoder: there is no causal mask, every token sees every token before and after it.`,
+    fillLead: 'Fill the gap (the model\'s masked-LM head): the 5 likeliest tokens for each [MASK], with their probabilities',
+    fillAt: (i) => `token ${i + 1}: `,
+    fillHint: 'Write [MASK] in the text and the model guesses what is likeliest there, e.g. “the cat ate the [MASK].”',
+    fillNoHead: 'This checkpoint has no masked-LM head (cls.predictions: it is a BertModel, not a BertForMaskedLM), so it cannot fill gaps; its attention can still be seen.',
     idOutside: (id, v) => `Token id ${id} is outside the vocabulary (0 to ${v - 1}).`,
     cut: (n, max) => `${n} tokens; the grid draws the first ${max}.`,
     logLabel: 'Log colour scale',

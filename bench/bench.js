@@ -3,6 +3,7 @@
 //
 //   npm run bench                   the full run (2.5 to 4.5 minutes on 2 cores), writes the doc
 //   BENCH_QUICK=1 npm run bench     a smoke run (about 25 s), prints only
+//   node bench/bench.js --only pool    the pool's section alone (about a minute), rewrites only its part of the doc
 //   node bench/bench.js --only model   the whole-model section alone (GPT-2 small against
 //                                   onnxruntime-web, bench/model.js; about 5 minutes), rewrites only its part of the doc
 //   node bench/bench.js --only llama   the LLaMA family's section alone (Qwen2.5-0.5B's shape against
@@ -48,7 +49,7 @@ import { benchModel, modelOnly } from './model.js';
 import { peak } from './native.js';
 import { benchNodeRelaxed } from './node-relaxed.js';
 import { IMPLS, ONLY, QUICK, SIZES, TOLERANCE, progress, root } from './plan.js';
-import { benchPool } from './pool.js';
+import { benchPool, poolOnly } from './pool.js';
 import { disagreements, printReport, report } from './report.js';
 import { benchSizes } from './runner.js';
 import { gzipSizes } from './shipped.js';
@@ -60,6 +61,7 @@ async function main() {
   progress(`${QUICK ? 'quick' : 'full'} run${ONLY ? ` of ${ONLY} only` : ''} on ${r.machine.cpu}, ${r.machine.cores} cores, Node ${r.machine.node}`);
   if (ONLY === 'model') return modelOnly(r, { quick: QUICK });
   if (ONLY === 'llama') return llamaOnly(r, { quick: QUICK });
+  if (ONLY === 'pool') return poolOnly(r, { quick: QUICK });
   if (!r.sources.same) progress(`note: web/wasm/attention.wasm was built from sources ${r.sources.built}, c_src/ is now ${r.sources.now}`);
   progress('peak: 4-wide SSE mul + add, one core');
   r.peak = peak();

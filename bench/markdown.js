@@ -9,7 +9,7 @@ import { LLAMA_HEADING, llamaReport } from './llama-report.js';
 import { MODEL_HEADING, modelReport } from './model.js';
 import { nodeRelaxedReport } from './node-relaxed.js';
 import { SAMPLE_MS, root } from './plan.js';
-import { poolReport } from './pool.js';
+import { poolReport, POOL_HEADING } from './pool.js';
 import { reading, targetsReport } from './reading.js';
 import { PAGE_HEADING } from './page-paint.js';
 import { readSection } from './sections.js';
@@ -47,7 +47,7 @@ ${chromiumReport(r.chromium)}
 
 ${nodeRelaxedReport(r.nodeRelaxed)}
 
-## More than one core
+${POOL_HEADING}
 
 ${poolReport(r.pool)}
 

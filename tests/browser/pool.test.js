@@ -12,7 +12,7 @@ import { startServer } from '../../scripts/serve.js';
 import { launch, pageErrors } from './browser.js';
 
 const attn = await createAttention();
-const pool = await createAttentionPool({ workers: 3 });
+const pool = await createAttentionPool({ workers: 3, inlineBelow: 0 });
 after(() => pool.close());
 
 async function rejects(promise) {
@@ -141,7 +141,7 @@ test('createAttentionPool checks its options; a closed pool refuses calls', asyn
   const e = await rejects(createAttentionPool({ workerUrl: new URL('file:///nonexistent/worker.js') }));
   assert.equal(e.code, 'INVALID_ARGUMENT');
   assert.match(e.message, /a worker failed: the worker script failed to load \(file:\/\/\/nonexistent\/worker\.js\)/, 'the message names the URL tried');
-  const p = await createAttentionPool({ workers: 1 });
+  const p = await createAttentionPool({ workers: 1, inlineBelow: 0 });
   assert.equal(p.size, 1);
   const big = { q: matrix(2000, 64, 1), k: matrix(2000, 64, 2), v: matrix(2000, 64, 3) };
   const running = rejects(p.attention(big));
@@ -154,7 +154,7 @@ test('in Node, a global Worker installed by another library (onnxruntime-web doe
   const saved = Object.getOwnPropertyDescriptor(globalThis, 'Worker');
   globalThis.Worker = class { constructor() { this.postMessage = () => {}; this.terminate = () => {}; } };   // never answers
   try {
-    const p = await createAttentionPool({ workers: 1 });
+    const p = await createAttentionPool({ workers: 1, inlineBelow: 0 });
     assert.deepEqual((await p.attention({ q: [[1, 0]], k: [[1, 0]], v: [[2]] })).output.shape, [1, 1]);
     await p.close();
   } finally {
@@ -164,7 +164,7 @@ test('in Node, a global Worker installed by another library (onnxruntime-web doe
 
 test('an idle pool that is never closed does not keep Node running', () => {
   const script = `import { createAttentionPool } from ${JSON.stringify(path.join(root, 'web/pool/attention-pool-node.js'))};
-    const pool = await createAttentionPool({ workers: 2 });
+    const pool = await createAttentionPool({ workers: 2, inlineBelow: 0 });
     const r = await pool.attention({ q: [[1, 0]], k: [[1, 0], [0, 1]], v: [[1], [2]] });
     console.log(r.output.data.length);`;
   // a child that Node would keep running is killed after 60 s (status null): only a hang gets there
@@ -217,7 +217,10 @@ function counting(values, reads) {
   return o;
 }
 
-test('a: every input and every option is read exactly once (counting getters)', async () => {
+for (const inline of [false, true]) {
+  test(`a: every input and every option is read exactly once (counting getters), ${inline ? 'a small call computed in this thread' : 'split'}`, async () => {
+  const p = inline ? await createAttentionPool({ workers: 2 }) : pool;
+  try {
   const n = 40, m = 30;
   const q = matrix(n, 8, 1), k = matrix(m, 8, 2), v = matrix(m, 4, 3);
   const mask = { data: new Uint8Array(n * m).fill(1), shape: [n, m] };
@@ -225,23 +228,28 @@ test('a: every input and every option is read exactly once (counting getters)', 
   const want = attn.attention({ q, k, v }, { causal: true, scale: 0.5, mask, weights: false, rows: [3, 37] }).output;
   // attention()'s own options
   let reads = {};
-  let got = await pool.attention(counting({ q, k, v }, reads), counting({ causal: true, scale: 0.5, mask, weights: false, rows: [3, 37] }, reads));
+  let got = await p.attention(counting({ q, k, v }, reads), counting({ causal: true, scale: 0.5, mask, weights: false, rows: [3, 37] }, reads));
   assert.deepEqual(reads, { q: 1, k: 1, v: 1, causal: 1, scale: 1, mask: 1, weights: 1, rows: 1 });
   assert.equal(bitsHex(got.output.data), bitsHex(want.data));
   // and the pool's
   reads = {};
   const options = counting({ causal: true, scale: 0.5, mask, weights: false, rows: [3, 37], signal: new AbortController().signal, timeout: 60000 }, reads);
-  got = await pool.attention(counting({ q, k, v }, reads), options);
+  got = await p.attention(counting({ q, k, v }, reads), options);
   assert.deepEqual(reads, { q: 1, k: 1, v: 1, causal: 1, scale: 1, mask: 1, weights: 1, rows: 1, signal: 1, timeout: 1 });
   assert.equal(bitsHex(got.output.data), bitsHex(want.data));
   // a Proxy counts every [[Get]], whatever the key
   const gets = [];
   const spy = (target, label) => new Proxy(target, { get: (t, key, r) => { gets.push(`${label}.${String(key)}`); return Reflect.get(t, key, r); } });
-  got = await pool.attention(spy({ q, k, v }, 'inputs'), spy({ causal: true, mask }, 'options'));
+  got = await p.attention(spy({ q, k, v }, 'inputs'), spy({ causal: true, mask }, 'options'));
   assert.deepEqual(gets.filter((g) => g.startsWith('inputs')).sort(), ['inputs.k', 'inputs.q', 'inputs.v']);
   assert.deepEqual(gets.filter((g) => g.startsWith('options')).sort(), ['options.causal', 'options.mask', 'options.rows', 'options.scale', 'options.signal', 'options.timeout', 'options.weights']);
   assert.equal(bitsHex(got.output.data), bitsHex(attn.attention({ q, k, v }, { causal: true, mask, weights: false }).output.data));
-});
+    if (inline) assert.equal(got.workers, 0);
+  } finally {
+    if (inline) await p.close();
+  }
+  });
+}
 
 test('a: what was checked is what is sent: getters that answer differently the second time', async () => {
   const k = matrix(6, 4, 2), v = matrix(6, 4, 3), q4 = matrix(4, 4, 1);
@@ -329,8 +337,48 @@ const stuck = () => { const q = matrix(50, 8, 5); q.data[0] = 777; return { q, k
 const fine = { q: matrix(64, 8, 1), k: matrix(40, 8, 2), v: matrix(40, 4, 3) };
 const fineBits = bitsHex(attn.attention(fine, { weights: false }).output.data);
 
+test('issue 26: a call below inlineBelow is computed in this thread, with the same bits; above it, split', { timeout: 60000 }, async () => {
+  // default inlineBelow, on workers that never answer a q starting with 777: the small call is
+  // answered anyway, so it never reached them
+  const p = await createAttentionPool({ workers: 2, workerUrl: hangUrl, startTimeout: Infinity });
+  try {
+    const small = stuck();
+    const r = await p.attention(small, { causal: true });
+    assert.equal(r.workers, 0, 'computed here');
+    assert.equal(bitsHex(r.output.data), bitsHex(attn.attention(small, { causal: true, weights: false }).output.data));
+    // 50 rows × 40 keys × (8 + 4) = 24,000 multiply-adds: split when the limit is lower
+    const q = await createAttentionPool({ workers: 2, workerUrl: hangUrl, inlineBelow: 24_000 });
+    try {
+      assert.equal((await rejects(q.attention(small, { timeout: 300 }))).name, 'TimeoutError', 'sent to the stuck workers');
+      const split = await q.attention(fine);               // 64 × 40 × 12 = 30,720: split, by the new workers
+      assert.equal(split.workers, 2);
+      assert.equal(bitsHex(split.output.data), fineBits);
+    } finally {
+      await q.close();
+    }
+  } finally {
+    await p.close();
+  }
+  // the real workers: a large call is split in two, bit for bit; the default limit is the constant
+  const real = await createAttentionPool({ workers: 2 });
+  try {
+    const big = { q: matrix(600, 64, 1), k: matrix(600, 64, 2), v: matrix(600, 64, 3) };   // 600 × 600 × 128 = 46 M
+    const r = await real.attention(big);
+    assert.equal(r.workers, 2);
+    assert.equal(bitsHex(r.output.data), bitsHex(attn.attention(big, { weights: false }).output.data));
+    assert.equal((await real.attention(fine)).workers, 0);
+  } finally {
+    await real.close();
+  }
+  for (const inlineBelow of [-1, '5', NaN, null]) {
+    const e = await rejects(createAttentionPool({ workers: 1, inlineBelow }));
+    assert.equal(e.code, 'INVALID_ARGUMENT');
+    assert.match(e.message, /inlineBelow must be a number of multiply-adds/);
+  }
+});
+
 test('c: { timeout }: a call on stuck workers rejects with a TimeoutError; the workers are replaced, calls queued behind go on', { timeout: 30000 }, async () => {
-  const p = await createAttentionPool({ workers: 2, workerUrl: hangUrl });
+  const p = await createAttentionPool({ workers: 2, inlineBelow: 0, workerUrl: hangUrl });
   try {
     assert.equal(bitsHex((await p.attention(fine)).output.data), fineBits);
     // the worker never answers this call, so the limit fires however fast or slow the machine is
@@ -350,7 +398,7 @@ test('c: { timeout }: a call on stuck workers rejects with a TimeoutError; the w
 });
 
 test('c: { signal }: an abort rejects with the signal\'s reason; the pool goes on', { timeout: 30000 }, async () => {
-  const p = await createAttentionPool({ workers: 2, workerUrl: hangUrl });
+  const p = await createAttentionPool({ workers: 2, inlineBelow: 0, workerUrl: hangUrl });
   try {
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 100);
@@ -383,7 +431,7 @@ test('c: { signal }: an abort rejects with the signal\'s reason; the pool goes o
 test('c: createAttentionPool({ timeout }) is every call\'s limit (a call\'s own timeout wins) and the workers\' start\'s (startTimeout apart)', { timeout: 30000 }, async () => {
   // startTimeout: Infinity: the calls are bounded here, not the start, which a slow machine may
   // take longer than 300 ms for
-  const p = await createAttentionPool({ workers: 2, workerUrl: hangUrl, timeout: 300, startTimeout: Infinity });
+  const p = await createAttentionPool({ workers: 2, inlineBelow: 0, workerUrl: hangUrl, timeout: 300, startTimeout: Infinity });
   try {
     assert.match((await rejects(p.attention(stuck()))).message, /within 300 ms/);
     assert.match((await rejects(p.attention(stuck(), { timeout: 100 }))).message, /within 100 ms/);
@@ -394,7 +442,7 @@ test('c: createAttentionPool({ timeout }) is every call\'s limit (a call\'s own 
   }
   // workers that never answer init: the start's limit is startTimeout, by default timeout
   for (const [options, ms] of [[{ timeout: 300 }, 300], [{ startTimeout: 200 }, 200], [{ timeout: Infinity, startTimeout: 200 }, 200]]) {
-    const e = await rejects(createAttentionPool({ workers: 2, workerUrl: silentUrl, ...options }));
+    const e = await rejects(createAttentionPool({ workers: 2, inlineBelow: 0, workerUrl: silentUrl, ...options }));
     assert.equal(e.name, 'TimeoutError', JSON.stringify(options));
     assert.equal(e.message, `createAttentionPool: the workers' start did not finish within ${ms} ms (timeout)`);
   }
@@ -405,7 +453,7 @@ test('c: with the real worker, a long call aborted mid-computation ends at once;
   const terminated = [];
   const terminate = Worker.prototype.terminate;
   Worker.prototype.terminate = function () { const exited = terminate.call(this); terminated.push(exited); return exited; };
-  const p = await createAttentionPool({ workers: 2 });
+  const p = await createAttentionPool({ workers: 2, inlineBelow: 0 });
   try {
     // n = m = 20,000: seconds of work for each worker (about 2.5 s on the 2-core machine of docs/BENCHMARKS.md)
     const big = { q: matrix(20000, 64, 11), k: matrix(20000, 64, 12), v: matrix(20000, 64, 13) };
@@ -433,7 +481,7 @@ test('c: with the real worker, a long call aborted mid-computation ends at once;
 test('c: a mix of stuck, aborted and plain calls in flight together: every call settles, the plain ones with the right bits', { timeout: 120000 }, async () => {
   // stuck calls time out waiting behind others, or while their worker spins; aborts come at any
   // time; the calls behind them must neither hang nor get another call's rows
-  const p = await createAttentionPool({ workers: 3, workerUrl: hangUrl });
+  const p = await createAttentionPool({ workers: 3, inlineBelow: 0, workerUrl: hangUrl });
   try {
     let seed = 1;
     const rnd = () => ((seed = (seed * 1664525 + 1013904223) >>> 0) / 2 ** 32);
@@ -471,9 +519,9 @@ test('c: signal, timeout and unknown options are checked (INVALID_ARGUMENT), by 
     const e = await rejects(pool.attention(good, { timeout }));
     assert.deepEqual([e.name, e.code], ['AttentionError', 'INVALID_ARGUMENT']);
     assert.match(e.message, /^attention pool: timeout must be a number of milliseconds/);
-    const e2 = await rejects(createAttentionPool({ workers: 1, timeout }));
+    const e2 = await rejects(createAttentionPool({ workers: 1, inlineBelow: 0, timeout }));
     assert.deepEqual([e2.code, e2.message.replace('createAttentionPool', 'attention pool')], [e.code, e.message]);
-    const e3 = await rejects(createAttentionPool({ workers: 1, startTimeout: timeout }));
+    const e3 = await rejects(createAttentionPool({ workers: 1, inlineBelow: 0, startTimeout: timeout }));
     assert.deepEqual([e3.code, e3.message], [e.code, e.message.replace('attention pool: timeout', 'createAttentionPool: startTimeout')]);
   }
   for (const signal of [{}, 'abort', true, { aborted: false, addEventListener() {}, removeEventListener() {} }, new AbortController()]) {
@@ -486,7 +534,7 @@ test('c: signal, timeout and unknown options are checked (INVALID_ARGUMENT), by 
   e = await rejects(pool.attention(good, { weights: 'no' }));
   assert.deepEqual([e.code, e.message], ['INVALID_ARGUMENT', 'weights must be true or false; received the string "no"']);
   e = await rejects(createAttentionPool({ wokers: 2 }));
-  assert.deepEqual([e.code, e.message], ['INVALID_ARGUMENT', 'createAttentionPool: unknown option "wokers"; expected one of workers, workerUrl, relaxed, timeout, startTimeout']);
+  assert.deepEqual([e.code, e.message], ['INVALID_ARGUMENT', 'createAttentionPool: unknown option "wokers"; expected one of workers, workerUrl, relaxed, timeout, startTimeout, inlineBelow']);
   // accepted: none given (null, undefined), Infinity, a live signal
   for (const options of [{ timeout: null, signal: null }, { timeout: undefined, signal: undefined }, { timeout: Infinity }, { timeout: 2 ** 31 - 1, signal: new AbortController().signal }]) {
     assert.deepEqual((await pool.attention(good, options)).output.shape, [1, 1], JSON.stringify(options));
@@ -498,7 +546,7 @@ test('c: after a timeout or an abort nothing is left pending: Node exits, with c
     const workerUrl = new URL(${JSON.stringify(hangUrl.href)});
     const stuck = () => ({ q: { data: new Float32Array(16).fill(777), shape: [4, 4] }, k: [[1, 0, 0, 0]], v: [[1]] });
     const out = [];
-    const a = await createAttentionPool({ workers: 2, workerUrl });
+    const a = await createAttentionPool({ workers: 2, inlineBelow: 0, workerUrl });
     out.push(await a.attention(stuck(), { timeout: 200 }).catch((e) => e.name));
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 100);
@@ -509,7 +557,7 @@ test('c: after a timeout or an abort nothing is left pending: Node exits, with c
     await a.close();
     out.push(await running);
     // never closed; its start is not bounded (a slow machine may take longer than 200 ms for it)
-    const b = await createAttentionPool({ workers: 2, workerUrl, timeout: 200, startTimeout: Infinity });
+    const b = await createAttentionPool({ workers: 2, inlineBelow: 0, workerUrl, timeout: 200, startTimeout: Infinity });
     out.push(await b.attention(stuck()).catch((e) => e.name));
     console.log(JSON.stringify(out));`;
   // a child that Node would keep running is killed after 60 s (status null): only a hang gets there
@@ -528,7 +576,7 @@ test('c: in Chromium: a stuck Web Worker is terminated on timeout and on abort; 
     await page.waitForFunction(() => window.ready);
     const r = await page.evaluate(async () => {
       const { createAttentionPool } = await import('/web/pool/attention-pool.js');
-      const p = await createAttentionPool({ workers: 2, workerUrl: new URL('/tests/fixtures/pool/hang-worker.js', location.href) });
+      const p = await createAttentionPool({ workers: 2, inlineBelow: 0, workerUrl: new URL('/tests/fixtures/pool/hang-worker.js', location.href) });
       const x = { q: [[1, 0], [0, 1], [1, 1]], k: [[1, 0], [0, 1]], v: [[1], [2]] };
       const stuck = { q: [[777, 0], [0, 1], [1, 1]], k: x.k, v: x.v };
       const before = Array.from((await p.attention(x)).output.data);
@@ -539,7 +587,7 @@ test('c: in Chromium: a stuck Web Worker is terminated on timeout and on abort; 
       const after = Array.from((await p.attention(x)).output.data);
       await p.close();
       // a worker script that is not there: the message names the URL the pool tried
-      const missing = await createAttentionPool({ workers: 1, workerUrl: '/tests/fixtures/pool/no-such-worker.js' }).then(() => 'resolved', (e) => e.message);
+      const missing = await createAttentionPool({ workers: 1, inlineBelow: 0, workerUrl: '/tests/fixtures/pool/no-such-worker.js' }).then(() => 'resolved', (e) => e.message);
       return { before, after, timedOut, aborted, missing };
     });
     assert.equal(r.missing, 'attention pool: a worker failed: the worker script failed to load (/tests/fixtures/pool/no-such-worker.js)');

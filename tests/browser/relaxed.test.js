@@ -63,7 +63,7 @@ const same = (p, q) => p.length === q.length && p.every((v, i) => Object.is(v, q
 const sameOther = same(d.attention(small).weights.data, r.attention(small).weights.data) &&
   same(d.attention(mid).output.data, r.attention(mid).output.data) &&
   (() => { const w = { x: small.q, wq: mk(8, 8), wk: mk(8, 8), wv: mk(8, 8) }; return same(d.selfAttention(w).output.data, r.selfAttention(w).output.data); })();
-const pool = await createAttentionPool({ workers: 2 }), exactPool = await createAttentionPool({ workers: 2, relaxed: false });
+const pool = await createAttentionPool({ workers: 2, inlineBelow: 0 }), exactPool = await createAttentionPool({ workers: 2, relaxed: false, inlineBelow: 0 });
 const x = { q: mk(333, 64), k: mk(321, 64), v: mk(321, 64) };
 const poolSame = same((await pool.attention(x, { causal: true })).output.data, r.attention(x, { causal: true, weights: false }).output.data);
 const exactPoolSame = same((await exactPool.attention(x, { causal: true })).output.data, d.attention(x, { causal: true, weights: false }).output.data);

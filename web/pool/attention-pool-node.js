@@ -2,9 +2,9 @@
 // under the "node" condition. Browsers get attention-pool.js. The pool: pool.js.
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { createPool, splitRows } from './pool.js';
+import { createPool, splitRows, INLINE_BELOW } from './pool.js';
 
-export { splitRows };
+export { splitRows, INLINE_BELOW };
 
 const node = {
   cores: async () => os.availableParallelism?.() ?? os.cpus().length,

@@ -26,6 +26,13 @@ export interface AttentionPoolOptions {
    * `{ timeout: 200, startTimeout: Infinity }` bounds the calls only.
    */
   startTimeout?: number;
+  /**
+   * A call with less work than this many multiply-adds (query rows × keys each sees × (d_k + d_v))
+   * is computed in the calling thread, where the workers would cost more than they save: the
+   * same bits, no copies. 0 splits every call, Infinity none. Default: `INLINE_BELOW`, the
+   * crossover measured on 2 workers by the package's benchmark.
+   */
+  inlineBelow?: number;
 }
 
 export interface PoolAttentionOptions extends AttentionOptions {
@@ -68,7 +75,7 @@ export interface AttentionPool {
    * - an AttentionError (INVALID_ARGUMENT) when the pool is closed or closes during the call, or
    *   when a worker failed (crashed, or a replacement could not start): create a new pool then.
    */
-  attention(inputs: AttentionInputs, options?: PoolAttentionOptions): Promise<{ output: Matrix }>;
+  attention(inputs: AttentionInputs, options?: PoolAttentionOptions): Promise<{ output: Matrix; /** How many workers computed it: 0 when it ran in the calling thread (inlineBelow). */ workers: number }>;
   /** Stop the workers; calls still running are rejected. */
   close(): Promise<void>;
 }
@@ -103,3 +110,6 @@ export function createAttentionPool(options?: AttentionPoolOptions): Promise<Att
 
 /** Rows [r0, r1) cut into at most `parts` contiguous ranges of about equal work (exported for tests). */
 export function splitRows(r0: number, r1: number, m: number, causal: boolean, parts: number): Array<[number, number]>;
+
+/** The default `inlineBelow`: multiply-adds below which a call runs in the calling thread (24,000,000). */
+export const INLINE_BELOW: number;

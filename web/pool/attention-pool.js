@@ -9,9 +9,9 @@
 // one expression: that is the form Vite and webpack find, bundle as a worker of its own and
 // rename. esbuild and Rollup leave it as it is: their users build attnmap/pool/worker as a second
 // entry named attention-worker.js beside the bundle (README, "The pool in a bundle").
-import { createPool, splitRows } from './pool.js';
+import { createPool, splitRows, INLINE_BELOW } from './pool.js';
 
-export { splitRows };
+export { splitRows, INLINE_BELOW };
 
 const noop = () => {};
 

@@ -16,7 +16,10 @@
 // pool's own check runs, so every worker runs the same build); they carry no wasm of their own.
 //
 // Each worker computes a contiguous range of query rows with attention(..., { weights: false,
-// rows }), so the output is bit for bit the one createAttention() gives. Rows are split so that
+// rows }), so the output is bit for bit the one createAttention() gives. A call with less work
+// than options.inlineBelow multiply-adds (default INLINE_BELOW, where 2 workers stopped paying
+// for the copies and the messages in bench/pool.js) runs in this thread on the same core: the
+// pool is never slower than not using it. The answer says which: { output, workers }. Rows are split so that
 // each worker gets the same work (with causal, later rows see more keys). The inputs are
 // copied to every worker (structured clone): worth it from a few hundred rows on.
 //
@@ -31,9 +34,12 @@ import { AttentionError, ErrorCode, describe, fail } from '../core/errors.js';
 import { moduleOf } from '../core/instantiate.js';
 
 const MAX_WORKERS = 8;
+// Multiply-adds of a call (rows × keys seen × (d_k + d_v)) below which this thread computes it:
+// measured by `node bench/bench.js` (the pool section's crossover, docs/BENCHMARKS.md).
+export const INLINE_BELOW = 24_000_000;
 const MAX_TIMEOUT = 0x7fffffff;   // ms: setTimeout's limit (about 24.8 days)
 const CALL_OPTIONS = ['causal', 'scale', 'mask', 'weights', 'rows', 'signal', 'timeout'];
-const POOL_OPTIONS = ['workers', 'workerUrl', 'relaxed', 'timeout', 'startTimeout'];
+const POOL_OPTIONS = ['workers', 'workerUrl', 'relaxed', 'timeout', 'startTimeout', 'inlineBelow'];
 const INPUTS = ['q', 'k', 'v'];
 const noop = () => {};
 const toError = (e) => (e instanceof AttentionError ? e
@@ -69,7 +75,8 @@ const timeoutError = (what, ms) => new DOMException(`${what} did not finish with
 // reading a call's arguments once
 //
 // The copies have the form attention() takes, so that attention() in this thread checks them
-// and words the errors as it would for the caller's own values. Typed arrays are measured and
+// and words the errors as it would for the caller's own values (a plain Float32Array or
+// Float64Array is the one thing kept, not copied: see takeMatrix). Typed arrays are measured and
 // copied through the engine's own accessors (a subclass's `get length()` is not asked). What
 // is not copied because it is not a valid argument anyway (a ragged row, a wrong type) is
 // passed on as it is (ctx.raw set when it is an object): attention() then rejects it, and
@@ -151,7 +158,10 @@ function takeMatrix(x, name, ctx) {
       const kind = typedKind(data);
       let copy;
       if ((kind === 'Float32Array' || kind === 'Float64Array') && (data instanceof Float32Array || data instanceof Float64Array)) {
-        copy = copyTyped(data, kind === 'Float32Array' ? Float32Array : Float64Array);
+        // a plain Float32Array or Float64Array is kept as it is: attention() reads it once (a small
+        // call computed here, with no copy to pay for); a call sent to workers copies it (flatMatrix)
+        const Type = kind === 'Float32Array' ? Float32Array : Float64Array;
+        copy = Object.getPrototypeOf(data) === Type.prototype ? data : copyTyped(data, Type);
       } else if (kind === undefined && Array.isArray(data)) {
         at = AT_DATA_LENGTH;
         const len = data.length;
@@ -273,8 +283,7 @@ function flatMatrix(x) {
     for (let i = 0; i < rows; i++) data.set(x[i], i * cols);
     return { data, shape: [rows, cols] };
   }
-  const { data, shape } = x;
-  if (data instanceof Float32Array) return { data, shape };   // a copy already
+  const { data, shape } = x;     // (the caller's own Float32Array, or a copy: copied again, no matter)
   const out = new Float32Array(data.length);
   out.set(data);
   return { data: out, shape };
@@ -323,7 +332,7 @@ export function splitRows(r0, r1, m, causal, parts) {
 // the pool's options
 
 // createAttentionPool's options, each read once and checked -> { workerUrl, relaxed, count,
-// timeout, startTimeout }
+// timeout, startTimeout, inlineBelow }
 async function poolOptions(options, platform) {
   if (options === null || typeof options !== 'object') {
     fail(ErrorCode.INVALID_ARGUMENT, `createAttentionPool: options must be an object like { workers: 2 }; received ${String(options)}`);
@@ -347,7 +356,11 @@ async function poolOptions(options, platform) {
   }
   const timeout = timeoutArg(given.timeout, 'createAttentionPool') ?? Infinity;
   const startTimeout = timeoutArg(given.startTimeout, 'createAttentionPool', 'startTimeout') ?? timeout;
-  return { workerUrl, relaxed, count, timeout, startTimeout };
+  const { inlineBelow = INLINE_BELOW } = given;
+  if (typeof inlineBelow !== 'number' || !(inlineBelow >= 0)) {
+    fail(ErrorCode.INVALID_ARGUMENT, `createAttentionPool: inlineBelow must be a number of multiply-adds, 0 (always split) to Infinity (never); received ${describe(inlineBelow)}`);
+  }
+  return { workerUrl, relaxed, count, timeout, startTimeout, inlineBelow };
 }
 
 // ----------------------------------------------------------------------------
@@ -522,11 +535,11 @@ function takeBack(pool, call) {
 // ----------------------------------------------------------------------------
 // pool.attention and pool.close
 
-// attention() in this thread on the copies: its errors as they are, anything else (not
-// expected: the copies are plain values) as an AttentionError
+// attention() in this thread on the copies -> its result; its errors as they are, anything else
+// (not expected: the copies are plain values) as an AttentionError
 function check(local, inputs, options) {
   try {
-    local.attention(inputs, options);
+    return local.attention(inputs, options);
   } catch (e) {
     throw e instanceof AttentionError ? e : readError('attention pool: reading the arguments failed', e);
   }
@@ -534,7 +547,8 @@ function check(local, inputs, options) {
 
 // A call's arguments, each read once into copies and checked by attention() in this thread
 // (one query row computed), so that a bad call fails as attention() fails, whatever the inputs
-// are made of -> { inputs: { q, k, v } as Float32Arrays, o: the options read, n, m, r0, r1, ms }
+// are made of -> { inputs: { q, k, v } as Float32Arrays, o: the options read, n, m, r0, r1, ms },
+// or { output } when the call was small and computed here whole
 function takeCall(pool, inputs, options) {
   const ctx = { raw: false };
   const x = takeInputs(inputs, ctx);
@@ -556,6 +570,10 @@ function takeCall(pool, inputs, options) {
   const ms = timeoutArg(o.timeout, 'attention pool') ?? pool.timeout;
   const base = { causal: o.causal, scale: o.scale, mask: o.mask, weights: o.weights ?? false };
   const wanted = o.rows;
+  // small (inlineBelow): attention() here on the copies, which checks them as it computes them
+  if (!ctx.raw && !signal?.aborted && small(pool, x, o)) {
+    return { output: check(pool.local, x.value, { ...base, ...(wanted === undefined ? {} : { rows: wanted }) }).output };
+  }
   const pair = o.rowsCopied && Number.isInteger(wanted[0]) && Number.isInteger(wanted[1]) &&
     wanted[0] >= 0 && wanted[0] < wanted[1] ? [wanted[0], wanted[1]] : null;
   // the check: attention() itself on the first requested row (a bad rows value fails as given)
@@ -579,9 +597,20 @@ function takeCall(pool, inputs, options) {
   return { inputs: { q, k, v }, o, n, m, r0, r1, ms };
 }
 
+// Whether a call's work, query rows × keys each sees × (d_k + d_v), is below pool.inlineBelow
+// (rows: options.rows when it is a pair of integers, else all; a bad one fails in attention())
+function small(pool, x, o) {
+  if (pool.inlineBelow === 0 || x.n < 1 || x.m < 1) return false;
+  const cols = (a) => Number(Array.isArray(a) ? a[0]?.length : a?.shape?.[1]);   // NaN for a bad one: not small
+  const [r0, r1] = Array.isArray(o.rows) && Number.isInteger(o.rows[0]) && Number.isInteger(o.rows[1]) ? o.rows : [0, x.n];
+  return callWork(Math.max(0, r0), Math.min(x.n, r1), x.m, o.causal === true, cols(x.value.q) + cols(x.value.v)) < pool.inlineBelow;
+}
+
 async function poolAttention(pool, inputs, options) {
   if (pool.closed) fail(ErrorCode.INVALID_ARGUMENT, 'attention pool: the pool is closed');
-  const { inputs: qkv, o, n, m, r0, r1, ms } = takeCall(pool, inputs, options);
+  const call = takeCall(pool, inputs, options);
+  if (call.output) return { output: call.output, workers: 0 };      // computed here (small)
+  const { inputs: qkv, o, n, m, r0, r1, ms } = call;
   if (o.signal?.aborted) throw o.signal.reason;
   const opts = { causal: o.causal, scale: o.scale, mask: flatMask(o.mask, n, m), weights: false };
   const ranges = splitRows(r0, r1, m, o.causal === true, pool.count);
@@ -589,7 +618,15 @@ async function poolAttention(pool, inputs, options) {
   const dv = parts[0].shape[1];
   const data = new Float32Array((r1 - r0) * dv);
   for (let i = 0; i < parts.length; i++) data.set(parts[i].data, (ranges[i][0] - r0) * dv);
-  return { output: { data, shape: [r1 - r0, dv] } };
+  return { output: { data, shape: [r1 - r0, dv] }, workers: ranges.length };
+}
+
+// The multiply-adds of rows [r0, r1) over m keys: each row's keys seen (causal: min(i + 1, m)) × d
+function callWork(r0, r1, m, causal, d) {
+  if (r1 <= r0) return 0;
+  const tri = (k) => (k * (k + 1)) / 2;   // keys seen by rows [0, k) when k ≤ m
+  const keys = causal ? tri(Math.min(r1, m)) - tri(Math.min(r0, m)) + Math.max(0, r1 - Math.max(r0, m)) * m : (r1 - r0) * m;
+  return keys * d;
 }
 
 async function closePool(pool) {
@@ -609,12 +646,12 @@ async function closePool(pool) {
  * options.startTimeout: the time limit of the workers' start in ms (default: options.timeout).
  */
 export async function createPool(options = {}, platform) {
-  const { workerUrl, relaxed, count, timeout, startTimeout } = await poolOptions(options, platform);
+  const { workerUrl, relaxed, count, timeout, startTimeout, inlineBelow } = await poolOptions(options, platform);
   // in this thread, the same core checks every call first (takeCall)
   const local = await createAttention({ relaxed });
   const init = { relaxed: local.relaxed, module: moduleOf(local) };
   const make = await platform.spawner(workerUrl);
-  const pool = { local, count, timeout, init, make, slots: [], closed: false, nextId: 1 };
+  const pool = { local, count, timeout, inlineBelow, init, make, slots: [], closed: false, nextId: 1 };
   for (let i = 0; i < count; i++) pool.slots.push({ w: null, sent: [], waiting: [], dead: false, busy: false });
   const usesRelaxed = await startAll(pool, startTimeout);
   return Object.freeze({
@@ -624,7 +661,8 @@ export async function createPool(options = {}, platform) {
     relaxed: usesRelaxed,
     /**
      * attention(inputs, options) with `weights: false`, its query rows split across the
-     * workers. Resolves to { output }, bit for bit what createAttention() gives.
+     * workers, or computed here when it is small (inlineBelow). Resolves to { output, workers },
+     * output bit for bit what createAttention() gives, workers how many computed it (0: here).
      * options.signal (AbortSignal) and options.timeout (ms) bound the call.
      */
     attention(inputs, options) {

@@ -74,8 +74,8 @@ export function poolReport(p) {
       `${fmt(x.auto)} | ${x.split ? 'split' : 'this thread'} | ${fmt(x.single / x.auto)}× | ${x.same ? 'yes' : '**no**'} | ${x.rounds} |`),
     '',
     `"Split in every call": \`inlineBelow: 0\`. "The pool as it ships": the default \`inlineBelow\` = INLINE_BELOW = ${INLINE_BELOW.toLocaleString('en-US')} ` +
-      'multiply-adds (rows × keys seen × (d_k + d_v); n = 384 at d = 64 is 18.9 M, 512 is 33.6 M): a smaller call runs in the calling thread, so the pool is never slower than ' +
-      'not using it (issue 26). The crossover is where "split" first beats one thread.',
+      'multiply-adds (rows × keys seen × (d_k + d_v); n = 384 at d = 64 is 18.9 M, 512 is 33.6 M): a smaller call runs in the calling thread and costs only the pool\'s checks and the await (issue 26). ' +
+      'The crossover is where "split" first beats one thread; it moves with the machine, so the constant errs towards this thread.',
     '',
     `Starting the pool (${p.workers} workers, each compiling its own copy of the core) took ${fmt(p.startMs)} ms. ` +
       'Every pool call copies q, k and v to each worker (structured clone, no SharedArrayBuffer, so no COOP/COEP headers), ' +

@@ -608,18 +608,20 @@ describe('<attention-heatmap>', { concurrency: 4 }, () => {
 
   test('while the core is loading, the element says so (never a blank box)', async () => {
     const init = () => {
-      const { compile } = WebAssembly;     // hold the compile back for 1.5 s
-      WebAssembly.compile = (...a) => new Promise((res) => setTimeout(res, 1500)).then(() => compile.apply(WebAssembly, a));
+      const { compile } = WebAssembly;     // hold the compile back until the test lets it go
+      const gate = new Promise((res) => { window.__releaseCore = res; });
+      WebAssembly.compile = (...a) => gate.then(() => compile.apply(WebAssembly, a));
     };
     const { page, log } = await open('section5.html', { init });
     await page.evaluate(() => customElements.whenDefined('attention-heatmap'));
-    await sleep(100);
+    await page.waitForFunction(() => document.querySelector('#s5').shadowRoot?.querySelector('.loading'));
     const during = await page.evaluate(() => {
       const sr = document.querySelector('#s5').shadowRoot;
       const loading = sr.querySelector('.loading');
       return { text: loading.textContent, shown: !loading.hidden && loading.getBoundingClientRect().height > 0, cells: sr.querySelectorAll('rect').length };
     });
     assert.deepEqual(during, { text: '正在计算注意力…', shown: true, cells: 0 });
+    await page.evaluate(() => window.__releaseCore());
     await settled(page);
     assert.equal(await page.evaluate(() => document.querySelector('#s5').shadowRoot.querySelector('.loading').hidden), true);
     assertClean(log, 'loading');

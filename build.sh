@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # build.sh - compile the C core to WebAssembly.
 #
-#   bash build.sh            writes web/wasm/: four builds, each as NAME.wasm and NAME-wasm.js
+#   bash build.sh            writes web/wasm/: five builds, each as NAME.wasm and NAME-wasm.js
 #   bash build.sh OUTDIR     writes them into OUTDIR instead (the freshness test uses this)
 #
 #   attention           the default build (-O3)
 #   attention-relaxed   the same with fused multiply-add (wasm relaxed SIMD)
 #   attention-embed     the one-file embed's build: -Oz, without the tiled kernel (-DATTN_EMBED)
-#   attention-model     GPT-2's forward pass (c_src/gpt2.c) on the default core, for web/model/
+#   attention-model     the models' forward passes (c_src/gpt2.c, llama.c, bert.c) on the default core, for web/model/
+#   attention-model-mt  the same on threads over a shared memory (web/model/threads.js)
 #
 # Needs Debian's Emscripten: sudo apt-get install -y emscripten
 # The build is a standalone module (no Emscripten JS glue: Debian's emcc 3.1.6 glue does
@@ -77,16 +78,29 @@ emcc c_src/attention.c c_src/mha.c -Oz "${flags[@]}" -mbulk-memory -DATTN_EMBED 
 # the matmul kernels into their callers) made V8's code for GPT-2 small's forward pass over 64
 # tokens 16 % slower (423 → 491 ms, the same bits; docs/BENCHMARKS.md).
 objs="$(mktemp -d)"
-for f in attention mha gpt2 linear llama bert; do
+for f in attention mha gpt2 linear llama bert parallel; do
   emcc -c "c_src/$f.c" -O3 -msimd128 -ffp-contract=off -o "$objs/$f.o"
 done
 emcc "$objs"/*.o -O1 "${flags[@]}" -sEXPORTED_FUNCTIONS="$model_exports" -o "$out/attention-model.wasm"
 rm -rf "$objs"
 
+# The same on threads (issue 26, web/model/threads.js): a shared memory that the host makes and
+# every worker's instance of this module imports (-sIMPORTED_MEMORY, --shared-memory: the data
+# is written once, by the first instance), atomics and bulk memory, and -DATTN_THREADS:
+# c_src/parallel.c hands each job's parts to the host's env.attn_parallel. No Emscripten
+# pthreads: the host runs the workers; each gets its own stack (stackRestore, exported).
+objs="$(mktemp -d)"
+for f in attention mha gpt2 linear llama bert parallel; do
+  emcc -c "c_src/$f.c" -O3 -msimd128 -matomics -mbulk-memory -ffp-contract=off -DATTN_THREADS -o "$objs/$f.o"
+done
+emcc "$objs"/*.o -O1 "${flags[@]}" -matomics -mbulk-memory -sIMPORTED_MEMORY -Wl,--shared-memory \
+  -sERROR_ON_UNDEFINED_SYMBOLS=0 -sEXPORTED_FUNCTIONS="$model_exports" -o "$out/attention-model-mt.wasm"
+rm -rf "$objs"
+
 # each wasm also as a JS module holding it in base64 (no fetch: Node, bundlers, file:// and CSPs)
 # (the hash covers what the builds are made of: scripts/start.js sourcesHash() hashes the same)
 hash="$(cat c_src/*.c c_src/*.h build.sh web/core/exports.js | sha256sum | cut -c1-16)"
-for name in attention attention-relaxed attention-embed attention-model; do
+for name in attention attention-relaxed attention-embed attention-model attention-model-mt; do
   node -e '
 const fs = require("fs");
 const [wasm, js, hash] = process.argv.slice(1);

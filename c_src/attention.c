@@ -602,42 +602,53 @@ static void row_strip(float *o, const float *a, const float *s, int kc, int widt
     }
 }
 
-// one block: rows [0, n) of out, columns [j0, j0 + nc) += a[:, t0 .. t0 + kc)·the block at w
+// one block: rows [0, n) of out, columns [j0 + js, j0 + je) += a[:, t0 .. t0 + kc)·strips js/NR ..
+// of the block at w (kc rows × nc columns); js a multiple of NR, je one too or nc
 static void linear_block(float *out, const float *a, const float *w, int n, int k, int p,
-                         int j0, int t0, int kc, int nc) {
+                         int j0, int t0, int kc, int js, int je) {
     const int first = t0 == 0;
     int i = 0;
     for (; i + 4 <= n; i += 4) {
         float *o = out + (size_t)i * p + j0;
         const float *ai = a + (size_t)i * k + t0;
-        int j = 0;
-        for (; j + NR <= nc; j += NR) tile4x8(o + j, ai, w + (size_t)j * kc, kc, k, p, first);
-        for (int r = 0; r < 4 && j < nc; r++)
-            row_strip(o + (size_t)r * p + j, ai + (size_t)r * k, w + (size_t)j * kc, kc, nc - j, first);
+        int j = js;
+        for (; j + NR <= je; j += NR) tile4x8(o + j, ai, w + (size_t)j * kc, kc, k, p, first);
+        for (int r = 0; r < 4 && j < je; r++)
+            row_strip(o + (size_t)r * p + j, ai + (size_t)r * k, w + (size_t)j * kc, kc, je - j, first);
     }
     for (; i < n; i++) {
         float *o = out + (size_t)i * p + j0;
         const float *ai = a + (size_t)i * k + t0;
-        int j = 0;
-        for (; j + 4 * NR <= nc; j += 4 * NR) row4x8(o + j, ai, w + (size_t)j * kc, kc, first);
-        for (; j < nc; j += NR) row_strip(o + j, ai, w + (size_t)j * kc, kc, min_int(NR, nc - j), first);
+        int j = js;
+        for (; j + 4 * NR <= je; j += 4 * NR) row4x8(o + j, ai, w + (size_t)j * kc, kc, first);
+        for (; j < je; j += NR) row_strip(o + j, ai, w + (size_t)j * kc, kc, min_int(NR, je - j), first);
+    }
+}
+
+// columns [c0, c1) of out = a·w + b for checked arguments, w packed (internal.h); c0 a multiple of
+// NR, c1 one too or p. Each output's sum does not depend on which strips run together (tile4x8,
+// row4x8 and row_strip each add a[t]·w[t] for t in order from 0, or from the block's first row
+// onto what the block before left), so any split of the columns gives the bits of one call.
+void attn_linear_fast_cols(float *out, const float *a, const float *w, const float *b, int n, int k, int p,
+                           int c0, int c1) {
+    for (int j0 = c0 - c0 % NC; j0 < c1; j0 += NC) {
+        const int nc = min_int(NC, p - j0);
+        const int js = c0 > j0 ? c0 - j0 : 0, je = min_int(c1 - j0, nc);
+        for (int t0 = 0; t0 < k; t0 += KC) {
+            const int kc = min_int(KC, k - t0);
+            linear_block(out, a, w + packed_at(k, j0, t0, kc, nc, 0), n, k, p, j0, t0, kc, js, je);
+        }
+        if (!b) continue;
+        for (int i = 0; i < n; i++) {
+            float *o = out + (size_t)i * p;
+            for (int j = j0 + js; j < j0 + je; j++) o[j] += b[j];
+        }
     }
 }
 
 // out = a·w + b for checked arguments, w packed (internal.h)
 void attn_linear_fast(float *out, const float *a, const float *w, const float *b, int n, int k, int p) {
-    for (int j0 = 0; j0 < p; j0 += NC) {
-        const int nc = min_int(NC, p - j0);
-        for (int t0 = 0; t0 < k; t0 += KC) {
-            const int kc = min_int(KC, k - t0);
-            linear_block(out, a, w + packed_at(k, j0, t0, kc, nc, 0), n, k, p, j0, t0, kc, nc);
-        }
-        if (!b) continue;
-        for (int i = 0; i < n; i++) {
-            float *o = out + (size_t)i * p;
-            for (int j = j0; j < j0 + nc; j++) o[j] += b[j];
-        }
-    }
+    attn_linear_fast_cols(out, a, w, b, n, k, p, 0, p);
 }
 
 // packed (k·p floats) = w (k, p) in attn_linear_fast's order, for checked arguments (internal.h)

@@ -5,7 +5,8 @@
 // own dtype, widened as they are read), LayerNorm is gpt2.c's (internal.h), attention itself is
 // attention.c's, one head at a time.
 #include "bert.h"
-#include "internal.h"  // fits, all_finite, layernorm, gather, scatter, attn_linear_t_fast
+#include "internal.h"  // fits, all_finite, layernorm, gather, scatter
+#include "parallel.h"  // attn_linear_t_par, attn_threads (a scratch per part)
 
 #include <math.h>
 #include <string.h>
@@ -81,6 +82,7 @@ static int add_floats(size_t *total, size_t rows, size_t cols) {
 typedef struct {
     float *h, *x, *q, *k, *v, *y, *inter, *qh, *kh, *vh, *oh, *aws, *scratch;
     uint8_t *mask;
+    size_t aws_floats;   // one part's attn_forward workspace: the heads' buffers, aws and scratch hold one per part
 } bert_buffers;
 
 enum { N_BUFFERS = 14 };
@@ -90,9 +92,10 @@ static size_t workspace_layout(bert_buffers *ws, float *base, const attn_bert_co
     const size_t t = (size_t)T, C = (size_t)cfg->hidden, F = (size_t)cfg->intermediate;
     const size_t d = C / (size_t)cfg->n_head, aws = attn_workspace_size(T, T, (int)d, (int)d);
     if (aws == 0) return 0;
-    const size_t rows[N_BUFFERS] = {t, t, t, t, t, t, t, t, t, t, t, t, (aws + 3) / 4,
+    const size_t parts = (size_t)attn_threads(), tp = t * parts;
+    const size_t rows[N_BUFFERS] = {t, t, t, t, t, t, t, tp, tp, tp, tp, t, (aws + 3) / 4,
                                     attn_linear_scratch_floats(max_int(cfg->hidden, cfg->intermediate))};
-    const size_t cols[N_BUFFERS] = {C, C, C, C, C, C, F, d, d, d, d, (t + 3) / 4, 1, 1};
+    const size_t cols[N_BUFFERS] = {C, C, C, C, C, C, F, d, d, d, d, (t + 3) / 4, parts, parts};
     size_t at[N_BUFFERS], total = 0;
     for (int i = 0; i < N_BUFFERS; i++) {
         at[i] = total;
@@ -103,7 +106,7 @@ static size_t workspace_layout(bert_buffers *ws, float *base, const attn_bert_co
         for (int i = 0; i < N_BUFFERS; i++) p[i] = base + at[i];
         *ws = (bert_buffers){.h = p[0], .x = p[1], .q = p[2], .k = p[3], .v = p[4], .y = p[5], .inter = p[6],
                              .qh = p[7], .kh = p[8], .vh = p[9], .oh = p[10], .mask = (uint8_t *)p[11],
-                             .aws = p[12], .scratch = p[13]};
+                             .aws = p[12], .scratch = p[13], .aws_floats = (aws + 3) / 4};
     }
     return total;
 }
@@ -140,7 +143,7 @@ static void gelu_erf(float *x, size_t count) {
 
 // out (T, p) = a (T, k)·wᵀ + b, w and b from the table
 static void linear(float *out, const float *a, const attn_tensor *w, const attn_tensor *b, int T, int k, int p, float *scratch) {
-    attn_linear_t_fast(out, a, w->data, w->dtype, (const float *)b->data, T, k, p, scratch);
+    attn_linear_t_par(out, a, w->data, w->dtype, (const float *)b->data, T, k, p, scratch);
 }
 
 // where head i of layer l writes its weights (T, T): gpt2.c's rule
@@ -152,20 +155,43 @@ static float *weights_of(float *attention, const int32_t *slots, int T, int H, i
     return s < 0 ? NULL : attention + (size_t)s * block;
 }
 
-// y (T, C) = every head's attention over all T keys the mask keeps
-static attn_status attention_heads(bert_buffers *ws, float *attention, const int32_t *slots, int T, int C, int H, int l) {
-    const int d = C / H;
+// y (T, C) = every head's attention over all T keys the mask keeps. The heads are split across
+// the parts (parallel.h): head i writes its weights and its columns of y alone, and each part has
+// its own q, k, v, output and attn_forward workspace.
+typedef struct {
+    const bert_buffers *ws;
+    float *attention;
+    const int32_t *slots;
+    int T, C, H, l;
+    int status[ATTN_MAX_THREADS];
+} heads_job;
+
+static void heads_part(void *job, int part, int parts) {
+    heads_job *j = job;
+    const bert_buffers *ws = j->ws;
+    const int T = j->T, C = j->C, d = C / j->H;
     const float scale = attn_default_scale(d);
-    for (int i = 0; i < H; i++) {
-        gather(ws->qh, ws->q, T, C, i * d, d);
-        gather(ws->kh, ws->k, T, C, i * d, d);
-        gather(ws->vh, ws->v, T, C, i * d, d);
-        attn_status st = attn_forward(ws->oh, weights_of(attention, slots, T, H, l, i), ws->aws,
-                                      ws->qh, ws->kh, ws->vh, ws->mask, T, T, d, d, scale, 0);
-        if (st != ATTN_OK) return st;
-        scatter(ws->y, ws->oh, T, C, i * d, d);
+    const size_t own = (size_t)part * T * d;
+    float *qh = ws->qh + own, *kh = ws->kh + own, *vh = ws->vh + own, *oh = ws->oh + own;
+    float *aws = ws->aws + (size_t)part * ws->aws_floats;
+    int h0, h1;
+    attn_part_range(&h0, &h1, j->H, part, parts);
+    j->status[part] = ATTN_OK;
+    for (int i = h0; i < h1; i++) {
+        gather(qh, ws->q, T, C, i * d, d);
+        gather(kh, ws->k, T, C, i * d, d);
+        gather(vh, ws->v, T, C, i * d, d);
+        attn_status st = attn_forward(oh, weights_of(j->attention, j->slots, T, j->H, j->l, i), aws,
+                                      qh, kh, vh, ws->mask, T, T, d, d, scale, 0);
+        if (st != ATTN_OK) { j->status[part] = st; return; }
+        scatter(ws->y, oh, T, C, i * d, d);
     }
-    return ATTN_OK;
+}
+
+static attn_status attention_heads(bert_buffers *ws, float *attention, const int32_t *slots, int T, int C, int H, int l) {
+    heads_job job = {.ws = ws, .attention = attention, .slots = slots, .T = T, .C = C, .H = H, .l = l};
+    attn_run_parts(heads_part, &job);
+    return (attn_status)attn_first_failure(job.status, attn_threads());
 }
 
 // h = LayerNorm(h + y; w, b), through x

@@ -9,6 +9,7 @@
 #include "internal.h"  // v4f, load4, store4, splat, hsum, dot, exp4, fits, all_finite, gather, scatter,
                        // attn_linear_t_fast
 #include "tensor.h"    // ATTN_F32
+#include "parallel.h"  // attn_linear_par, attn_linear_t_par
 
 #include <math.h>
 #include <string.h>
@@ -83,6 +84,7 @@ size_t attn_gpt2_cache_size(const attn_gpt2_config *cfg, int S) {
 typedef struct {
     float *h, *a, *big, *y, *qh, *oh, *aws;
     uint8_t *mask;
+    size_t aws_floats;   // one part's attn_forward workspace: qh, oh and aws hold one per part
 } gpt2_buffers;
 
 // the workspace's floats (0 when the sizes are invalid or too large); with base, its layout
@@ -91,8 +93,9 @@ static size_t workspace_layout(gpt2_buffers *ws, float *base, const attn_gpt2_co
     const size_t C = (size_t)cfg->n_embd, d = C / (size_t)cfg->n_head, t = (size_t)T;
     size_t aws = attn_workspace_size(T, m, (int)d, (int)d), at[8], total = 0;
     if (aws == 0) return 0;
-    const size_t rows[8] = {t, t, t, t, t, t, t, (aws + 3) / 4};
-    const size_t cols[8] = {C, C, 4 * C, C, d, d, ((size_t)m + 3) / 4, 1};
+    const size_t parts = (size_t)attn_threads();
+    const size_t rows[8] = {t, t, t, t, t * parts, t * parts, t, (aws + 3) / 4};
+    const size_t cols[8] = {C, C, 4 * C, C, d, d, ((size_t)m + 3) / 4, parts};
     for (int i = 0; i < 8; i++) {
         at[i] = total;
         if (!fits(4, C) || !add_floats(&total, rows[i], cols[i])) return 0;
@@ -100,7 +103,7 @@ static size_t workspace_layout(gpt2_buffers *ws, float *base, const attn_gpt2_co
     if (base) {
         *ws = (gpt2_buffers){.h = base + at[0], .a = base + at[1], .big = base + at[2], .y = base + at[3],
                           .qh = base + at[4], .oh = base + at[5], .mask = (uint8_t *)(base + at[6]),
-                          .aws = base + at[7]};
+                          .aws = base + at[7], .aws_floats = (aws + 3) / 4};
     }
     return total;
 }
@@ -300,22 +303,47 @@ static float *weights_of(float *attention, const int32_t *layer_slots, const att
 
 // y (T, C) = the heads of causal self-attention over qkv (T, 3C) and the cache of layer l,
 // after writing this call's keys and values (columns C.. and 2C.. of qkv) into the cache;
-// each head's weights where weights_of says
-static attn_status attention_heads(float *y, float *attention, const int32_t *layer_slots, float *cache,
-                                   gpt2_buffers *ws, const float *qkv, const attn_plan *pl, int l) {
+// each head's weights where weights_of says. The heads are split across the parts
+// (parallel.h): head i writes its cache rows, its weights and its columns of y alone, and each
+// part has its own q, output and attn_forward workspace.
+typedef struct {
+    float *y, *attention, *cache;
+    const int32_t *layer_slots;
+    const gpt2_buffers *ws;
+    const float *qkv;
+    const attn_plan *pl;
+    int l;
+    int status[ATTN_MAX_THREADS];
+} heads_job;
+
+static void heads_part(void *job, int part, int parts) {
+    heads_job *j = job;
+    const attn_plan *pl = j->pl;
     const int T = pl->T, m = pl->m, d = pl->d, C3 = 3 * pl->C;
     const float scale = attn_default_scale(d);
-    for (int i = 0; i < pl->H; i++) {
-        float *k = cache_k(cache, pl, l, i), *v = cache_v(cache, pl, l, i);
-        gather(k + (size_t)pl->pos * d, qkv, T, C3, pl->C + i * d, d);
-        gather(v + (size_t)pl->pos * d, qkv, T, C3, 2 * pl->C + i * d, d);
-        gather(ws->qh, qkv, T, C3, i * d, d);
-        float *w = weights_of(attention, layer_slots, pl, l, i);
-        attn_status st = attn_forward(ws->oh, w, ws->aws, ws->qh, k, v, pl->mask, T, m, d, d, scale, pl->flags);
-        if (st != ATTN_OK) return st;
-        scatter(y, ws->oh, T, pl->C, i * d, d);
+    float *qh = j->ws->qh + (size_t)part * T * d, *oh = j->ws->oh + (size_t)part * T * d;
+    float *aws = j->ws->aws + (size_t)part * j->ws->aws_floats;
+    int h0, h1;
+    attn_part_range(&h0, &h1, pl->H, part, parts);
+    j->status[part] = ATTN_OK;
+    for (int i = h0; i < h1; i++) {
+        float *k = cache_k(j->cache, pl, j->l, i), *v = cache_v(j->cache, pl, j->l, i);
+        gather(k + (size_t)pl->pos * d, j->qkv, T, C3, pl->C + i * d, d);
+        gather(v + (size_t)pl->pos * d, j->qkv, T, C3, 2 * pl->C + i * d, d);
+        gather(qh, j->qkv, T, C3, i * d, d);
+        float *w = weights_of(j->attention, j->layer_slots, pl, j->l, i);
+        attn_status st = attn_forward(oh, w, aws, qh, k, v, pl->mask, T, m, d, d, scale, pl->flags);
+        if (st != ATTN_OK) { j->status[part] = st; return; }
+        scatter(j->y, oh, T, pl->C, i * d, d);
     }
-    return ATTN_OK;
+}
+
+static attn_status attention_heads(float *y, float *attention, const int32_t *layer_slots, float *cache,
+                                   const gpt2_buffers *ws, const float *qkv, const attn_plan *pl, int l) {
+    heads_job job = {.y = y, .attention = attention, .cache = cache, .layer_slots = layer_slots, .ws = ws,
+                     .qkv = qkv, .pl = pl, .l = l};
+    attn_run_parts(heads_part, &job);
+    return (attn_status)attn_first_failure(job.status, attn_threads());
 }
 
 // h += attn.c_proj(attention(ln_1(h))) for layer l
@@ -323,11 +351,11 @@ static attn_status attention_block(gpt2_buffers *ws, float *attention, const int
                                    const gpt2_layer *p, const attn_plan *pl, int l, float eps) {
     const int T = pl->T, C = pl->C;
     layernorm(ws->a, ws->h, p->ln1_w, p->ln1_b, T, C, eps);
-    attn_linear_fast(ws->big, ws->a, p->qkv_w, p->qkv_b, T, C, 3 * C);
+    attn_linear_par(ws->big, ws->a, p->qkv_w, p->qkv_b, T, C, 3 * C);
     if (!all_finite(ws->big, (size_t)T * 3 * C)) return ATTN_ERR_OVERFLOW;
     attn_status st = attention_heads(ws->y, attention, layer_slots, cache, ws, ws->big, pl, l);
     if (st != ATTN_OK) return st;
-    attn_linear_fast(ws->a, ws->y, p->attproj_w, p->attproj_b, T, C, C);
+    attn_linear_par(ws->a, ws->y, p->attproj_w, p->attproj_b, T, C, C);
     residual(ws->h, ws->a, (size_t)T * C);
     return all_finite(ws->h, (size_t)T * C) ? ATTN_OK : ATTN_ERR_OVERFLOW;
 }
@@ -335,9 +363,9 @@ static attn_status attention_block(gpt2_buffers *ws, float *attention, const int
 // h += mlp.c_proj(gelu_new(mlp.c_fc(ln_2(h)))) for one layer
 static attn_status mlp_block(gpt2_buffers *ws, const gpt2_layer *p, int T, int C, float eps) {
     layernorm(ws->a, ws->h, p->ln2_w, p->ln2_b, T, C, eps);
-    attn_linear_fast(ws->big, ws->a, p->fc_w, p->fc_b, T, C, 4 * C);
+    attn_linear_par(ws->big, ws->a, p->fc_w, p->fc_b, T, C, 4 * C);
     gelu_new(ws->big, (size_t)T * 4 * C);
-    attn_linear_fast(ws->a, ws->big, p->fcproj_w, p->fcproj_b, T, 4 * C, C);
+    attn_linear_par(ws->a, ws->big, p->fcproj_w, p->fcproj_b, T, 4 * C, C);
     residual(ws->h, ws->a, (size_t)T * C);
     return all_finite(ws->h, (size_t)T * C) ? ATTN_OK : ATTN_ERR_OVERFLOW;
 }
@@ -347,7 +375,7 @@ static attn_status lm_head(float *logits, gpt2_buffers *ws, const gpt2_params *p
                            int C, int V, float eps) {
     const float *last = ws->h + (size_t)(T - rows) * C;
     layernorm(ws->a, last, p->lnf_w, p->lnf_b, rows, C, eps);
-    linear_t_fast(logits, ws->a, p->wte, rows, C, V);
+    attn_linear_t_par(logits, ws->a, p->wte, ATTN_F32, NULL, rows, C, V, NULL);
     return all_finite(logits, (size_t)rows * V) ? ATTN_OK : ATTN_ERR_OVERFLOW;
 }
 

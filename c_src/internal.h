@@ -135,10 +135,16 @@ static inline void scatter(float *dst, const float *src, int rows, int dst_cols,
 // a (n, k)·w + b (b may be NULL), each output summed over k in order: attn_matmul's bits.
 void attn_pack_fast(float *packed, const float *w, int k, int p);
 void attn_linear_fast(float *out, const float *a, const float *packed, const float *b, int n, int k, int p);
+// its columns [c0, c1) alone: c0 a multiple of 8, c1 one too or p; the bits of the whole call
+void attn_linear_fast_cols(float *out, const float *a, const float *packed, const float *b, int n, int k, int p,
+                           int c0, int c1);
 
 // linear.c's kernel without the checks (tensor.h attn_linear_typed): out (n, p) = a·wᵀ + b, w
 // (p, k) in dtype; scratch as attn_linear_scratch_floats(k) (NULL for F32 or n = 1).
 void attn_linear_t_fast(float *out, const float *a, const void *w, int dtype, const float *b,
                         int n, int k, int p, float *scratch);
+// its columns [c0, c1) alone: c0 a multiple of 8; the bits of the whole call
+void attn_linear_t_cols(float *out, const float *a, const void *w, int dtype, const float *b,
+                        int n, int k, int p, float *scratch, int c0, int c1);
 
 #endif // ATTN_INTERNAL_H

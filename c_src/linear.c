@@ -230,16 +230,17 @@ static const void *row_of(const void *w, int dtype, size_t j, int k) {
     return (const char *)w + j * (size_t)k * attn_dtype_size(dtype);
 }
 
-// out (1, p) = a · wᵀ: 8 rows of w at a time (a panel, or 8 rows), widened as they are read
-static void linear_row(float *out, const float *a, const void *w, int dtype, int k, int p) {
+// out[c0 .. c1) of one row = a · wᵀ: 8 rows of w at a time (a panel, or 8 rows), widened as they
+// are read; c0 a multiple of 8 (panels start there)
+static void linear_row(float *out, const float *a, const void *w, int dtype, int k, int c0, int c1) {
     const int base = base_of(dtype);
-    int j = 0;
+    int j = c0;
     if (in_panels(dtype)) {
-        for (; j + 8 <= p; j += 8) dot_panel8(out + j, a, (const uint16_t *)w + (size_t)j * k, base, k);
+        for (; j + 8 <= c1; j += 8) dot_panel8(out + j, a, (const uint16_t *)w + (size_t)j * k, base, k);
     } else {
-        for (; j + 8 <= p; j += 8) dot_row8(out + j, a, row_of(w, base, (size_t)j, k), base, k);
+        for (; j + 8 <= c1; j += 8) dot_row8(out + j, a, row_of(w, base, (size_t)j, k), base, k);
     }
-    for (; j < p; j++) out[j] = dot_typed(a, row_of(w, base, (size_t)j, k), base, k);
+    for (; j < c1; j++) out[j] = dot_typed(a, row_of(w, base, (size_t)j, k), base, k);
 }
 
 // scratch (jend - j0, k) = rows j0 .. jend - 1 of w, widened
@@ -251,14 +252,17 @@ static void widen_rows(float *scratch, const void *w, int dtype, int j0, int jen
     for (int j = j0; j < jend; j++) attn_widen_row(scratch + (size_t)(j - j0) * k, w, dtype, j, k, p);
 }
 
-void attn_linear_t_fast(float *out, const float *a, const void *w, int dtype, const float *b,
-                        int n, int k, int p, float *scratch) {
+// Columns [c0, c1) of out = a·wᵀ + b (internal.h); c0 a multiple of 8. Each output is one
+// dot_tile/dot_row8/dot_panel8/dot_typed sum, the same whichever columns run together, so any
+// split of the columns gives the bits of one call.
+void attn_linear_t_cols(float *out, const float *a, const void *w, int dtype, const float *b,
+                        int n, int k, int p, float *scratch, int c0, int c1) {
     if (n == 1) {
-        linear_row(out, a, w, dtype, k, p);
+        linear_row(out, a, w, dtype, k, c0, c1);
     } else {
         const int wb = block_rows(k);
-        for (int j0 = 0; j0 < p; j0 += wb) {
-            const int jend = min_int(p, j0 + wb);
+        for (int j0 = c0; j0 < c1; j0 += wb) {
+            const int jend = min_int(c1, j0 + wb);
             const float *wf = (const float *)row_of(w, dtype, (size_t)j0, k);
             if (dtype != ATTN_F32) {
                 widen_rows(scratch, w, dtype, j0, jend, k, p);
@@ -278,8 +282,13 @@ void attn_linear_t_fast(float *out, const float *a, const void *w, int dtype, co
     }
     if (b) {
         for (int i = 0; i < n; i++)
-            for (int j = 0; j < p; j++) out[(size_t)i * p + j] += b[j];
+            for (int j = c0; j < c1; j++) out[(size_t)i * p + j] += b[j];
     }
+}
+
+void attn_linear_t_fast(float *out, const float *a, const void *w, int dtype, const float *b,
+                        int n, int k, int p, float *scratch) {
+    attn_linear_t_cols(out, a, w, dtype, b, n, k, p, scratch, 0, p);
 }
 
 // ----------------------------------------------------------------------------

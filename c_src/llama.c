@@ -7,6 +7,7 @@
 // is attention.c's, one query head at a time, as gpt2.c does it.
 #include "llama.h"
 #include "internal.h"  // v4f, load4, store4, splat, exp4, select4, fits, all_finite, gather, scatter
+#include "parallel.h"  // attn_linear_t_par, attn_threads (a scratch per part)
 
 #include <math.h>
 #include <string.h>
@@ -81,6 +82,7 @@ size_t attn_llama_cache_size(const attn_llama_config *cfg, int S) {
 typedef struct {
     float *h, *x, *q, *k, *v, *y, *gate, *up, *qh, *oh, *cos, *sin, *aws, *scratch;
     uint8_t *mask;
+    size_t aws_floats;   // one part's attn_forward workspace: qh, oh, aws and scratch hold one per part
 } llama_buffers;
 
 static size_t workspace_layout(llama_buffers *ws, float *base, const attn_llama_config *cfg, int T, int m) {
@@ -90,8 +92,9 @@ static size_t workspace_layout(llama_buffers *ws, float *base, const attn_llama_
     const size_t aws = attn_workspace_size(T, m, (int)D, (int)D);
     if (aws == 0 || !fits((size_t)cfg->n_head, D)) return 0;
     const int kmax = max_int(max_int(cfg->hidden, cfg->intermediate), cfg->n_head * cfg->head_dim);
-    const size_t rows[15] = {t, t, t, t, t, t, t, t, t, t, t, t, t, (aws + 3) / 4, attn_linear_scratch_floats(kmax)};
-    const size_t cols[15] = {C, C, HD, GD, GD, HD, F, F, D, D, D / 2, D / 2, ((size_t)m + 3) / 4, 1, 1};
+    const size_t parts = (size_t)attn_threads();
+    const size_t rows[15] = {t, t, t, t, t, t, t, t, t * parts, t * parts, t, t, t, (aws + 3) / 4, attn_linear_scratch_floats(kmax)};
+    const size_t cols[15] = {C, C, HD, GD, GD, HD, F, F, D, D, D / 2, D / 2, ((size_t)m + 3) / 4, parts, parts};
     size_t at[15], total = 0;
     for (int i = 0; i < 15; i++) {
         at[i] = total;
@@ -103,7 +106,7 @@ static size_t workspace_layout(llama_buffers *ws, float *base, const attn_llama_
         for (int i = 0; i < 15; i++) p[i] = base + at[i];
         *ws = (llama_buffers){.h = p[0], .x = p[1], .q = p[2], .k = p[3], .v = p[4], .y = p[5], .gate = p[6], .up = p[7],
                               .qh = p[8], .oh = p[9], .cos = p[10], .sin = p[11], .mask = (uint8_t *)p[12],
-                              .aws = p[13], .scratch = p[14]};
+                              .aws = p[13], .scratch = p[14], .aws_floats = (aws + 3) / 4};
     }
     return total;
 }
@@ -193,7 +196,7 @@ static void residual(float *h, const float *y, size_t count) {
 
 // out (T, p) = a (T, k)·wᵀ + b, w and b from the table
 static void linear(float *out, const float *a, const attn_tensor *w, const attn_tensor *b, int T, int k, int p, float *scratch) {
-    attn_linear_t_fast(out, a, w->data, w->dtype, (const float *)b->data, T, k, p, scratch);
+    attn_linear_t_par(out, a, w->data, w->dtype, (const float *)b->data, T, k, p, scratch);
 }
 
 // What the attention of every layer shares: sizes, this call's positions, the cache's capacity,
@@ -230,25 +233,50 @@ static float *weights_of(float *attention, const int32_t *slots, const llama_pla
 }
 
 // y (T, H·D) = every query head's attention over the cache of layer l, after writing this call's
-// keys and values into it; head i reads kv head i / (H / G)
+// keys and values into it; head i reads kv head i / (H / G). The query heads are split across
+// the parts (parallel.h): head i writes its weights and its columns of y alone, and each part has
+// its own q, output and attn_forward workspace.
+typedef struct {
+    const llama_buffers *ws;
+    float *attention, *cache;
+    const int32_t *slots;
+    const llama_plan *pl;
+    int l;
+    int status[ATTN_MAX_THREADS];
+} heads_job;
+
+static void heads_part(void *job, int part, int parts) {
+    heads_job *j = job;
+    const llama_plan *pl = j->pl;
+    const llama_buffers *ws = j->ws;
+    const int T = pl->T, D = pl->D, HD = pl->H * D;
+    const float scale = attn_default_scale(D);
+    float *qh = ws->qh + (size_t)part * T * D, *oh = ws->oh + (size_t)part * T * D;
+    float *aws = ws->aws + (size_t)part * ws->aws_floats;
+    int h0, h1;
+    attn_part_range(&h0, &h1, pl->H, part, parts);
+    j->status[part] = ATTN_OK;
+    for (int i = h0; i < h1; i++) {
+        const int g = i / (pl->H / pl->G);
+        gather(qh, ws->q, T, HD, i * D, D);
+        attn_status st = attn_forward(oh, weights_of(j->attention, j->slots, pl, j->l, i), aws, qh,
+                                      cache_at(j->cache, pl, j->l, 0, g), cache_at(j->cache, pl, j->l, 1, g),
+                                      pl->mask, T, pl->m, D, D, scale, pl->flags);
+        if (st != ATTN_OK) { j->status[part] = st; return; }
+        scatter(ws->y, oh, T, HD, i * D, D);
+    }
+}
+
 static attn_status attention_heads(llama_buffers *ws, float *attention, const int32_t *slots, float *cache,
                                    const llama_plan *pl, int l) {
-    const int T = pl->T, D = pl->D, HD = pl->H * D, GD = pl->G * D;
+    const int T = pl->T, D = pl->D, GD = pl->G * D;
     for (int g = 0; g < pl->G; g++) {
         gather(cache_at(cache, pl, l, 0, g) + (size_t)pl->pos * D, ws->k, T, GD, g * D, D);
         gather(cache_at(cache, pl, l, 1, g) + (size_t)pl->pos * D, ws->v, T, GD, g * D, D);
     }
-    const float scale = attn_default_scale(D);
-    for (int i = 0; i < pl->H; i++) {
-        const int g = i / (pl->H / pl->G);
-        gather(ws->qh, ws->q, T, HD, i * D, D);
-        attn_status st = attn_forward(ws->oh, weights_of(attention, slots, pl, l, i), ws->aws, ws->qh,
-                                      cache_at(cache, pl, l, 0, g), cache_at(cache, pl, l, 1, g),
-                                      pl->mask, T, pl->m, D, D, scale, pl->flags);
-        if (st != ATTN_OK) return st;
-        scatter(ws->y, ws->oh, T, HD, i * D, D);
-    }
-    return ATTN_OK;
+    heads_job job = {.ws = ws, .attention = attention, .cache = cache, .slots = slots, .pl = pl, .l = l};
+    attn_run_parts(heads_part, &job);
+    return (attn_status)attn_first_failure(job.status, attn_threads());
 }
 
 // h += o_proj(attention(RoPE(q, k), v)) for layer l, from x = RMSNorm(h; ln1)

@@ -38,6 +38,21 @@ test('web/wasm/attention-model-wasm.js holds exactly web/wasm/attention-model.wa
   assert.equal(header('attention-model-wasm.js'), header('attention-wasm.js'));
 });
 
+test('the threaded model build (attention-model-mt) imports a shared memory and env.attn_parallel, exports what the other does and stackRestore; its base64 module holds its bytes', () => {
+  const bytes = fs.readFileSync(path.join(root, 'web/wasm/attention-model-mt.wasm'));
+  const text = fs.readFileSync(path.join(root, 'web/wasm/attention-model-mt-wasm.js'), 'utf8');
+  assert.ok(Buffer.from(text.match(/"([A-Za-z0-9+/=]+)"/)[1], 'base64').equals(bytes));
+  const m = new WebAssembly.Module(bytes);
+  const imports = WebAssembly.Module.imports(m).map((i) => `${i.module}.${i.name}:${i.kind}`).sort();
+  assert.deepEqual(imports, ['env.attn_parallel:function', 'env.emscripten_notify_memory_growth:function', 'env.memory:memory']);
+  const names = WebAssembly.Module.exports(m).map((e) => e.name);
+  for (const name of ['_initialize', 'stackSave', 'stackRestore', ...WASM_MODEL_FUNCTIONS]) assert.ok(names.includes(name), `exports ${name}`);
+  // a memory that is not shared is refused: the build's memory is a shared one
+  const env = { attn_parallel() {}, emscripten_notify_memory_growth() {} };
+  assert.throws(() => new WebAssembly.Instance(m, { env: { ...env, memory: new WebAssembly.Memory({ initial: 16, maximum: 65536 }) } }));
+  assert.ok(new WebAssembly.Instance(m, { env: { ...env, memory: new WebAssembly.Memory({ initial: 16, maximum: 65536, shared: true }) } }));
+});
+
 test('the model build exports WASM_MODEL_FUNCTIONS (and memory, _initialize); the references, kernels and the core API stay out', () => {
   const names = WebAssembly.Module.exports(new WebAssembly.Module(fs.readFileSync(path.join(root, 'web/wasm/attention-model.wasm')))).map((e) => e.name);
   for (const name of ['memory', '_initialize', ...WASM_MODEL_FUNCTIONS]) assert.ok(names.includes(name), `web/wasm/attention-model.wasm exports ${name}`);
@@ -73,7 +88,7 @@ test('build.sh from the current sources reproduces the committed bytes', { skip:
   try {
     execFileSync('bash', [path.join(root, 'build.sh'), out], { stdio: 'pipe' });
     for (const f of ['attention.wasm', 'attention-wasm.js', 'attention-relaxed.wasm', 'attention-relaxed-wasm.js', 'attention-embed.wasm', 'attention-embed-wasm.js',
-      'attention-model.wasm', 'attention-model-wasm.js']) {
+      'attention-model.wasm', 'attention-model-wasm.js', 'attention-model-mt.wasm', 'attention-model-mt-wasm.js']) {
       const fresh = fs.readFileSync(path.join(out, f)), committed = fs.readFileSync(path.join(root, 'web/wasm', f));
       assert.ok(fresh.equals(committed), `web/wasm/${f} differs from a fresh build (${fresh.length} vs ${committed.length} bytes): run bash build.sh and commit it`);
     }

@@ -241,7 +241,8 @@ export type AttentionErrorCode =
   | 'TOO_LARGE'         // the buffers cannot fit in 4 GiB of wasm32 memory
   | 'OUT_OF_MEMORY'     // the engine refused to grow memory
   | 'INVALID_MODEL'     // attnmap/model: a checkpoint (config, tensors, vocabulary) that is broken or not supported
-  | 'FETCH_FAILED';     // attnmap/model: a file that could not be fetched (an HTTP status, the network, the hub)
+  | 'FETCH_FAILED'      // attnmap/model: a file that could not be fetched (an HTTP status, the network, the hub)
+  | 'THREAD_FAILED';    // attnmap/model: a model thread did not finish its part in time (the model goes on in one thread)
 
 export const ErrorCode: Readonly<{ [K in AttentionErrorCode]: K }>;
 

@@ -10,6 +10,7 @@ export const ErrorCode = Object.freeze({
   OUT_OF_MEMORY: 'OUT_OF_MEMORY',
   INVALID_MODEL: 'INVALID_MODEL',
   FETCH_FAILED: 'FETCH_FAILED',
+  THREAD_FAILED: 'THREAD_FAILED',
 });
 
 export class AttentionError extends Error {

@@ -23,4 +23,5 @@ export const WASM_MODEL_FUNCTIONS = Object.freeze([
   'attn_gpt2_cache_size', 'attn_gpt2_workspace_size', 'attn_gpt2_forward',
   'attn_llama_check', 'attn_llama_cache_size', 'attn_llama_workspace_size', 'attn_llama_forward',
   'attn_bert_check', 'attn_bert_workspace_size', 'attn_bert_forward',
+  'attn_set_threads', 'attn_run_part',
 ]);

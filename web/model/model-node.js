@@ -19,6 +19,10 @@ import { hubSnapshot } from './hub-node.js';
 import { loadModel as loadFiles } from './model.js';
 import { makeSource } from './safetensors.js';
 import { stripBom } from './text-files.js';
+import { useThreadHost } from './runtime.js';
+import { spawnNode, build } from './threads-node.js';
+
+useThreadHost({ spawn: spawnNode, build });   // loadModel(…, { threads }): worker_threads
 
 export { AttentionError };
 export { ModelFetchError, fetchCheckpoint } from './fetch-checkpoint.js';
@@ -167,7 +171,7 @@ export async function loadModel(source, options = {}) {
   const folder = await folderOf(source, { ...options, onProgress });
   const { files, close } = readCheckpointFolder(folder);
   try {
-    return await loadFiles(files, { onProgress });
+    return await loadFiles(files, { onProgress, threads: options.threads });
   } finally {
     close();
   }

@@ -79,7 +79,7 @@ export async function loadModel(files, options = {}) {
   } catch (e) {
     throw asError(e, 'loadModel');
   }
-  const rt = await createRuntime(parts.wasm === undefined ? {} : { wasm: parts.wasm });
+  const rt = await createRuntime({ ...(parts.wasm === undefined ? {} : { wasm: parts.wasm }), threads: readThreads(options.threads) });
   try {
     await rt.upload(parts.config, fillFrom(parts.tensors), { tensors: parts.tensors });
   } catch (e) {
@@ -89,20 +89,28 @@ export async function loadModel(files, options = {}) {
   return makeModel(rt, parts.config, parts.tokenizer);
 }
 
+// options.threads: how many threads run the model (runtime.js, threads.js); 1 unless asked
+// (Node; the browser's Web Workers come with issue 26's next step)
+function readThreads(threads) {
+  if (threads === undefined) return 1;
+  if (!Number.isInteger(threads) || threads < 1 || threads > 16) fail(ErrorCode.INVALID_ARGUMENT, `loadModel: threads must be an integer from 1 to 16; received ${describe(threads)}`);
+  return threads;
+}
+
 // A string: a Hugging Face repo id ('Qwen/Qwen2.5-0.5B': hub-browser.js, the Cache API first), or
 // a folder's URL, which a relative one tells apart by starting with "." or "/" or ending with "/"
 // ('./models/gpt2/', '/gpt2/', 'gpt2/')
 const isFolderUrl = (s) => /^[./]|\/$|^[a-z][a-z0-9+.-]*:/i.test(s);
 
 async function loadByName(name, options) {
-  const { onProgress: given, revision, hubUrl, token, cache, signal, ...fetching } = options;
+  const { onProgress: given, revision, hubUrl, token, cache, signal, threads, ...fetching } = options;
   const repo = isFolderUrl(name) ? null : parseRepoId(name);
   if (repo) {
     const onProgress = forwardOnly(given);   // the download, then the reading: forward only
-    return loadModel(await hubFiles(repo, { onProgress, revision, hubUrl, token, cache, signal }), { onProgress });
+    return loadModel(await hubFiles(repo, { onProgress, revision, hubUrl, token, cache, signal }), { onProgress, threads });
   }
   const base = globalThis.document?.baseURI ?? globalThis.location?.href;
-  return loadModel(await fetchCheckpoint(name, base, fetching), { onProgress: given });
+  return loadModel(await fetchCheckpoint(name, base, fetching), { onProgress: given, threads });
 }
 
 // the checkpoint's tokenizer (load-tokenizer.js), or null when it has no tokenizer files
@@ -192,6 +200,8 @@ function makeModel(rt, config, tokenizer) {
       return generate(rt, state, tokenizer, config, readPrompt(ids, config), sampling);
     }),
     ...(config.encoder ? encoderMethods(rt, config, tokenizer, api, needTokenizer) : {}),
+    /** Threads the model runs on (loadModel's options.threads; 1 again after a thread failed). */
+    get threads() { return rt.threads; },
     dispose() { if (!state.disposed) { state.disposed = true; rt.dispose(); } },
   });
 }

@@ -43,47 +43,90 @@ import { wasmMemory, allocate, release, reserve, checkStatus, readMatrix } from 
 import { idsArg } from '../core/args.js';
 import { decodeBase64, missingExports, WASM_IMPORTS } from '../core/instantiate.js';
 import { familyOf } from './families/index.js';
+import { startThreads } from './threads.js';
 
 const ATTN_OK = 0, LAST_ONLY = 1;                // attention.h; gpt2.h's and llama.h's LAST_ONLY
 const FIRST_CACHE = 64;                          // positions the KV cache holds at first; it doubles as needed
+const MAX_THREADS = 16;                          // c_src/parallel.h ATTN_MAX_THREADS
 
-let embedded = null;   // the package's build, compiled once
+const embedded = { one: null, threads: null };   // the package's builds, each compiled once
 
-async function instantiate(wasm) {
-  let module;
+async function compile(wasm, threaded) {
+  const kind = threaded ? 'threads' : 'one';
   try {
-    if (wasm === undefined) module = await (embedded ??= WebAssembly.compile(decodeBase64(modelBase64)));
-    else module = wasm instanceof WebAssembly.Module ? wasm : await WebAssembly.compile(wasm);
+    if (wasm === undefined) return await (embedded[kind] ??= WebAssembly.compile(decodeBase64(threaded ? host.build : modelBase64)));
+    return wasm instanceof WebAssembly.Module ? wasm : await WebAssembly.compile(wasm);
   } catch (e) {
-    if (wasm === undefined) { embedded = null; throw e; }
+    if (wasm === undefined) { embedded[kind] = null; throw e; }
     throw asError(e, 'createRuntime: options.wasm is not a usable WebAssembly module');
   }
-  const { exports } = await WebAssembly.instantiate(module, WASM_IMPORTS);
+}
+
+async function instantiate(wasm) {
+  const { exports } = await WebAssembly.instantiate(await compile(wasm, false), WASM_IMPORTS);
   const missing = missingExports(exports, WASM_MODEL_FUNCTIONS);
   if (missing.length) fail(ErrorCode.INVALID_ARGUMENT, `createRuntime: options.wasm is not attnmap's model build (it lacks ${missing.slice(0, 3).join(', ')}); pass attention-model.wasm`);
   exports._initialize();
-  return exports;
+  return { exports, memory: exports.memory, threads: null };
 }
 
-/** A runtime over one instance of the model build (see the top of this file). */
+// the threaded build in `threads` threads (threads.js), with the host's spawn
+async function instantiateThreads(wasm, threads, spawn, timeout) {
+  const t = await startThreads(await compile(wasm, true), threads, spawn, { timeout });
+  return { exports: t.exports, memory: t.memory, threads: t };
+}
+
+// What threads need from the host (threads.js), given by its entry: Node's, from model-node.js
+// (threads-node.js), so that a browser's bundle carries neither worker_threads nor the threaded
+// build. { spawn, build: the threaded build's base64, timeout? } (a test's: a worker that never
+// answers, a shorter timeout).
+const host = { spawn: null, build: null, timeout: undefined };
+export function useThreadHost(given) { Object.assign(host, { timeout: undefined }, given); }
+
+function readRuntimeOptions(options) {
+  if (options === null || typeof options !== 'object') fail(ErrorCode.INVALID_ARGUMENT, `createRuntime: options must be an object like { wasm, threads }; received ${describe(options)}`);
+  const { wasm, threads = 1, spawn = host.spawn, threadTimeout = host.timeout } = options;
+  if (!Number.isInteger(threads) || threads < 1 || threads > MAX_THREADS) fail(ErrorCode.INVALID_ARGUMENT, `createRuntime: threads must be an integer in [1, ${MAX_THREADS}]; received ${describe(threads)}`);
+  // a host without threads (a browser until issue 26's next step): one thread, the same numbers
+  return { wasm, threads: typeof spawn === 'function' ? threads : 1, spawn, threadTimeout };
+}
+
+/** A runtime over one instance of the model build, or of its threaded build (see the top of this file). */
 export async function createRuntime(options = {}) {
-  if (options === null || typeof options !== 'object') fail(ErrorCode.INVALID_ARGUMENT, `createRuntime: options must be an object like { wasm }; received ${describe(options)}`);
-  const exports = await instantiate(options.wasm);
-  const mem = wasmMemory(exports);
-  const rt = { mem, exports, model: null, length: 0, busy: false };
+  const o = readRuntimeOptions(options);
+  const inst = o.threads > 1 ? await instantiateThreads(o.wasm, o.threads, o.spawn, o.threadTimeout) : await instantiate(o.wasm);
+  const { exports } = inst;
+  const mem = wasmMemory({ ...exports, memory: inst.memory });
+  const rt = { mem, exports, model: null, length: 0, busy: false, threads: inst.threads };
   const guard = (name, fn) => (...args) => {
     if (rt.busy) fail(ErrorCode.INVALID_ARGUMENT, `${name}: called from inside upload's fill, which must not call the runtime`);
-    try { return fn(...args); } catch (e) { throw e instanceof AttentionError ? e : asError(e, name); }
+    const sp = exports.stackSave();
+    try {
+      return fn(...args);
+    } catch (e) {
+      exports.stackRestore(sp);   // an exception through wasm frames (a thread's timeout) leaves their stack
+      if (rt.threads && e?.thread) loseThreads(rt);
+      throw e instanceof AttentionError ? e : asError(e, name);
+    }
   };
   return Object.freeze({
     upload: guard('upload', (config, fill, opts) => upload(rt, config, fill, opts)),
     forward: guard('forward', (ids, opts) => forward(rt, ids, opts)),
     reset: guard('reset', () => { rt.length = 0; }),
-    dispose: guard('dispose', () => { freeModel(rt); }),
+    dispose: guard('dispose', () => { freeModel(rt); loseThreads(rt); }),
     get length() { return rt.length; },
     get config() { return rt.model ? rt.model.config : null; },
     get maxPositions() { return rt.model ? rt.model.S : 0; },
+    /** Threads the C splits its work into (1: this thread alone). */
+    get threads() { return rt.threads ? rt.threads.count : 1; },
   });
+}
+
+// the workers ended (dispose, or one that did not answer): the jobs run in this thread from now on
+function loseThreads(rt) {
+  if (!rt.threads) return;
+  rt.threads.dispose();
+  rt.threads.count = rt.exports.attn_set_threads(1);
 }
 
 // ----------------------------------------------------------------------------

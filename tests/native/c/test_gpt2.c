@@ -11,6 +11,7 @@
 //   - the parameter layout (GPT-2 small has 124,439,808 parameters) and every bad input's status.
 // Buffers are malloc'ed at their exact sizes, so ASan catches any write past them.
 #include "gpt2.h"
+#include "parallel.h"  // the forward passes again with their work in 3 parts (run one after the other here)
 
 #define TEST_SEED 0x9E3779B97F4A7C15ull
 #include "check.h"
@@ -557,6 +558,11 @@ int main(void) {
     test_cache(1, 1, 4, 5, 8, 6);       // d = 4
     test_cache(2, 3, 6, 9, 12, 9);      // d = 2, C not a multiple of 4
     test_cache(2, 2, 16, 13, 48, 40);   // m >= 32: the tiled attention kernel when weights are not asked for
+    attn_set_threads(3);   // heads and columns split in 3 parts: the workspace grows with them (ASan)
+    test_against_reference();
+    test_cache(2, 3, 6, 9, 12, 9);
+    test_cache(2, 2, 16, 13, 48, 40);
+    attn_set_threads(1);
     test_layout();
     test_errors();
     test_slots();

@@ -10,6 +10,7 @@
 //   - slots, attn_cache_move, and every bad input's status.
 // Buffers are malloc'ed at their exact sizes, so ASan catches any write past them.
 #include "llama.h"
+#include "parallel.h"  // the forward passes again with their work in 3 parts (run one after the other here)
 
 #define TEST_SEED 0x5DEECE66DB16ull
 #include "check.h"
@@ -415,6 +416,10 @@ int main(void) {
     test_against_reference(ATTN_BF16, BIAS | TIED, 4, 2, 6);    // ratio 2, Qwen2-like
     test_against_reference(ATTN_F16, QKNORM | TIED, 4, 1, 8);   // ratio 4, Qwen3-like, D·H ≠ C
     test_against_reference(ATTN_BF16, BIAS | QKNORM, 2, 2, 4);
+    attn_set_threads(3);   // heads and columns split in 3 parts: the workspace grows with them (ASan)
+    test_against_reference(ATTN_BF16, BIAS | TIED, 4, 2, 6);
+    test_against_reference(ATTN_F16, QKNORM | TIED, 4, 1, 8);
+    attn_set_threads(1);
     test_cache_move();
     test_errors();
     printf("test_llama: %d checks, %d failures\n", checks, failures);

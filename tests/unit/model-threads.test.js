@@ -1,0 +1,122 @@
+// model-threads.test.js - the model on threads (issue 26): loadModel(…, { threads }) runs the
+// threaded build (web/wasm/attention-model-mt.wasm) over one shared memory in worker_threads, and
+// every golden checkpoint of every family gives the same bits with 1, 2 and 3 threads (3: the
+// columns split unevenly): logits or hidden states, every layer's and head's attention, every
+// sequence (pairs and padding for BERT), and greedy generation through the KV cache. Then what
+// goes wrong: a bad `threads`, a thread that never answers (THREAD_FAILED, and the model goes on in
+// one thread with the same bits), and dispose ending the workers.
+// The splits themselves are tested in C too (tests/native/c/test_parallel.c).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { loadModel } from '../../web/model/model-node.js';
+import { useThreadHost } from '../../web/model/runtime.js';
+import { spawnNode, build } from '../../web/model/threads-node.js';
+import { root } from '../helpers.js';
+
+const GOLDEN = path.join(root, 'tests/golden');
+const FAMILIES = ['gpt2', 'llama', 'bert'];
+const CASES = FAMILIES.flatMap((family) => fs.readdirSync(path.join(GOLDEN, family))
+  .filter((d) => fs.existsSync(path.join(GOLDEN, family, d, 'expected.json')))
+  .map((name) => ({ family, name, folder: path.join(GOLDEN, family, name) })));
+
+const bytes = (a) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
+
+// everything a forward returns, as bytes: the output, then every map in layer and head order
+function forwardBytes(model, seq) {
+  const r = model.forward(seq.ids, model.config.encoder ? { attention: true, tokenTypes: seq.types, mask: seq.mask } : { attention: true });
+  const out = r.logits ?? r.hidden;
+  return Buffer.concat([bytes(out.data), ...r.attention.flat().map((m) => bytes(m.data))]);
+}
+
+async function greedy(model, ids) {
+  const out = [];
+  for await (const step of model.generate(ids, { maxTokens: 6, stop: false })) out.push(step.id);
+  return out;
+}
+
+test('the golden checkpoints of every family are here (13)', () => {
+  assert.deepEqual(CASES.map((c) => c.name).sort(), ['bert-encoder-f16', 'bert-mlm-f32', 'bert-pair-bf16',
+    'llama-bias-f32', 'llama-f32', 'llama3-rope-bf16', 'odd-heads-bf16', 'qwen2-bf16', 'qwen2-sharded-f32',
+    'qwen3-f16-headdim', 'tiny-f32', 'two-layer-f16-prefix', 'wide-f32']);
+});
+
+for (const { family, name, folder } of CASES) {
+  test(`${family}/${name}: 1, 2 and 3 threads give the same bits (output, every attention map, greedy ids)`, async () => {
+    const g = JSON.parse(fs.readFileSync(path.join(folder, 'expected.json'), 'utf8'));
+    const seqs = g.sequences ?? g.cases;
+    const runs = [];
+    for (const threads of [1, 2, 3]) {
+      const model = await loadModel(folder, { threads });
+      try {
+        assert.equal(model.threads, threads);
+        const r = { forward: seqs.map((s) => forwardBytes(model, s)) };
+        if (!model.config.encoder) r.greedy = await greedy(model, seqs[0].ids.slice(0, 3));
+        runs.push(r);
+      } finally {
+        model.dispose();
+      }
+    }
+    for (const k of [1, 2]) {
+      runs[k].forward.forEach((b, i) => assert.ok(b.equals(runs[0].forward[i]), `${k + 1} threads, sequence ${i}: not the bits of one thread`));
+      assert.deepEqual(runs[k].greedy, runs[0].greedy, `${k + 1} threads: greedy ids`);
+    }
+    assert.ok(runs[0].forward.every((b) => b.length > 0));
+  });
+}
+
+test('threads must be an integer from 1 to 16', async () => {
+  const folder = CASES.find((c) => c.name === 'tiny-f32').folder;
+  for (const bad of [0, 17, 1.5, '2', null, -1]) {
+    await assert.rejects(loadModel(folder, { threads: bad }), (e) => e.code === 'INVALID_ARGUMENT' && /threads must be an integer from 1 to 16/.test(e.message), String(bad));
+  }
+  const model = await loadModel(folder);
+  assert.equal(model.threads, 1, 'one thread unless asked');
+  model.dispose();
+});
+
+// A worker that starts, says it is up and never runs a part: the call fails with THREAD_FAILED
+// after the timeout, the workers are ended, and the model goes on in this thread with the bits
+// of one thread. Then dispose ends the workers a model has (exit events).
+test('a thread that never answers: THREAD_FAILED, then the model goes on in one thread; dispose ends every worker', async () => {
+  const { folder } = CASES.find((c) => c.name === 'qwen2-bf16');
+  const seq = JSON.parse(fs.readFileSync(path.join(folder, 'expected.json'), 'utf8')).sequences[0];
+  const one = await loadModel(folder);
+  const expected = forwardBytes(one, seq);
+  one.dispose();
+
+  const exits = [];
+  const hung = () => {
+    const w = new Worker('require("node:worker_threads").parentPort.postMessage("up"); setInterval(() => {}, 1e6);', { eval: true });
+    w.on('exit', (code) => exits.push(code));
+    return { ready: new Promise((resolve) => w.once('message', resolve)), terminate: () => w.terminate() };
+  };
+  useThreadHost({ spawn: hung, build, timeout: 300 });
+  try {
+    const model = await loadModel(folder, { threads: 2 });
+    assert.equal(model.threads, 2);
+    assert.throws(() => model.forward(seq.ids, { attention: true }), (e) => e.code === 'THREAD_FAILED' && /did not finish its part within 300 ms/.test(e.message));
+    assert.equal(model.threads, 1, 'the model says it runs on one thread now');
+    for (let i = 0; i < 3; i++) assert.ok(forwardBytes(model, seq).equals(expected), 'after the failure: the bits of one thread');
+    model.dispose();
+  } finally {
+    useThreadHost({ spawn: spawnNode, build });
+  }
+  for (let i = 0; i < 100 && exits.length < 1; i++) await new Promise((r) => setTimeout(r, 20));
+  assert.equal(exits.length, 1, 'the hung worker was ended');
+
+  const started = [];
+  useThreadHost({ spawn: (data) => { const w = spawnNode(data); started.push(w); return w; }, build });
+  try {
+    const model = await loadModel(folder, { threads: 3 });
+    assert.ok(forwardBytes(model, seq).equals(expected));
+    assert.equal(started.length, 2);
+    const ended = started.map((w) => w.exited);
+    model.dispose();
+    assert.deepEqual(await Promise.all(ended), [1, 1], 'both workers exited (terminate: code 1)');
+  } finally {
+    useThreadHost({ spawn: spawnNode, build });
+  }
+});

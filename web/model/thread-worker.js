@@ -1,0 +1,34 @@
+// thread-worker.js - what a model thread does (threads.js), for any host: its entry gives it the
+// workerData and a way to say it is up. It instantiates the threaded build over the shared
+// memory (the data is already there: the first instance wrote it), moves its wasm stack to its
+// own slice of that memory, then runs part `index` of each job the control block publishes until
+// told to stop.
+import { GEN, FN, JOB, PARTS, DONE, STOP, FAILED, threadImports } from './threads.js';
+
+const SPIN = 200000;   // Atomics.load polls before Atomics.wait (a fraction of a ms)
+
+export function serve({ module, memory, control, index, stack }, up) {
+  const nested = () => { throw new Error('a model thread was asked to split its own part'); };
+  const { exports } = new WebAssembly.Instance(module, threadImports(memory, nested));
+  exports.stackRestore(stack);
+  let gen = Atomics.load(control, GEN);   // before saying so: a job published after up() is one to run
+  up();
+  for (;;) {
+    for (let spin = 0; spin < 200000 && Atomics.load(control, GEN) === gen; spin++);
+    // the next job mostly comes within a few ms (the C's serial steps between two products): spin a
+    // little before sleeping, as a futex's wake-up can take longer than a job's part
+    for (let spin = 0; spin < SPIN && Atomics.load(control, GEN) === gen; spin++);
+    Atomics.wait(control, GEN, gen);
+    gen = Atomics.load(control, GEN);
+    if (Atomics.load(control, STOP)) return;
+    const parts = control[PARTS];
+    if (index >= parts) continue;
+    try {
+      exports.attn_run_part(control[FN], control[JOB], index, parts);
+    } catch {
+      Atomics.store(control, FAILED, index);   // a trap: threads.js fails the call at once
+    }
+    Atomics.add(control, DONE, 1);
+    Atomics.notify(control, DONE);
+  }
+}

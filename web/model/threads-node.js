@@ -1,0 +1,22 @@
+// threads-node.js - what threads.js needs in Node: the threaded build (web/wasm/attention-model-mt,
+// in base64) and spawn, a worker_threads Worker running thread-worker-node.js, unref'd (a model
+// left undisposed does not keep the process alive).
+import { Worker } from 'node:worker_threads';
+import os from 'node:os';
+import build from '../wasm/attention-model-mt-wasm.js';
+
+export { build };
+
+export function spawnNode(workerData) {
+  const w = new Worker(new URL('./thread-worker-node.js', import.meta.url), { workerData, execArgv: [] });
+  const ready = new Promise((resolve, reject) => {
+    w.once('message', () => { w.unref(); resolve(); });
+    w.once('error', reject);
+    w.once('exit', (code) => reject(new Error(`the model thread exited (code ${code}) before it started`)));
+  });
+  w.on('error', () => {});   // after the start: a thread that dies is found by its timeout (threads.js)
+  const exited = new Promise((resolve) => w.once('exit', resolve));
+  return { ready, exited, terminate: () => w.terminate() };
+}
+
+export const cores = () => (typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length);

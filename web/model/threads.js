@@ -1,0 +1,102 @@
+// threads.js - the model build on threads (issue 26): one shared WebAssembly.Memory, the threaded
+// build (web/wasm/attention-model-mt.wasm, build.sh) instantiated in this thread and in N - 1
+// workers over it. The C splits each heavy step into parts that write disjoint outputs with the
+// sums one thread does (c_src/parallel.h), so every thread count gives the same bits.
+//
+//   const t = await startThreads(module, n, spawn);   // spawn(workerData) -> a host's worker (below)
+//   t.exports, t.memory      the instance of this thread: runtime.js uses it as it would the other build
+//   t.count                  threads the C splits its jobs into (this one included)
+//   t.dispose()              ends every worker
+//
+// One job at a time: C calls env.attn_parallel(fn, job, parts) (the import below); this thread
+// publishes it in a control block (a SharedArrayBuffer of its own, so that it never moves when
+// wasm memory grows), wakes the workers, runs part 0 and waits for the others. Worker i runs part
+// i with attn_run_part. A worker that does not answer within `timeout` ms fails the call with a
+// typed error (a host's worker that died cannot say so while this thread waits: its messages
+// need this thread's event loop).
+//
+// Waiting: Atomics.wait where the host allows it (Node's main thread, any worker); a browser's
+// main thread may not block, so it spins on Atomics.load, the parts being a few ms each.
+//
+// A host's spawn(workerData) starts a worker running thread-worker.js's serve with workerData =
+// { module, memory, control, index, stack } and returns { ready: Promise, terminate() }.
+import { ErrorCode, AttentionError } from '../core/errors.js';
+import { missingExports } from '../core/instantiate.js';
+import { WASM_MODEL_FUNCTIONS } from '../core/exports.js';
+
+// the control block, in Int32 slots
+export const GEN = 0, FN = 1, JOB = 2, PARTS = 3, DONE = 4, STOP = 5, FAILED = 6, CONTROL_SLOTS = 8;
+const STACK_BYTES = 256 * 1024;        // each worker's wasm stack (the C uses a few KiB)
+const INITIAL_PAGES = 16, MAX_PAGES = 65536;   // the build's memory: 1 MiB at first, up to 4 GiB
+export const DEFAULT_TIMEOUT = 60000;
+
+const canWait = () => {
+  // a browser's main thread (a Window) may not Atomics.wait; Node's main thread and workers may
+  return typeof globalThis.window === 'undefined' || typeof globalThis.document === 'undefined';
+};
+
+/** The imports of the threaded build, for this thread (part 0 and the waiting) or for a worker. */
+export function threadImports(memory, parallel) {
+  return { env: { memory, emscripten_notify_memory_growth() {}, attn_parallel: parallel } };
+}
+
+export async function startThreads(module, n, spawn, { timeout = DEFAULT_TIMEOUT } = {}) {
+  const memory = new WebAssembly.Memory({ initial: INITIAL_PAGES, maximum: MAX_PAGES, shared: true });
+  const control = new Int32Array(new SharedArrayBuffer(CONTROL_SLOTS * 4));
+  const t = { exports: null, memory, count: 1, workers: [], control, failed: null };
+  const instance = await WebAssembly.instantiate(module, threadImports(memory, (fn, job, parts) => runParts(t, fn, job, parts, timeout)));
+  const exports = instance.exports;
+  const missing = missingExports({ ...exports, memory }, [...WASM_MODEL_FUNCTIONS, 'stackRestore']);   // the memory is ours
+  if (missing.length) throw new AttentionError(ErrorCode.INVALID_ARGUMENT, `the threaded model build lacks ${missing.slice(0, 3).join(', ')}`);
+  exports._initialize();
+  t.exports = exports;
+  try {
+    for (let index = 1; index < n; index++) {
+      const base = exports.malloc(STACK_BYTES) >>> 0;
+      if (!base) throw new AttentionError(ErrorCode.OUT_OF_MEMORY, 'no memory for a thread\'s stack');
+      const w = spawn({ module, memory, control, index, stack: base + STACK_BYTES });
+      t.workers.push(w);
+      await w.ready;
+    }
+  } catch (e) {
+    disposeThreads(t);
+    throw e instanceof AttentionError ? e : new AttentionError(ErrorCode.INVALID_ARGUMENT, `a model thread could not start: ${e?.message ?? e}`, { cause: e });
+  }
+  t.count = exports.attn_set_threads(n);
+  t.dispose = () => disposeThreads(t);
+  return t;
+}
+
+function disposeThreads(t) {
+  Atomics.store(t.control, STOP, 1);
+  Atomics.add(t.control, GEN, 1);
+  Atomics.notify(t.control, GEN);
+  for (const w of t.workers) w.terminate();
+  t.workers = [];
+}
+
+// env.attn_parallel: part 0 here, parts 1 .. parts - 1 in the workers, back when all are done
+function runParts(t, fn, job, parts, timeout) {
+  const c = t.control;
+  c[FN] = fn; c[JOB] = job; c[PARTS] = parts;
+  Atomics.store(c, DONE, 0);
+  Atomics.add(c, GEN, 1);
+  Atomics.notify(c, GEN);
+  const T0 = performance.now(); t.exports.attn_run_part(fn, job, 0, parts); const T1 = performance.now(); globalThis.__own = (globalThis.__own ?? 0) + T1 - T0;
+  try { return waitOthers(c, parts, timeout); } finally { globalThis.__wait = (globalThis.__wait ?? 0) + performance.now() - T1; }
+}
+function waitOthers(c, parts, timeout) {
+  const others = parts - 1, wait = canWait(), start = Date.now();
+  for (let done; (done = Atomics.load(c, DONE)) < others;) {
+    if (wait) Atomics.wait(c, DONE, done, 20);
+    if (Date.now() - start > timeout) throw threadFailed(`a model thread did not finish its part within ${timeout} ms (${done} of ${others} did)`);
+  }
+  const failed = Atomics.load(c, FAILED);
+  if (failed) throw threadFailed(`model thread ${failed} failed in its part (a trap in the wasm)`);
+}
+
+function threadFailed(what) {
+  const e = new AttentionError(ErrorCode.THREAD_FAILED, `${what}; the model goes on in one thread`);
+  e.thread = true;   // runtime.js ends the workers
+  return e;
+}

@@ -6,6 +6,8 @@
 //   node bench/bench.js --only pool    the pool's section alone (about a minute), rewrites only its part of the doc
 //   node bench/bench.js --only model   the whole-model section alone (GPT-2 small against
 //                                   onnxruntime-web, bench/model.js; about 5 minutes), rewrites only its part of the doc
+//   node bench/bench.js --only threads the model on 1 and 2 threads against onnxruntime-web on 2 (GPT-2
+//                                   small's shape, bench/threads.js; about 5 minutes), rewrites only its part of the doc
 //   node bench/bench.js --only llama   the LLaMA family's section alone (Qwen2.5-0.5B's shape against
 //                                   onnxruntime-web, Qwen3-0.6B's; bench/llama.js; about 15 minutes, 8 GB of
 //                                   memory, 6 GB of temporary files), rewrites only its part of the doc
@@ -53,6 +55,7 @@ import { benchPool, poolOnly } from './pool.js';
 import { disagreements, printReport, report } from './report.js';
 import { benchSizes } from './runner.js';
 import { gzipSizes } from './shipped.js';
+import { threadsOnly } from './threads.js';
 import { tinyCalls } from './tiny.js';
 
 async function main() {
@@ -62,6 +65,7 @@ async function main() {
   if (ONLY === 'model') return modelOnly(r, { quick: QUICK });
   if (ONLY === 'llama') return llamaOnly(r, { quick: QUICK });
   if (ONLY === 'pool') return poolOnly(r, { quick: QUICK });
+  if (ONLY === 'threads') return threadsOnly(r, { quick: QUICK });
   if (!r.sources.same) progress(`note: web/wasm/attention.wasm was built from sources ${r.sources.built}, c_src/ is now ${r.sources.now}`);
   progress('peak: 4-wide SSE mul + add, one core');
   r.peak = peak();

@@ -24,11 +24,14 @@ const CASES = FAMILIES.flatMap((family) => fs.readdirSync(path.join(GOLDEN, fami
 
 const bytes = (a) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
 
-// everything a forward returns, as bytes: the output, then every map in layer and head order
+// everything a forward returns, as bytes: the output, then every map in layer and head order,
+// then the output of a forward without maps
 function forwardBytes(model, seq) {
   const r = model.forward(seq.ids, model.config.encoder ? { attention: true, tokenTypes: seq.types, mask: seq.mask } : { attention: true });
   const out = r.logits ?? r.hidden;
-  return Buffer.concat([bytes(out.data), ...r.attention.flat().map((m) => bytes(m.data))]);
+  // and without maps: attention.c's tiled kernel where a head's weights are not asked for
+  const plain = model.forward(seq.ids, model.config.encoder ? { tokenTypes: seq.types, mask: seq.mask } : {});
+  return Buffer.concat([bytes(out.data), ...r.attention.flat().map((m) => bytes(m.data)), bytes((plain.logits ?? plain.hidden).data)]);
 }
 
 async function greedy(model, ids) {

@@ -1,0 +1,142 @@
+// threads.js - bench.js's section on the model on threads (issue 26): GPT-2 small's shape through
+// attnmap/model with 1 and with 2 threads (loadModel(…, { threads })), and onnxruntime-web with
+// env.wasm.numThreads = 2 on the same weights, in one process, samples round-robin.
+//
+//   node bench/bench.js --only threads    this section alone (about 5 minutes), rewrites only its part of the doc
+//
+// bench/model/make_onnx.py writes the random seeded checkpoint and its ONNX export (as the model
+// section does). Measured:
+//   (a) model.forward(ids) over 64 and 256 tokens: attnmap 1 thread, 2 threads, ORT 2 threads;
+//   (b) one KV-cache decoding step (model.generate from a 64-token prompt, the median of its steps),
+//       attnmap 1 and 2 threads;
+//   and that 2 threads give the bits of one (the logits compared byte for byte).
+// Targets (the issue): 2 threads ≤ 0.58 × one thread's time for a forward, ≤ 0.65 × for a step,
+// and ≤ 1.0 × ORT's time at 2 threads. No figure is asserted: a measurement, not a test.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fmt, maxAbsDiff, median, table } from './lib.js';
+import { PYTHON, missing, tokenIds } from './model.js';
+import { here, progress, root } from './plan.js';
+import { writeSection } from './sections.js';
+
+export const THREADS_HEADING = '## The model on threads (attnmap/model, loadModel(…, { threads }))';
+const PLAN = { full: { forwardN: [64, 256], rounds: { 64: 9, 256: 5 }, prompt: 64, steps: 24, decodeRuns: 3 },
+  quick: { forwardN: [64], rounds: { 64: 3 }, prompt: 32, steps: 6, decodeRuns: 1 } };
+
+const now = () => performance.now();
+const pause = () => new Promise((resolve) => setTimeout(resolve, 100));
+const bytesOf = (a) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
+
+export async function threadsOnly(r, { quick }) {
+  const res = await benchThreads({ quick });
+  const text = `${threadsReport(res)}\n\n` +
+    `Written by \`node bench/bench.js --only threads\` on ${new Date().toISOString().slice(0, 16)}Z; ${r.machine.cpu}, ${r.machine.cores} cores, Node ${r.machine.node}; ` +
+    `load average (1 min) ${fmt(r.machine.loadStart, 2)} at the start, ${fmt(os.loadavg()[0], 2)} at the end.`;
+  console.log(`\n${THREADS_HEADING}\n\n${text}\n`);
+  if (!quick && !res.skipped && !res.failed) writeSection(path.join(root, 'docs/BENCHMARKS.md'), THREADS_HEADING, text);
+}
+
+export async function benchThreads({ quick }) {
+  const why = missing();
+  if (why) { progress(`threads: skipped: ${why}`); return { skipped: why }; }
+  const plan = quick ? PLAN.quick : PLAN.full;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'attnmap-bench-threads-'));
+  try {
+    progress(`threads: make_onnx.py into ${dir}`);
+    execFileSync(PYTHON, [path.join(here, 'model/make_onnx.py'), dir], { stdio: ['ignore', 'ignore', 'inherit'] });
+    const V = JSON.parse(fs.readFileSync(path.join(dir, 'config.json'), 'utf8')).vocab_size;
+    const { loadModel } = await import('../web/model/model-node.js');
+    const ort = await import('onnxruntime-web');
+    ort.env.wasm.numThreads = 2;
+    ort.env.wasm.simd = true;
+    ort.env.logLevel = 'error';
+    const one = await loadModel(dir), two = await loadModel(dir, { threads: 2 });
+    const session = await ort.InferenceSession.create(path.join(dir, 'model.onnx'), { executionProviders: ['wasm'], graphOptimizationLevel: 'all' });
+    try {
+      const impls = {
+        one: async (ids) => one.forward(ids).logits.data,
+        two: async (ids) => two.forward(ids).logits.data,
+        ort2: async (ids) => (await session.run({ input_ids: new ort.Tensor('int64', BigInt64Array.from(ids, BigInt), [1, ids.length]) })).logits.data,
+      };
+      const res = { threads: two.threads, ortThreads: ort.env.wasm.numThreads, forward: [] };
+      for (const n of plan.forwardN) res.forward.push(await forwards(impls, n, plan.rounds[n]));
+      res.decode = await decoding({ one, two }, tokenIds(plan.prompt, V), plan);
+      return res;
+    } finally {
+      one.dispose(); two.dispose();
+      await session.release();
+    }
+  } catch (e) {
+    progress(`threads: failed: ${e.stack ?? e.message}`);
+    return { failed: e.message.split('\n')[0] };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+// (a) a forward over n tokens: outputs compared, then rounds of one sample each, the order rotating,
+// 100 ms apart
+async function forwards(impls, n, rounds) {
+  const ids = tokenIds(n, 50257);
+  const out = {};
+  for (const [name, run] of Object.entries(impls)) out[name] = await run(ids);   // also the warm-up
+  const sameBits = bytesOf(out.one).equals(bytesOf(out.two));
+  const ortDiff = maxAbsDiff(out.one, out.ort2);
+  const names = Object.keys(impls), ms = Object.fromEntries(names.map((k) => [k, []])), busy = Object.fromEntries(names.map((k) => [k, []]));
+  for (let r = 0; r < rounds; r++) {
+    progress(`threads: forward ${n}, round ${r + 1} of ${rounds}`);
+    for (let i = 0; i < names.length; i++) {
+      const name = names[(i + r) % names.length];
+      await pause();   // a runtime's idle threads may spin for a while after a call (ORT's pool does): not into the next sample
+      const c0 = process.cpuUsage(), t0 = now();
+      await impls[name](ids);
+      const wall = now() - t0, cpu = process.cpuUsage(c0);
+      ms[name].push(wall);
+      busy[name].push((cpu.user + cpu.system) / 1000 / wall);   // CPU time of every thread ÷ wall time: the cores in use
+    }
+  }
+  const med = (o) => Object.fromEntries(names.map((k) => [k, median(o[k])]));
+  return { n, rounds, sameBits, ortDiff, median: med(ms), cores: med(busy) };
+}
+
+// (b) KV-cache steps: model.generate from the prompt, each step's time after the first (the prompt's pass)
+async function decoding(models, prompt, { steps, decodeRuns }) {
+  const ms = { one: [], two: [] }, ids = {};
+  for (let run = 0; run < decodeRuns; run++) {
+    for (const name of run % 2 ? ['two', 'one'] : ['one', 'two']) {
+      progress(`threads: decoding, ${name === 'one' ? 1 : 2} thread${name === 'one' ? '' : 's'}, run ${run + 1} of ${decodeRuns}`);
+      await pause();
+      const got = [];
+      let last = now(), first = true;
+      for await (const step of models[name].generate(prompt, { maxTokens: steps, stop: false })) {
+        const t = now();
+        if (!first) ms[name].push(t - last);
+        first = false;
+        last = t;
+        got.push(step.id);
+      }
+      ids[name] = got;
+    }
+  }
+  return { prompt: prompt.length, steps, runs: decodeRuns, sameIds: ids.one.join() === ids.two.join(), median: { one: median(ms.one), two: median(ms.two) } };
+}
+
+function threadsReport(r) {
+  if (r.skipped) return `Skipped: ${r.skipped}.`;
+  if (r.failed) return `Failed: ${r.failed}.`;
+  const rows = r.forward.map((f) => [`forward, ${f.n} tokens`, fmt(f.median.one), fmt(f.median.two), `**${fmt(f.median.two / f.median.one, 3)}**`, '≤ 0.58',
+    fmt(f.median.ort2), `**${fmt(f.median.two / f.median.ort2, 3)}**`, f.sameBits ? 'yes' : '**no**']);
+  const d = r.decode;
+  rows.push([`KV-cache step (${d.prompt}-token prompt, ${d.steps} steps × ${d.runs} runs)`, fmt(d.median.one), fmt(d.median.two),
+    `**${fmt(d.median.two / d.median.one, 3)}**`, '≤ 0.65', '–', '–', d.sameIds ? 'yes (greedy ids)' : '**no**']);
+  return 'GPT-2 small\'s shape (124 M parameters, float32, random seeded weights: bench/model/make_onnx.py), ' +
+    `attnmap with 1 and with ${r.threads} threads (the threaded build, worker_threads; heavy steps split by output columns and by heads, ` +
+    `c_src/parallel.c) against onnxruntime-web with \`env.wasm.numThreads = ${r.ortThreads}\` on the same weights; one process, samples round-robin, medians in ms.\n\n` +
+    table(['', '1 thread', '2 threads', '2 / 1', 'target', `ORT, ${r.ortThreads} threads`, 'ours / ORT', 'same bits as 1 thread'], rows, [':--', '--:', '--:', '--:', '--:', '--:', '--:', ':--']) +
+    `\n\nORT's logits differ from ours by at most ${r.forward.map((f) => fmt(f.ortDiff, 2)).join(' and ')} (max |diff|; float32 sums in another order). ` +
+    'Cores in use during a forward (the process\'s CPU time ÷ wall time, median): ' +
+    r.forward.map((f) => `${f.n} tokens: ours ${fmt(f.cores.one, 2)} and ${fmt(f.cores.two, 2)}, ORT ${fmt(f.cores.ort2, 2)}`).join('; ') +
+    ' (a worker spinning while it waits for the next part counts as in use).';
+}

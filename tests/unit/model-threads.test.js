@@ -123,3 +123,50 @@ test('a thread that never answers: THREAD_FAILED, then the model goes on in one 
     useThreadHost({ spawn: spawnNode, build });
   }
 });
+
+// A worker that exits in the middle of its third part (tests/fixtures/dying-thread-worker.js):
+// THREAD_FAILED, never a hang or a crash of this process, and the model goes on in one thread.
+test('a thread that dies in the middle of a part: THREAD_FAILED, then one thread with the same bits', async () => {
+  const { folder } = CASES.find((c) => c.name === 'llama3-rope-bf16');
+  const seq = JSON.parse(fs.readFileSync(path.join(folder, 'expected.json'), 'utf8')).sequences[0];
+  const one = await loadModel(folder);
+  const expected = forwardBytes(one, seq);
+  one.dispose();
+  const exits = [];
+  const dying = (workerData) => {
+    const w = new Worker(new URL('../fixtures/dying-thread-worker.js', import.meta.url), { workerData });
+    w.on('exit', (code) => exits.push(code));
+    w.on('error', () => {});
+    return { ready: new Promise((resolve) => w.once('message', resolve)), terminate: () => w.terminate() };
+  };
+  useThreadHost({ spawn: dying, build, timeout: 500 });
+  try {
+    const model = await loadModel(folder, { threads: 2 });
+    assert.throws(() => { for (let i = 0; i < 5; i++) forwardBytes(model, seq); }, (e) => e.code === 'THREAD_FAILED');
+    for (let i = 0; i < 100 && exits.length < 1; i++) await new Promise((r) => setTimeout(r, 20));   // the exit event needs this thread's loop
+    assert.deepEqual(exits, [7], 'the worker exited with its own code');
+    assert.equal(model.threads, 1);
+    assert.ok(forwardBytes(model, seq).equals(expected), 'then the bits of one thread');
+    model.dispose();
+  } finally {
+    useThreadHost({ spawn: spawnNode, build });
+  }
+});
+
+// dispose() between two steps of generate: the next step says the model was disposed, and the
+// workers are ended
+test('dispose during generate: the generator stops with a clear error and the workers end', async () => {
+  const { folder } = CASES.find((c) => c.name === 'qwen2-bf16');
+  const started = [];
+  useThreadHost({ spawn: (data) => { const w = spawnNode(data); started.push(w); return w; }, build });
+  try {
+    const model = await loadModel(folder, { threads: 2 });
+    const gen = model.generate([1, 2, 3], { maxTokens: 10, stop: false });
+    assert.equal((await gen.next()).done, false);
+    model.dispose();
+    await assert.rejects(gen.next(), (e) => e.code === 'INVALID_ARGUMENT' && /disposed/.test(e.message));
+    assert.deepEqual(await Promise.all(started.map((w) => w.exited)), [1]);
+  } finally {
+    useThreadHost({ spawn: spawnNode, build });
+  }
+});

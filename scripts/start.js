@@ -10,6 +10,11 @@ import { startServer } from './serve.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
+// Cross-origin isolation (crossOriginIsolated in the page): a page may then share wasm memory with
+// workers, and a loaded model runs on threads (web/model/threads-browser.js). Every resource the
+// page loads is this server's, and a model from the hub comes by CORS fetch, which COEP allows.
+export const ISOLATED = Object.freeze({ 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' });
+
 /** The hash build.sh records: sha256 of c_src/*.c, c_src/*.h, build.sh, web/core/exports.js, first 16 hex digits. */
 export function sourcesHash() {
   const dir = path.join(root, 'c_src');
@@ -35,6 +40,6 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     execFileSync('bash', [path.join(root, 'build.sh')], { stdio: 'inherit' });
   }
   const port = process.env.PORT ? Number(process.env.PORT) : 8000;
-  const { url } = await startServer({ root, port, fallback: !process.env.PORT });
+  const { url } = await startServer({ root, port, fallback: !process.env.PORT, headers: () => ISOLATED });
   console.log(`attnmap: serving the page at ${url}  (Ctrl+C to stop)`);
 }

@@ -2941,7 +2941,7 @@
       dropHint: "\u4E5F\u53EF\u4EE5\u628A\u6587\u4EF6\uFF08\u6216\u6574\u4E2A\u6587\u4EF6\u5939\uFF09\u62D6\u5230\u8FD9\u91CC\u3002",
       reading: (name, read, total) => `\u6B63\u5728\u8BFB\u53D6 ${name}\uFF1A${read} / ${total}`,
       starting: (size) => `\u5DF2\u8BFB\u53D6 ${size}\uFF0C\u6B63\u5728\u628A\u6743\u91CD\u653E\u8FDB WebAssembly \u5185\u5B58\u2026\u2026`,
-      loaded: (name, c, tok2, ignored) => `\u5DF2\u52A0\u8F7D ${name}${c.encoder ? "\uFF08\u7F16\u7801\u5668\uFF0C\u53CC\u5411\u6CE8\u610F\u529B\uFF09" : ""}\uFF1A${c.n_layer} \u5C42 \xD7 ${c.n_head} \u4E2A\u5934\uFF0Cd_model = ${c.n_embd}\uFF0C\u8BCD\u8868 ${c.vocab_size}\uFF0C` + (tok2 === "bpe" ? "GPT-2 \u7684 BPE \u5206\u8BCD\u5668" : tok2 === "wordpiece" ? "BERT \u7684 vocab.txt \u5206\u8BCD\u5668" : tok2 === "tokenizer.json" ? "tokenizer.json \u5206\u8BCD\u5668" : "\u6CA1\u6709\u5206\u8BCD\u5668\u6587\u4EF6\uFF1A\u4E0B\u9762\u8F93\u5165 token id") + (ignored.length ? `\u3002\u6CA1\u6709\u7528\u5230\uFF1A${ignored.join("\u3001")}` : "") + "\u3002",
+      loaded: (name, c, tok2, ignored, threads = 1) => `\u5DF2\u52A0\u8F7D ${name}${c.encoder ? "\uFF08\u7F16\u7801\u5668\uFF0C\u53CC\u5411\u6CE8\u610F\u529B\uFF09" : ""}\uFF1A${c.n_layer} \u5C42 \xD7 ${c.n_head} \u4E2A\u5934\uFF0Cd_model = ${c.n_embd}\uFF0C\u8BCD\u8868 ${c.vocab_size}${threads > 1 ? `\uFF0C\u5728 ${threads} \u4E2A\u7EBF\u7A0B\u4E0A\u8FD0\u884C` : ""}\uFF0C` + (tok2 === "bpe" ? "GPT-2 \u7684 BPE \u5206\u8BCD\u5668" : tok2 === "wordpiece" ? "BERT \u7684 vocab.txt \u5206\u8BCD\u5668" : tok2 === "tokenizer.json" ? "tokenizer.json \u5206\u8BCD\u5668" : "\u6CA1\u6709\u5206\u8BCD\u5668\u6587\u4EF6\uFF1A\u4E0B\u9762\u8F93\u5165 token id") + (ignored.length ? `\u3002\u6CA1\u6709\u7528\u5230\uFF1A${ignored.join("\u3001")}` : "") + "\u3002",
       textLabel: "\u6587\u672C\uFF08\u7ECF\u8FC7\u6A21\u578B\u7684\u5206\u8BCD\u5668\uFF09",
       idsLabel: "token id\uFF08\u8FD9\u4E2A\u6A21\u578B\u6CA1\u6709\u5206\u8BCD\u5668\u6587\u4EF6\uFF09\uFF0C\u7528\u7A7A\u683C\u6216\u9017\u53F7\u9694\u5F00\uFF0C\u4F8B\u5982 3 7 5",
       idsOnly: (v) => `\u8FD9\u4E2A\u6A21\u578B\u6CA1\u6709\u5206\u8BCD\u5668\u6587\u4EF6\uFF0C\u8BF7\u8F93\u5165 token id\uFF1A0 \u5230 ${v - 1} \u7684\u6574\u6570\uFF0C\u7528\u7A7A\u683C\u6216\u9017\u53F7\u9694\u5F00\u3002`,
@@ -3055,7 +3055,7 @@
       dropHint: "Or drop the files (or the whole folder) here.",
       reading: (name, read, total) => `Reading ${name}: ${read} of ${total}`,
       starting: (size) => `Read ${size}; putting the weights into WebAssembly memory\u2026`,
-      loaded: (name, c, tok2, ignored) => `Loaded ${name}${c.encoder ? " (an encoder: bidirectional attention)" : ""}: ${c.n_layer} layers \xD7 ${c.n_head} heads, d_model = ${c.n_embd}, vocabulary ${c.vocab_size}, ` + (tok2 === "bpe" ? "GPT-2's BPE tokenizer" : tok2 === "wordpiece" ? "a BERT vocab.txt tokenizer" : tok2 === "tokenizer.json" ? "its tokenizer.json" : "no tokenizer files: type token ids below") + (ignored.length ? `. Not used: ${ignored.join(", ")}` : "") + ".",
+      loaded: (name, c, tok2, ignored, threads = 1) => `Loaded ${name}${c.encoder ? " (an encoder: bidirectional attention)" : ""}: ${c.n_layer} layers \xD7 ${c.n_head} heads, d_model = ${c.n_embd}, vocabulary ${c.vocab_size}${threads > 1 ? `, running on ${threads} threads` : ""}, ` + (tok2 === "bpe" ? "GPT-2's BPE tokenizer" : tok2 === "wordpiece" ? "a BERT vocab.txt tokenizer" : tok2 === "tokenizer.json" ? "its tokenizer.json" : "no tokenizer files: type token ids below") + (ignored.length ? `. Not used: ${ignored.join(", ")}` : "") + ".",
       textLabel: "Text (through the model's tokenizer)",
       idsLabel: "Token ids (this model has no tokenizer files), separated by spaces or commas, e.g. 3 7 5",
       idsOnly: (v) => `This model has no tokenizer files: type token ids, integers from 0 to ${v - 1}, separated by spaces or commas.`,
@@ -5030,6 +5030,7 @@
     }
     return `${v < 10 ? v.toFixed(1) : Math.round(v)} ${units[u]}`;
   }
+  var loadThreads = () => globalThis.crossOriginIsolated === true ? Math.max(1, Math.min(8, navigator.hardwareConcurrency || 2)) : 1;
 
   // web/page/page-load-errors.js
   var INVALID_RULES = [
@@ -5167,6 +5168,7 @@
       const model2 = await loadModel(id2, {
         signal: s2.abort.signal,
         hubUrl: hubUrl(),
+        threads: loadThreads(),
         onProgress: ({ file, loaded, total }) => {
           done.set(file, loaded);
           $2("hub-progress").value = [...done.values()].reduce((a, b) => a + b, 0);
@@ -5429,7 +5431,7 @@
       await nextTask();
       const { loadModel } = await classicImport("attnmap-model.js", "__attnmapModel", void 0, "page.js");
       const tokenizerFiles = tokenizer !== void 0 ? { tokenizer, tokenizerConfig } : vocab !== void 0 ? { vocab, merges } : vocabTxt !== void 0 ? { vocabTxt } : {};
-      const model2 = await loadModel({ config, weights: picked.weights, ...tokenizerFiles }, { onProgress: readProgress(env, s2, progress, status) });
+      const model2 = await loadModel({ config, weights: picked.weights, ...tokenizerFiles }, { onProgress: readProgress(env, s2, progress, status), threads: loadThreads() });
       progress.hidden = true;
       adopt(env, s2, model2, modelName(config, picked.weights.index ?? picked.weights), picked.ignored);
     } catch (e) {
@@ -5446,7 +5448,7 @@
     say2(env, s2, null);
     s2.model?.dispose();
     Object.assign(s2, { model: model2, name, big: { layer: 0, head: 0 }, run: null });
-    put(env, s2, $2("checkpoint-status"), (C2) => C2.loaded(name, model2.config, model2.tokenizer, ignored));
+    put(env, s2, $2("checkpoint-status"), (C2) => C2.loaded(name, model2.config, model2.tokenizer, ignored, model2.threads));
     $2("checkpoint-model").hidden = false;
     const encoder = Boolean(model2.config.encoder);
     $2("model-pair-field").hidden = !encoder;

@@ -161,8 +161,8 @@ export interface Model {
   forward(ids: ArrayLike<number>, options?: ForwardOptions): ForwardResult;
   /** One token at a time with the KV cache. */
   generate(ids: ArrayLike<number>, options?: GenerateOptions): AsyncGenerator<GenerateStep, void, undefined>;
-  /** Threads the model runs on: loadModel's options.threads, or 1 (a browser for now; after a
-   * THREAD_FAILED error the model goes on in one thread, with the same numbers). */
+  /** Threads the model runs on: loadModel's options.threads, or 1 (a page that is not cross-origin
+   * isolated; after a THREAD_FAILED error the model goes on in one thread, with the same numbers). */
   readonly threads: number;
   /** Frees the model's wasm memory and ends its threads; later calls throw. */
   dispose(): void;
@@ -214,8 +214,9 @@ export interface EncoderModel extends Omit<Model, 'config' | 'encode' | 'forward
 export interface LoadOptions extends FetchOptions, HubOptions {
   /** Each file's bytes as they are read or downloaded. */
   onProgress?: (progress: LoadProgress) => void;
-  /** Node: run the model on this many threads (1 to 16, default 1), each heavy step split so that
-   * the numbers are the bits of one thread. Browsers: one thread for now. */
+  /** Run the model on this many threads (1 to 16, default 1), each heavy step split so that the
+   * numbers are the bits of one thread: worker_threads in Node, Web Workers in a cross-origin
+   * isolated page (COOP + COEP); elsewhere one thread. */
   threads?: number;
 }
 

@@ -35,6 +35,12 @@ import { idsArg } from '../core/args.js';
 import { fetchCheckpoint, ModelFetchError } from './fetch-checkpoint.js';
 import { forwardOnly, parseRepoId } from './hub.js';
 import { hubFiles } from './hub-browser.js';
+import { useThreadHost } from './runtime.js';
+import { spawnBrowser, fetchBuild, canThread } from './threads-browser.js';
+
+// a cross-origin isolated page runs models on Web Workers (loadModel's threads); model-node.js
+// puts Node's worker_threads in their place
+if (canThread()) useThreadHost({ spawn: spawnBrowser, build: fetchBuild });
 
 const FILES = ['config', 'weights', 'vocab', 'merges', 'vocabTxt', 'lowercase', 'tokenizer', 'tokenizerConfig', 'wasm'];
 
@@ -89,8 +95,8 @@ export async function loadModel(files, options = {}) {
   return makeModel(rt, parts.config, parts.tokenizer);
 }
 
-// options.threads: how many threads run the model (runtime.js, threads.js); 1 unless asked
-// (Node; the browser's Web Workers come with issue 26's next step)
+// options.threads: how many threads run the model (runtime.js, threads.js); 1 unless asked, and 1
+// in a page that is not cross-origin isolated
 function readThreads(threads) {
   if (threads === undefined) return 1;
   if (!Number.isInteger(threads) || threads < 1 || threads > 16) fail(ErrorCode.INVALID_ARGUMENT, `loadModel: threads must be an integer from 1 to 16; received ${describe(threads)}`);

@@ -54,13 +54,16 @@ const embedded = { one: null, threads: null };   // the package's builds, each c
 async function compile(wasm, threaded) {
   const kind = threaded ? 'threads' : 'one';
   try {
-    if (wasm === undefined) return await (embedded[kind] ??= WebAssembly.compile(decodeBase64(threaded ? host.build : modelBase64)));
+    if (wasm === undefined) return await (embedded[kind] ??= compileBuild(threaded ? host.build : modelBase64));
     return wasm instanceof WebAssembly.Module ? wasm : await WebAssembly.compile(wasm);
   } catch (e) {
     if (wasm === undefined) { embedded[kind] = null; throw e; }
     throw asError(e, 'createRuntime: options.wasm is not a usable WebAssembly module');
   }
 }
+
+// a build as base64 (the package's modules), or a function that gives its bytes (a browser's fetch)
+const compileBuild = async (build) => WebAssembly.compile(typeof build === 'function' ? await build() : decodeBase64(build));
 
 async function instantiate(wasm) {
   const { exports } = await WebAssembly.instantiate(await compile(wasm, false), WASM_IMPORTS);
@@ -76,10 +79,11 @@ async function instantiateThreads(wasm, threads, spawn, timeout) {
   return { exports: t.exports, memory: t.memory, threads: t };
 }
 
-// What threads need from the host (threads.js), given by its entry: Node's, from model-node.js
-// (threads-node.js), so that a browser's bundle carries neither worker_threads nor the threaded
-// build. { spawn, build: the threaded build's base64, timeout? } (a test's: a worker that never
-// answers, a shorter timeout).
+// What threads need from the host (threads.js), given by its entry: Node's from model-node.js
+// (threads-node.js), a cross-origin isolated page's from model.js (threads-browser.js), so that a
+// browser's bundle carries neither worker_threads nor the threaded build's 130 KB of base64.
+// { spawn, build: the threaded build's base64 or a function resolving to its bytes, timeout? }
+// (a test's: a worker that never answers, a shorter timeout).
 const host = { spawn: null, build: null, timeout: undefined };
 export function useThreadHost(given) { Object.assign(host, { timeout: undefined }, given); }
 

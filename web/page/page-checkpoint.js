@@ -20,7 +20,7 @@
 //
 // DOM part only; the section builds its own markup inside <section id="checkpoint">.
 import { renderHeatmap } from '../heatmap/heatmap.js';
-import { sortCheckpointFiles, weightsSize, dropFiles, parseIds, formatBytes } from './page-files.js';
+import { sortCheckpointFiles, weightsSize, dropFiles, parseIds, formatBytes, loadThreads } from './page-files.js';
 import { thumbSvg, appendThumbRow, LOG_FLOOR } from './page-thumbs.js';
 import { createHubPanel } from './page-hub.js';
 import { createHeadView } from './page-headview.js';
@@ -179,7 +179,7 @@ async function load(env, s, files) {
     await nextTask();
     const { loadModel } = await import('../model/model.js');
     const tokenizerFiles = tokenizer !== undefined ? { tokenizer, tokenizerConfig } : vocab !== undefined ? { vocab, merges } : vocabTxt !== undefined ? { vocabTxt } : {};
-    const model = await loadModel({ config, weights: picked.weights, ...tokenizerFiles }, { onProgress: readProgress(env, s, progress, status) });
+    const model = await loadModel({ config, weights: picked.weights, ...tokenizerFiles }, { onProgress: readProgress(env, s, progress, status), threads: loadThreads() });
     progress.hidden = true;
     adopt(env, s, model, modelName(config, picked.weights.index ?? picked.weights), picked.ignored);
   } catch (e) {
@@ -198,7 +198,7 @@ function adopt(env, s, model, name, ignored) {
   say(env, s, null);
   s.model?.dispose();
   Object.assign(s, { model, name, big: { layer: 0, head: 0 }, run: null });
-  put(env, s, $('checkpoint-status'), (C) => C.loaded(name, model.config, model.tokenizer, ignored));
+  put(env, s, $('checkpoint-status'), (C) => C.loaded(name, model.config, model.tokenizer, ignored, model.threads));
   $('checkpoint-model').hidden = false;
   const encoder = Boolean(model.config.encoder);
   $('model-pair-field').hidden = !encoder;

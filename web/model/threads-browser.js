@@ -1,0 +1,32 @@
+// threads-browser.js - what threads.js needs in a browser, registered by model.js where the page
+// is cross-origin isolated (crossOriginIsolated: COOP and COEP headers; elsewhere a shared memory
+// cannot be sent to a worker, and the model runs on one thread): spawn, a module Web Worker
+// running thread-worker-browser.js, and the threaded build, fetched from web/wasm/.
+// Both URLs start from this file's folder or from web/dist/ (the bundle's), siblings of web/model/
+// and web/wasm/, so they resolve alike from either.
+const WORKER = '../model/thread-worker-browser.js';
+const BUILD = '../wasm/attention-model-mt.wasm';
+// this module's URL; in the classic bundle (web/dist/attnmap-model.js, no import.meta) the
+// script's own, read while it runs
+const BASE = import.meta.url ?? globalThis.document?.currentScript?.src;
+
+export function spawnBrowser(workerData) {
+  const w = new Worker(new URL(WORKER, BASE), { type: 'module' });
+  const ready = new Promise((resolve, reject) => {
+    w.onmessage = () => resolve();
+    w.onerror = (e) => { e.preventDefault?.(); reject(new Error(`the model thread did not start (${e.message || WORKER})`)); };
+  });
+  w.postMessage(workerData);
+  return { ready, terminate: () => w.terminate() };
+}
+
+/** The threaded build's bytes (runtime.js compiles them once). */
+export async function fetchBuild() {
+  const url = new URL(BUILD, BASE);
+  const r = await fetch(url);
+  if (!r.ok) throw new Error(`fetching the threaded build failed: HTTP ${r.status} for ${url}`);
+  return r.arrayBuffer();
+}
+
+/** Threads a browser may run: where crossOriginIsolated. */
+export const canThread = () => globalThis.crossOriginIsolated === true && typeof Worker === 'function' && typeof BASE === 'string';

@@ -2,26 +2,37 @@
 // (what npm start sends, scripts/start.js ISOLATED) the page is cross-origin isolated, and
 // loadModel(…, { threads: 2 }) runs on two module Web Workers over one shared memory
 // (web/model/threads-browser.js) with the bits of one thread; without the headers it runs on one
-// thread and says so. The teaching page loads a checkpoint on the cores and says how many.
+// thread and says so. The teaching page loads a checkpoint on the cores (loadModel's default for a
+// model of 4 M parameters or more) and says how many.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { startServer } from '../../scripts/serve.js';
+import { writeRandomCheckpoint } from '../../scripts/random-checkpoint.js';
 import { ISOLATED } from '../../scripts/start.js';
 import { root } from '../helpers.js';
 import { launch } from './browser.js';
 
 const GOLDEN = 'tests/golden/llama/qwen2-bf16/';
 const EXPECTED = JSON.parse(fs.readFileSync(path.join(root, GOLDEN, 'expected.json'), 'utf8'));
+// a Qwen2-shaped checkpoint of 5 M parameters (random, BF16): above SMALL_MODEL (model.js), so
+// loadModel's default runs it on the cores
+const BIGGER = fs.mkdtempSync(path.join(os.tmpdir(), 'attnmap-threads-'));
 let browser, isolated, plain;
 
 before(async () => {
+  writeRandomCheckpoint({
+    architectures: ['Qwen2ForCausalLM'], model_type: 'qwen2', hidden_size: 32, intermediate_size: 64, num_hidden_layers: 2,
+    num_attention_heads: 4, num_key_value_heads: 2, max_position_embeddings: 64, vocab_size: 151936,
+    rms_norm_eps: 1e-6, rope_theta: 1000000, tie_word_embeddings: true, hidden_act: 'silu',
+  }, BIGGER);
   isolated = await startServer({ root, port: 0, allow: ['tests/golden/'], headers: () => ISOLATED });
   plain = await startServer({ root, port: 0, allow: ['tests/golden/'] });
   browser = await launch();
 });
-after(async () => { await browser?.close(); await isolated?.close(); await plain?.close(); });
+after(async () => { await browser?.close(); await isolated?.close(); await plain?.close(); fs.rmSync(BIGGER, { recursive: true, force: true }); });
 
 // in a page of `server`: the golden folder loaded with 1 and with 2 threads, a forward with every
 // map on each, and the bytes compared there
@@ -64,13 +75,13 @@ test('not isolated: { threads: 2 } runs on one thread and says so, with the same
   assert.deepEqual(r.problems, []);
 });
 
-test('the page, served as npm start serves it, loads a checkpoint on the cores and says how many (zh, en)', async () => {
+test('the page, served as npm start serves it, loads a checkpoint of 5 M parameters on the cores and says how many (zh, en)', async () => {
   const page = await browser.newPage();
   try {
     await page.goto(`${isolated.url}index.html`);
     await page.waitForSelector('html[data-complete="true"]', { state: 'attached', timeout: 60000 });
     const cores = await page.evaluate(() => Math.min(8, navigator.hardwareConcurrency || 2));
-    await page.setInputFiles('#checkpoint-files', ['config.json', 'model.safetensors'].map((f) => path.join(root, GOLDEN, f)));
+    await page.setInputFiles('#checkpoint-files', ['config.json', 'model.safetensors'].map((f) => path.join(BIGGER, f)));
     await page.waitForSelector('#checkpoint-model:not([hidden])', { timeout: 30000 });
     const status = await page.textContent('#checkpoint-status');
     if (cores > 1) assert.match(status, new RegExp(`在 ${cores} 个线程上运行`));
@@ -79,6 +90,10 @@ test('the page, served as npm start serves it, loads a checkpoint on the cores a
     await page.waitForFunction(() => document.documentElement.lang === 'en');
     const en = await page.textContent('#checkpoint-status');
     if (cores > 1) assert.match(en, new RegExp(`running on ${cores} threads`));
+    // the golden checkpoint (a few thousand parameters): one thread, and the status says nothing of threads
+    await page.setInputFiles('#checkpoint-files', ['config.json', 'model.safetensors'].map((f) => path.join(root, GOLDEN, f)));
+    await page.waitForFunction(() => /vocabulary 64,/.test(document.querySelector('#checkpoint-status').textContent), null, { timeout: 30000 });
+    assert.doesNotMatch(await page.textContent('#checkpoint-status'), /thread/);
   } finally {
     await page.close();
   }

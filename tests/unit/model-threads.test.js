@@ -11,10 +11,13 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
+import os from 'node:os';
 import { loadModel } from '../../web/model/model-node.js';
+import { SMALL_MODEL } from '../../web/model/model.js';
 import { useThreadHost } from '../../web/model/runtime.js';
 import { spawnNode, build } from '../../web/model/threads-node.js';
 import { root } from '../helpers.js';
+import { randomGpt2 } from '../model-helpers.js';
 
 const GOLDEN = path.join(root, 'tests/golden');
 const FAMILIES = ['gpt2', 'llama', 'bert'];
@@ -76,8 +79,26 @@ test('threads must be an integer from 1 to 16', async () => {
     await assert.rejects(loadModel(folder, { threads: bad }), (e) => e.code === 'INVALID_ARGUMENT' && /threads must be an integer from 1 to 16/.test(e.message), String(bad));
   }
   const model = await loadModel(folder);
-  assert.equal(model.threads, 1, 'one thread unless asked');
+  assert.equal(model.threads, 1, 'a model of a few thousand parameters: one thread unless asked');
   model.dispose();
+});
+
+test('the default: the cores up to 8 from SMALL_MODEL parameters on, one thread below; the bits of one thread', async () => {
+  const cores = Math.min(8, os.availableParallelism?.() ?? os.cpus().length);
+  const big = randomGpt2({ L: 1, H: 2, C: 256, V: 16000, P: 16 });    // 4.9 M parameters
+  const small = randomGpt2({ L: 1, H: 2, C: 256, V: 12000, P: 16 });  // 3.9 M
+  const count = (g) => [...g.tensors.values()].reduce((n, t) => n + t.length, 0);
+  assert.ok(count(big) >= SMALL_MODEL && count(small) < SMALL_MODEL);
+  const a = await loadModel({ config: big.config, weights: big.bytes });
+  const b = await loadModel({ config: big.config, weights: big.bytes }, { threads: 1 });
+  const c = await loadModel({ config: small.config, weights: small.bytes });
+  try {
+    assert.deepEqual([a.threads, b.threads, c.threads], [cores, 1, 1]);
+    const ids = [1, 5, 9, 200, 15999];
+    assert.ok(bytes(a.forward(ids, { attention: true }).logits.data).equals(bytes(b.forward(ids, { attention: true }).logits.data)));
+  } finally {
+    a.dispose(); b.dispose(); c.dispose();
+  }
 });
 
 // A worker that starts, says it is up and never runs a part: the call fails with THREAD_FAILED

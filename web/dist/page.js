@@ -5030,7 +5030,6 @@
     }
     return `${v < 10 ? v.toFixed(1) : Math.round(v)} ${units[u]}`;
   }
-  var loadThreads = () => globalThis.crossOriginIsolated === true ? Math.max(1, Math.min(8, navigator.hardwareConcurrency || 2)) : 1;
 
   // web/page/page-load-errors.js
   var INVALID_RULES = [
@@ -5168,7 +5167,6 @@
       const model2 = await loadModel(id2, {
         signal: s2.abort.signal,
         hubUrl: hubUrl(),
-        threads: loadThreads(),
         onProgress: ({ file, loaded, total }) => {
           done.set(file, loaded);
           $2("hub-progress").value = [...done.values()].reduce((a, b) => a + b, 0);
@@ -5431,7 +5429,7 @@
       await nextTask();
       const { loadModel } = await classicImport("attnmap-model.js", "__attnmapModel", void 0, "page.js");
       const tokenizerFiles = tokenizer !== void 0 ? { tokenizer, tokenizerConfig } : vocab !== void 0 ? { vocab, merges } : vocabTxt !== void 0 ? { vocabTxt } : {};
-      const model2 = await loadModel({ config, weights: picked.weights, ...tokenizerFiles }, { onProgress: readProgress(env, s2, progress, status), threads: loadThreads() });
+      const model2 = await loadModel({ config, weights: picked.weights, ...tokenizerFiles }, { onProgress: readProgress(env, s2, progress, status) });
       progress.hidden = true;
       adopt(env, s2, model2, modelName(config, picked.weights.index ?? picked.weights), picked.ignored);
     } catch (e) {

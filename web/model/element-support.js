@@ -35,7 +35,8 @@ export async function openModel(source) {
   if (typeof source === 'string') {
     try { files = await fetchCheckpoint(source); } catch (e) { throw problem('model', e); }
   }
-  try { return await loadModel(files); } catch (e) { throw problem('model', e); }
+  // one thread: the one-file embed carries no worker script and no threaded build (EMBED.md)
+  try { return await loadModel(files, { threads: 1 }); } catch (e) { throw problem('model', e); }
 }
 
 const passes = new WeakMap();    // model -> { key, attention }: the last forward pass, reused for another layer or head

@@ -20,9 +20,9 @@ import { loadModel as loadFiles } from './model.js';
 import { makeSource } from './safetensors.js';
 import { stripBom } from './text-files.js';
 import { useThreadHost } from './runtime.js';
-import { spawnNode, build } from './threads-node.js';
+import { spawnNode, build, cores } from './threads-node.js';
 
-useThreadHost({ spawn: spawnNode, build });   // loadModel(…, { threads }): worker_threads
+useThreadHost({ spawn: spawnNode, build, cores });   // loadModel(…, { threads }): worker_threads
 
 export { AttentionError };
 export { ModelFetchError, fetchCheckpoint } from './fetch-checkpoint.js';

@@ -214,9 +214,10 @@ export interface EncoderModel extends Omit<Model, 'config' | 'encode' | 'forward
 export interface LoadOptions extends FetchOptions, HubOptions {
   /** Each file's bytes as they are read or downloaded. */
   onProgress?: (progress: LoadProgress) => void;
-  /** Run the model on this many threads (1 to 16, default 1), each heavy step split so that the
-   * numbers are the bits of one thread: worker_threads in Node, Web Workers in a cross-origin
-   * isolated page (COOP + COEP); elsewhere one thread. */
+  /** Run the model on this many threads (1 to 16), each heavy step split so that the numbers are
+   * the bits of one thread: worker_threads in Node, Web Workers in a cross-origin isolated page
+   * (COOP + COEP); elsewhere one thread. Default: the cores up to 8 for a model of 4 M parameters
+   * or more, else 1. */
   threads?: number;
 }
 

@@ -35,12 +35,12 @@ import { idsArg } from '../core/args.js';
 import { fetchCheckpoint, ModelFetchError } from './fetch-checkpoint.js';
 import { forwardOnly, parseRepoId } from './hub.js';
 import { hubFiles } from './hub-browser.js';
-import { useThreadHost } from './runtime.js';
+import { useThreadHost, defaultThreads } from './runtime.js';
 import { spawnBrowser, fetchBuild, canThread } from './threads-browser.js';
 
 // a cross-origin isolated page runs models on Web Workers (loadModel's threads); model-node.js
 // puts Node's worker_threads in their place
-if (canThread()) useThreadHost({ spawn: spawnBrowser, build: fetchBuild });
+if (canThread()) useThreadHost({ spawn: spawnBrowser, build: fetchBuild, cores: () => navigator.hardwareConcurrency });
 
 const FILES = ['config', 'weights', 'vocab', 'merges', 'vocabTxt', 'lowercase', 'tokenizer', 'tokenizerConfig', 'wasm'];
 
@@ -74,6 +74,7 @@ export async function loadModel(files, options = {}) {
   if (typeof files === 'string') return loadByName(files, options ?? {});
   let parts;
   try {
+    readThreads(options.threads);   // before any file is read
     const f = readFiles(files);
     const config = readConfig(f.config);
     const tensors = matchTensors(config, await readWeights(f.weights, { onProgress: options.onProgress }));
@@ -81,11 +82,11 @@ export async function loadModel(files, options = {}) {
     if (tokenizer && tokenizer.vocabSize > config.vocab_size) {
       fail(ErrorCode.INVALID_MODEL, `the tokenizer has ${tokenizer.vocabSize} tokens but config.json's vocab_size is ${config.vocab_size}: they are not of one checkpoint`);
     }
-    parts = { config, tensors, tokenizer, wasm: f.wasm };
+    parts = { config, tensors, tokenizer, wasm: f.wasm, threads: readThreads(options.threads) };
   } catch (e) {
     throw asError(e, 'loadModel');
   }
-  const rt = await createRuntime({ ...(parts.wasm === undefined ? {} : { wasm: parts.wasm }), threads: readThreads(options.threads) });
+  const rt = await createRuntime({ ...(parts.wasm === undefined ? {} : { wasm: parts.wasm }), threads: threadsFor(parts.threads, parts.tensors) });
   try {
     await rt.upload(parts.config, fillFrom(parts.tensors), { tensors: parts.tensors });
   } catch (e) {
@@ -95,12 +96,21 @@ export async function loadModel(files, options = {}) {
   return makeModel(rt, parts.config, parts.tokenizer);
 }
 
-// options.threads: how many threads run the model (runtime.js, threads.js); 1 unless asked, and 1
-// in a page that is not cross-origin isolated
+// options.threads: how many threads run the model (runtime.js, threads.js), 1 to 16, or undefined
 function readThreads(threads) {
-  if (threads === undefined) return 1;
+  if (threads === undefined) return undefined;
   if (!Number.isInteger(threads) || threads < 1 || threads > 16) fail(ErrorCode.INVALID_ARGUMENT, `loadModel: threads must be an integer from 1 to 16; received ${describe(threads)}`);
   return threads;
+}
+
+// The threads asked for, else the host's default (runtime.js: the cores up to 8; 1 in a page that
+// is not cross-origin isolated) for a model of SMALL_MODEL parameters or more. Below that a step
+// takes about as long as handing its parts to the workers (the toy: 27,872 parameters).
+export const SMALL_MODEL = 4_000_000;
+function threadsFor(threads, tensors) {
+  if (threads !== undefined) return threads;
+  const parameters = tensors.list.reduce((n, t) => n + t.shape.reduce((a, b) => a * b, 1), 0);
+  return parameters < SMALL_MODEL ? 1 : defaultThreads();
 }
 
 // A string: a Hugging Face repo id ('Qwen/Qwen2.5-0.5B': hub-browser.js, the Cache API first), or

@@ -82,10 +82,17 @@ async function instantiateThreads(wasm, threads, spawn, timeout) {
 // What threads need from the host (threads.js), given by its entry: Node's from model-node.js
 // (threads-node.js), a cross-origin isolated page's from model.js (threads-browser.js), so that a
 // browser's bundle carries neither worker_threads nor the threaded build's 130 KB of base64.
-// { spawn, build: the threaded build's base64 or a function resolving to its bytes, timeout? }
+// { spawn, build: the threaded build's base64 or a function resolving to its bytes, cores(), timeout? }
 // (a test's: a worker that never answers, a shorter timeout).
-const host = { spawn: null, build: null, timeout: undefined };
+const host = { spawn: null, build: null, cores: null, timeout: undefined };
 export function useThreadHost(given) { Object.assign(host, { timeout: undefined }, given); }
+
+/** The threads a model runs on unless told: the host's cores, up to 8; 1 where it has no threads. */
+export function defaultThreads() {
+  if (typeof host.spawn !== 'function') return 1;
+  const cores = Number(host.cores?.());
+  return Number.isInteger(cores) && cores > 1 ? Math.min(8, cores) : 1;
+}
 
 function readRuntimeOptions(options) {
   if (options === null || typeof options !== 'object') fail(ErrorCode.INVALID_ARGUMENT, `createRuntime: options must be an object like { wasm, threads }; received ${describe(options)}`);

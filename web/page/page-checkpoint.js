@@ -20,7 +20,7 @@
 //
 // DOM part only; the section builds its own markup inside <section id="checkpoint">.
 import { renderHeatmap } from '../heatmap/heatmap.js';
-import { sortCheckpointFiles, weightsSize, dropFiles, parseIds, formatBytes, loadThreads } from './page-files.js';
+import { sortCheckpointFiles, weightsSize, dropFiles, parseIds, formatBytes } from './page-files.js';
 import { thumbSvg, appendThumbRow, LOG_FLOOR } from './page-thumbs.js';
 import { createHubPanel } from './page-hub.js';
 import { createHeadView } from './page-headview.js';
@@ -179,7 +179,7 @@ async function load(env, s, files) {
     await nextTask();
     const { loadModel } = await import('../model/model.js');
     const tokenizerFiles = tokenizer !== undefined ? { tokenizer, tokenizerConfig } : vocab !== undefined ? { vocab, merges } : vocabTxt !== undefined ? { vocabTxt } : {};
-    const model = await loadModel({ config, weights: picked.weights, ...tokenizerFiles }, { onProgress: readProgress(env, s, progress, status), threads: loadThreads() });
+    const model = await loadModel({ config, weights: picked.weights, ...tokenizerFiles }, { onProgress: readProgress(env, s, progress, status) });
     progress.hidden = true;
     adopt(env, s, model, modelName(config, picked.weights.index ?? picked.weights), picked.ignored);
   } catch (e) {

@@ -84,9 +84,3 @@ export function formatBytes(n) {
   while (v >= 1000 && u < units.length - 1) { v /= 1000; u++; }
   return `${v < 10 ? v.toFixed(1) : Math.round(v)} ${units[u]}`;
 }
-
-/**
- * The threads a model loaded here runs on (loadModel's threads): the cores, up to 8, where the
- * page is cross-origin isolated (npm start sends COOP and COEP), else 1 (file://, most hosts).
- */
-export const loadThreads = () => (globalThis.crossOriginIsolated === true ? Math.max(1, Math.min(8, navigator.hardwareConcurrency || 2)) : 1);

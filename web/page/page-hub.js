@@ -11,7 +11,7 @@
 //
 // attnmap/model (web/model/model.js: loadModel, hubSize, cachedModels, deleteCachedModel) loads
 // on the first use, as the file loader's does (web/dist/attnmap-model.js in the classic bundle).
-import { formatBytes, loadThreads } from './page-files.js';
+import { formatBytes } from './page-files.js';
 import { loadError, errorParts } from './page-load-errors.js';
 
 const importModel = () => import('../model/model.js');
@@ -115,7 +115,7 @@ async function download(env, s, hooks, id = s.id) {
   try {
     const { loadModel } = await importModel();
     const model = await loadModel(id, {
-      signal: s.abort.signal, hubUrl: hubUrl(), threads: loadThreads(),
+      signal: s.abort.signal, hubUrl: hubUrl(),
       onProgress: ({ file, loaded, total }) => {
         done.set(file, loaded);
         $('hub-progress').value = [...done.values()].reduce((a, b) => a + b, 0);

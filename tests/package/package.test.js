@@ -60,7 +60,7 @@ test('npm pack ships only the whitelist; installed in a fresh folder it runs and
       o.weights.data;
       const s = attn.selfAttention({ x: { data: new Float32Array(4), shape: [2, 2] }, wq: [[1], [1]], wk: [[1], [1]], wv: [[1], [1]] }, { causal: true });
       const e = new AttentionError('SHAPE_MISMATCH', 'x');
-      const code: 'INVALID_ARGUMENT' | 'SHAPE_MISMATCH' | 'NON_FINITE' | 'TOO_LARGE' | 'OUT_OF_MEMORY' | 'INVALID_MODEL' | 'FETCH_FAILED' = e.code;
+      const code: 'INVALID_ARGUMENT' | 'SHAPE_MISMATCH' | 'NON_FINITE' | 'TOO_LARGE' | 'OUT_OF_MEMORY' | 'INVALID_MODEL' | 'FETCH_FAILED' | 'THREAD_FAILED' = e.code;
       // @ts-expect-error unknown option
       attn.attention({ q: [[1]], k: [[1]], v: [[1]] }, { casual: true });
       const I = [[1, 0], [0, 1]];

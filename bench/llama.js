@@ -95,7 +95,7 @@ function freshLoad(which, folder, V) {
 async function inProcess(ort, at, V) {
   const { loadModel } = await import('../web/model/model-node.js');
   progress('llama: attnmap BF16, attnmap F32 and onnxruntime-web F32 loaded in this process');
-  const models = { bf16: await loadModel(at.bf16), f32: await loadModel(at.f32) };
+  const models = { bf16: await loadModel(at.bf16, { threads: 1 }), f32: await loadModel(at.f32, { threads: 1 }) };   // one thread, as ORT here
   const session = await ort.InferenceSession.create(path.join(at.onnx, 'model.onnx'), {
     executionProviders: ['wasm'], graphOptimizationLevel: 'all',
     externalData: [{ path: 'model.onnx.data', data: path.join(at.onnx, 'model.onnx.data') }],
@@ -199,7 +199,7 @@ async function secondShape(dir) {
   const V = config.vocab_size;
   const out = { shape: LLAMA.second, config, parameters: written.parameters, bytes: written.bytes, load: freshLoad('attnmap', dir, V) };
   const { loadModel } = await import('../web/model/model-node.js');
-  const model = await loadModel(dir);
+  const model = await loadModel(dir, { threads: 1 });
   try {
     const n = LLAMA.secondN, ids = tokenIds(n, V), c = LLAMA.contexts[0];
     const first = model.forward(ids).logits.data;

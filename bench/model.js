@@ -55,7 +55,7 @@ export async function benchModel({ ort }) {
     const r = { made: made.trim().split('\n')[0], config, files: fileSizes(dir), threads: ortThreads(ort) };
     r.load = freshLoads(dir, Math.max(...MODEL.forwardN));
     const { loadModel } = await import('../web/model/model-node.js');
-    const model = await loadModel(dir);
+    const model = await loadModel(dir, { threads: 1 });   // one thread, as ORT here (bench/threads.js: 2)
     const session = await ort.InferenceSession.create(path.join(dir, 'model.onnx'), { executionProviders: ['wasm'], graphOptimizationLevel: 'all' });
     try {
       const V = config.vocab_size;

@@ -34,7 +34,7 @@ let forward;
 const t0 = performance.now();
 if (which === 'attnmap') {
   const { loadModel } = await import('../../web/model/model-node.js');
-  const model = await loadModel(folder);
+  const model = await loadModel(folder, { threads: 1 });
   forward = () => model.forward(ids).logits.data;
 } else {
   const ort = await import('onnxruntime-web');

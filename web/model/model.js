@@ -35,7 +35,7 @@ import { idsArg } from '../core/args.js';
 import { fetchCheckpoint, ModelFetchError } from './fetch-checkpoint.js';
 import { forwardOnly, parseRepoId } from './hub.js';
 import { hubFiles } from './hub-browser.js';
-import { useThreadHost, defaultThreads } from './runtime.js';
+import { useThreadHost, defaultThreads, MAX_THREADS } from './runtime.js';
 import { spawnBrowser, fetchBuild, canThread } from './threads-browser.js';
 
 // a cross-origin isolated page runs models on Web Workers (loadModel's threads); model-node.js
@@ -99,7 +99,7 @@ export async function loadModel(files, options = {}) {
 // options.threads: how many threads run the model (runtime.js, threads.js), 1 to 16, or undefined
 function readThreads(threads) {
   if (threads === undefined) return undefined;
-  if (!Number.isInteger(threads) || threads < 1 || threads > 16) fail(ErrorCode.INVALID_ARGUMENT, `loadModel: threads must be an integer from 1 to 16; received ${describe(threads)}`);
+  if (!Number.isInteger(threads) || threads < 1 || threads > MAX_THREADS) fail(ErrorCode.INVALID_ARGUMENT, `loadModel: threads must be an integer from 1 to ${MAX_THREADS}; received ${describe(threads)}`);
   return threads;
 }
 

@@ -3,7 +3,8 @@
 // particular to a family (its C struct, how its parameters are laid out, which C functions run
 // it) is its module's `runtime` (web/model/families/); this file does what all share.
 //
-//   const rt = await createRuntime();              // options.wasm: a Module or bytes of that build
+//   const rt = await createRuntime();              // options.wasm: a Module or bytes of that build;
+//                                                  // options.threads (1 to 16): the threaded build (threads.js)
 //   await rt.upload(config, fill, { tensors });    // sync when every fill is (GPT-2's tests)
 //   const { logits } = rt.forward(ids);            // a full pass from position 0: logits (T, V)
 //   const next = rt.forward([id], { pos: ids.length, lastOnly: true });   // one decoding step
@@ -47,7 +48,7 @@ import { startThreads } from './threads.js';
 
 const ATTN_OK = 0, LAST_ONLY = 1;                // attention.h; gpt2.h's and llama.h's LAST_ONLY
 const FIRST_CACHE = 64;                          // positions the KV cache holds at first; it doubles as needed
-const MAX_THREADS = 16;                          // c_src/parallel.h ATTN_MAX_THREADS
+export const MAX_THREADS = 16;                   // c_src/parallel.h ATTN_MAX_THREADS
 
 const embedded = { one: null, threads: null };   // the package's builds, each compiled once
 
@@ -98,7 +99,7 @@ function readRuntimeOptions(options) {
   if (options === null || typeof options !== 'object') fail(ErrorCode.INVALID_ARGUMENT, `createRuntime: options must be an object like { wasm, threads }; received ${describe(options)}`);
   const { wasm, threads = 1, spawn = host.spawn, threadTimeout = host.timeout } = options;
   if (!Number.isInteger(threads) || threads < 1 || threads > MAX_THREADS) fail(ErrorCode.INVALID_ARGUMENT, `createRuntime: threads must be an integer in [1, ${MAX_THREADS}]; received ${describe(threads)}`);
-  // a host without threads (a browser until issue 26's next step): one thread, the same numbers
+  // a host without threads (a page that is not cross-origin isolated): one thread, the same numbers
   return { wasm, threads: typeof spawn === 'function' ? threads : 1, spawn, threadTimeout };
 }
 

@@ -102,15 +102,26 @@ test('the default: the cores up to 8 from SMALL_MODEL parameters on, one thread 
   }
 });
 
-// A worker that starts, says it is up and never runs a part: the call fails with THREAD_FAILED
-// after the timeout, the workers are ended, and the model goes on in this thread with the bits
-// of one thread. Then dispose ends the workers a model has (exit events).
-test('a thread that never answers: THREAD_FAILED, then the model goes on in one thread; dispose ends every worker', async () => {
-  const { folder } = CASES.find((c) => c.name === 'qwen2-bf16');
+// a golden checkpoint's first sequence, and its forwardBytes on one thread
+async function oneThread(name) {
+  const { folder } = CASES.find((c) => c.name === name);
   const seq = JSON.parse(fs.readFileSync(path.join(folder, 'expected.json'), 'utf8')).sequences[0];
   const one = await loadModel(folder);
   const expected = forwardBytes(one, seq);
   one.dispose();
+  return { folder, seq, expected };
+}
+
+// until `count` exit codes are in (at most 2 s)
+async function exited(exits, count) {
+  for (let i = 0; i < 100 && exits.length < count; i++) await new Promise((r) => setTimeout(r, 20));
+}
+
+// A worker that starts, says it is up and never runs a part: the call fails with THREAD_FAILED
+// after the timeout, the workers are ended, and the model goes on in this thread with the bits
+// of one thread. Then dispose ends the workers a model has (exit events).
+test('a thread that never answers: THREAD_FAILED, then the model goes on in one thread; dispose ends every worker', async () => {
+  const { folder, seq, expected } = await oneThread('qwen2-bf16');
 
   const exits = [];
   const hung = () => {
@@ -129,7 +140,7 @@ test('a thread that never answers: THREAD_FAILED, then the model goes on in one 
   } finally {
     useThreadHost({ spawn: spawnNode, build });
   }
-  for (let i = 0; i < 100 && exits.length < 1; i++) await new Promise((r) => setTimeout(r, 20));
+  await exited(exits, 1);
   assert.equal(exits.length, 1, 'the hung worker was ended');
 
   const started = [];
@@ -149,11 +160,7 @@ test('a thread that never answers: THREAD_FAILED, then the model goes on in one 
 // A worker that exits in the middle of its third part (tests/fixtures/dying-thread-worker.js):
 // THREAD_FAILED, never a hang or a crash of this process, and the model goes on in one thread.
 test('a thread that dies in the middle of a part: THREAD_FAILED, then one thread with the same bits', async () => {
-  const { folder } = CASES.find((c) => c.name === 'llama3-rope-bf16');
-  const seq = JSON.parse(fs.readFileSync(path.join(folder, 'expected.json'), 'utf8')).sequences[0];
-  const one = await loadModel(folder);
-  const expected = forwardBytes(one, seq);
-  one.dispose();
+  const { folder, seq, expected } = await oneThread('llama3-rope-bf16');
   const exits = [];
   const dying = (workerData) => {
     const w = new Worker(new URL('../fixtures/dying-thread-worker.js', import.meta.url), { workerData });
@@ -165,7 +172,7 @@ test('a thread that dies in the middle of a part: THREAD_FAILED, then one thread
   try {
     const model = await loadModel(folder, { threads: 2 });
     assert.throws(() => { for (let i = 0; i < 5; i++) forwardBytes(model, seq); }, (e) => e.code === 'THREAD_FAILED');
-    for (let i = 0; i < 100 && exits.length < 1; i++) await new Promise((r) => setTimeout(r, 20));   // the exit event needs this thread's loop
+    await exited(exits, 1);   // the exit event needs this thread's loop
     assert.deepEqual(exits, [7], 'the worker exited with its own code');
     assert.equal(model.threads, 1);
     assert.ok(forwardBytes(model, seq).equals(expected), 'then the bits of one thread');

@@ -118,30 +118,38 @@ async function exited(exits, count) {
 }
 
 // A worker that starts, says it is up and never runs a part: the call fails with THREAD_FAILED
-// after the timeout, the workers are ended, and the model goes on in this thread with the bits
-// of one thread. Then dispose ends the workers a model has (exit events).
-test('a thread that never answers: THREAD_FAILED, then the model goes on in one thread; dispose ends every worker', async () => {
+// after the timeout, that worker is ended, and the model goes on with the threads left (a good
+// worker beside it: 2 of 3; alone: this thread) with the bits of one thread. Then dispose ends the
+// workers a model has (exit events).
+test('a thread that never answers: THREAD_FAILED, it is ended and the model goes on with the others; dispose ends every worker', async () => {
   const { folder, seq, expected } = await oneThread('qwen2-bf16');
-
-  const exits = [];
-  const hung = () => {
-    const w = new Worker('require("node:worker_threads").parentPort.postMessage("up"); setInterval(() => {}, 1e6);', { eval: true });
-    w.on('exit', (code) => exits.push(code));
-    return { ready: new Promise((resolve) => w.once('message', resolve)), terminate: () => w.terminate() };
-  };
-  useThreadHost({ spawn: hung, build, timeout: 300 });
-  try {
-    const model = await loadModel(folder, { threads: 2 });
-    assert.equal(model.threads, 2);
-    assert.throws(() => model.forward(seq.ids, { attention: true }), (e) => e.code === 'THREAD_FAILED' && /did not finish its part within 300 ms/.test(e.message));
-    assert.equal(model.threads, 1, 'the model says it runs on one thread now');
-    for (let i = 0; i < 3; i++) assert.ok(forwardBytes(model, seq).equals(expected), 'after the failure: the bits of one thread');
-    model.dispose();
-  } finally {
-    useThreadHost({ spawn: spawnNode, build });
+  for (const threads of [3, 2]) {
+    const exits = [], started = [];
+    const hung = () => {
+      const w = new Worker('require("node:worker_threads").parentPort.postMessage("up"); setInterval(() => {}, 1e6);', { eval: true });
+      w.on('exit', (code) => exits.push(code));
+      return { ready: new Promise((resolve) => w.once('message', resolve)), terminate: () => w.terminate() };
+    };
+    // the last worker hangs; any before it is a good one
+    const spawn = (data) => { const w = data.index === threads - 1 ? hung() : spawnNode(data); started.push(w); return w; };
+    useThreadHost({ spawn, build, timeout: 300 });
+    try {
+      const model = await loadModel(folder, { threads });
+      assert.equal(model.threads, threads);
+      const said = threads === 3 ? '1 of 2 model threads did not finish their part within 300 ms; the model goes on in 2 threads'
+        : '1 of 1 model threads did not finish their part within 300 ms; the model goes on in one thread';
+      assert.throws(() => model.forward(seq.ids, { attention: true }), (e) => e.code === 'THREAD_FAILED' && e.message.includes(said), said);
+      assert.equal(model.threads, threads - 1, 'the model says how many threads it runs on now');
+      for (let i = 0; i < 3; i++) assert.ok(forwardBytes(model, seq).equals(expected), 'after the failure: the bits of one thread');
+      await exited(exits, 1);
+      assert.equal(exits.length, 1, 'the hung worker was ended');
+      const good = started.slice(0, -1).map((w) => w.exited);
+      model.dispose();
+      assert.deepEqual(await Promise.all(good), good.map(() => 1), 'dispose ended the good worker (terminate: code 1)');
+    } finally {
+      useThreadHost({ spawn: spawnNode, build });
+    }
   }
-  await exited(exits, 1);
-  assert.equal(exits.length, 1, 'the hung worker was ended');
 
   const started = [];
   useThreadHost({ spawn: (data) => { const w = spawnNode(data); started.push(w); return w; }, build });
@@ -158,23 +166,51 @@ test('a thread that never answers: THREAD_FAILED, then the model goes on in one 
 });
 
 // A worker that exits in the middle of its third part (tests/fixtures/dying-thread-worker.js):
-// THREAD_FAILED, never a hang or a crash of this process, and the model goes on in one thread.
-test('a thread that dies in the middle of a part: THREAD_FAILED, then one thread with the same bits', async () => {
+// THREAD_FAILED, never a hang or a crash of this process, and the model goes on with the threads
+// left: of 3, the good worker and this thread, then of 2, this thread alone.
+test('a thread that dies in the middle of a part: THREAD_FAILED, then the threads left with the same bits', async () => {
   const { folder, seq, expected } = await oneThread('llama3-rope-bf16');
+  for (const threads of [3, 2]) {
+    const exits = [];
+    const dying = (workerData) => {
+      const w = new Worker(new URL('../fixtures/dying-thread-worker.js', import.meta.url), { workerData });
+      w.on('exit', (code) => exits.push(code));
+      w.on('error', () => {});
+      return { ready: new Promise((resolve) => w.once('message', resolve)), terminate: () => w.terminate() };
+    };
+    useThreadHost({ spawn: (data) => (data.index === 1 ? dying(data) : spawnNode(data)), build, timeout: 500 });
+    try {
+      const model = await loadModel(folder, { threads });
+      assert.throws(() => { for (let i = 0; i < 5; i++) forwardBytes(model, seq); }, (e) => e.code === 'THREAD_FAILED' && /1 of \d model threads did not finish/.test(e.message));
+      await exited(exits, 1);   // the exit event needs this thread's loop
+      assert.deepEqual(exits, [7], 'the worker exited with its own code');
+      assert.equal(model.threads, threads - 1);
+      assert.ok(forwardBytes(model, seq).equals(expected), 'then the bits of one thread');
+      model.dispose();
+    } finally {
+      useThreadHost({ spawn: spawnNode, build });
+    }
+  }
+});
+
+// A worker whose third part traps (a RuntimeError out of attn_run_part): THREAD_FAILED at once,
+// naming that thread; it is ended and the model goes on with the other worker and this thread.
+test('a thread that traps in a part: THREAD_FAILED at once, it is ended, the model goes on with the others', async () => {
+  const { folder, seq, expected } = await oneThread('wide-f32');
   const exits = [];
-  const dying = (workerData) => {
-    const w = new Worker(new URL('../fixtures/dying-thread-worker.js', import.meta.url), { workerData });
+  const trapping = (workerData) => {
+    const w = new Worker(new URL('../fixtures/dying-thread-worker.js', import.meta.url), { workerData: { ...workerData, fault: 'trap' } });
     w.on('exit', (code) => exits.push(code));
-    w.on('error', () => {});
     return { ready: new Promise((resolve) => w.once('message', resolve)), terminate: () => w.terminate() };
   };
-  useThreadHost({ spawn: dying, build, timeout: 500 });
+  useThreadHost({ spawn: (data) => (data.index === 2 ? trapping(data) : spawnNode(data)), build, timeout: 60000 });
   try {
-    const model = await loadModel(folder, { threads: 2 });
-    assert.throws(() => { for (let i = 0; i < 5; i++) forwardBytes(model, seq); }, (e) => e.code === 'THREAD_FAILED');
-    await exited(exits, 1);   // the exit event needs this thread's loop
-    assert.deepEqual(exits, [7], 'the worker exited with its own code');
-    assert.equal(model.threads, 1);
+    const model = await loadModel(folder, { threads: 3 });
+    assert.throws(() => { for (let i = 0; i < 5; i++) forwardBytes(model, seq); },
+      (e) => e.code === 'THREAD_FAILED' && e.message.includes('model thread 2 failed in its part (a trap in the wasm); the model goes on in 2 threads'));
+    await exited(exits, 1);
+    assert.deepEqual(exits, [1], 'the trapping worker was ended (terminate: code 1)');
+    assert.equal(model.threads, 2);
     assert.ok(forwardBytes(model, seq).equals(expected), 'then the bits of one thread');
     model.dispose();
   } finally {

@@ -242,7 +242,7 @@ export type AttentionErrorCode =
   | 'OUT_OF_MEMORY'     // the engine refused to grow memory
   | 'INVALID_MODEL'     // attnmap/model: a checkpoint (config, tensors, vocabulary) that is broken or not supported
   | 'FETCH_FAILED'      // attnmap/model: a file that could not be fetched (an HTTP status, the network, the hub)
-  | 'THREAD_FAILED';    // attnmap/model: a model thread did not finish its part in time (the model goes on in one thread)
+  | 'THREAD_FAILED';    // attnmap/model: a model thread trapped or did not finish its part in time (it is ended; the model goes on with the threads left)
 
 export const ErrorCode: Readonly<{ [K in AttentionErrorCode]: K }>;
 

@@ -162,7 +162,8 @@ export interface Model {
   /** One token at a time with the KV cache. */
   generate(ids: ArrayLike<number>, options?: GenerateOptions): AsyncGenerator<GenerateStep, void, undefined>;
   /** Threads the model runs on: loadModel's options.threads, or 1 (a page that is not cross-origin
-   * isolated; after a THREAD_FAILED error the model goes on in one thread, with the same numbers). */
+   * isolated; after a THREAD_FAILED error, the threads left: the failed one is ended, the numbers
+   * stay the same). */
   readonly threads: number;
   /** Frees the model's wasm memory and ends its threads; later calls throw. */
   dispose(): void;

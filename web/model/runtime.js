@@ -117,7 +117,7 @@ export async function createRuntime(options = {}) {
       return fn(...args);
     } catch (e) {
       exports.stackRestore(sp);   // an exception through wasm frames (a thread's timeout) leaves their stack
-      if (rt.threads && e?.thread) loseThreads(rt);
+      if (rt.threads && e?.thread) rt.threads.drop(e.lost);   // the model goes on with the threads left
       throw e instanceof AttentionError ? e : asError(e, name);
     }
   };
@@ -134,7 +134,7 @@ export async function createRuntime(options = {}) {
   });
 }
 
-// the workers ended (dispose, or one that did not answer): the jobs run in this thread from now on
+// dispose: the workers end, and the jobs run in this thread from now on
 function loseThreads(rt) {
   if (!rt.threads) return;
   rt.threads.dispose();

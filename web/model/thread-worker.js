@@ -1,9 +1,9 @@
 // thread-worker.js - what a model thread does (threads.js), for any host: its entry gives it the
 // workerData and a way to say it is up. It instantiates the threaded build over the shared
 // memory (the data is already there: the first instance wrote it), moves its wasm stack to its
-// own slice of that memory, then runs part `index` of each job the control block publishes until
-// told to stop.
-import { GEN, FN, JOB, PARTS, DONE, STOP, FAILED, threadImports } from './threads.js';
+// own slice of that memory, then runs its seat's part of each job the control block publishes
+// until told to stop (or dropped: seat -1).
+import { GEN, FN, JOB, PARTS, DONE, STOP, FAILED, SEAT, ACK, threadImports } from './threads.js';
 
 const SPIN = 200000;   // Atomics.load polls before Atomics.wait (a fraction of a ms)
 
@@ -14,20 +14,22 @@ export function serve({ module, memory, control, index, stack }, up) {
   let gen = Atomics.load(control, GEN);   // before saying so: a job published after up() is one to run
   up();
   for (;;) {
-    for (let spin = 0; spin < 200000 && Atomics.load(control, GEN) === gen; spin++);
     // the next job mostly comes within a few ms (the C's serial steps between two products): spin a
     // little before sleeping, as a futex's wake-up can take longer than a job's part
     for (let spin = 0; spin < SPIN && Atomics.load(control, GEN) === gen; spin++);
     Atomics.wait(control, GEN, gen);
     gen = Atomics.load(control, GEN);
     if (Atomics.load(control, STOP)) return;
-    const parts = control[PARTS];
-    if (index >= parts) continue;
+    const parts = control[PARTS], part = control[SEAT + index];
+    if (part < 0) return;
+    if (part >= parts) continue;
     try {
-      exports.attn_run_part(control[FN], control[JOB], index, parts);
+      exports.attn_run_part(control[FN], control[JOB], part, parts);
     } catch {
       Atomics.store(control, FAILED, index);   // a trap: threads.js fails the call at once
     }
+    if (Atomics.load(control, SEAT + index) < 0) return;   // dropped while it ran (too late): not a part of the next job
+    Atomics.store(control, ACK + index, gen);
     Atomics.add(control, DONE, 1);
     Atomics.notify(control, DONE);
   }

@@ -6,14 +6,18 @@
 //   const t = await startThreads(module, n, spawn);   // spawn(workerData) -> a host's worker (below)
 //   t.exports, t.memory      the instance of this thread: runtime.js uses it as it would the other build
 //   t.count                  threads the C splits its jobs into (this one included)
+//   t.drop(lost)             ends the workers of a failed call (threadFailed's e.lost): the jobs are
+//                            split among this thread and the workers left
 //   t.dispose()              ends every worker
 //
 // One job at a time: C calls env.attn_parallel(fn, job, parts) (the import below); this thread
 // publishes it in a control block (a SharedArrayBuffer of its own, so that it never moves when
 // wasm memory grows), wakes the workers, runs part 0 and waits for the others. Worker i runs part
-// i with attn_run_part. A worker that does not answer within `timeout` ms fails the call with a
-// typed error (a host's worker that died cannot say so while this thread waits: its messages
-// need this thread's event loop).
+// SEAT + i of the control block with attn_run_part, and says it is done in ACK + i (the job's GEN).
+// A worker that does not answer within `timeout` ms fails the call with a typed error (a host's
+// worker that died cannot say so while this thread waits: its messages need this thread's event
+// loop); the error names the workers that did not answer, or that trapped, and runtime.js drops
+// them (t.drop): the others take seats 1, 2, … and the model goes on with fewer threads.
 //
 // Waiting: Atomics.wait where the host allows it (Node's main thread, any worker); a browser's
 // main thread may not block, so it spins on Atomics.load, the parts being a few ms each.
@@ -24,8 +28,9 @@ import { ErrorCode, AttentionError } from '../core/errors.js';
 import { missingExports } from '../core/instantiate.js';
 import { WASM_MODEL_FUNCTIONS } from '../core/exports.js';
 
-// the control block, in Int32 slots
-export const GEN = 0, FN = 1, JOB = 2, PARTS = 3, DONE = 4, STOP = 5, FAILED = 6, CONTROL_SLOTS = 8;
+// the control block, in Int32 slots: the job, then per worker i (1 .. MAX_THREADS - 1) its part
+// (SEAT + i, -1 once dropped) and the GEN of the last job it finished (ACK + i)
+export const GEN = 0, FN = 1, JOB = 2, PARTS = 3, DONE = 4, STOP = 5, FAILED = 6, SEAT = 8, ACK = 24, CONTROL_SLOTS = 40;
 const STACK_BYTES = 256 * 1024;        // each worker's wasm stack (the C uses a few KiB)
 const INITIAL_PAGES = 16, MAX_PAGES = 65536;   // the build's memory: 1 MiB at first, up to 4 GiB
 export const DEFAULT_TIMEOUT = 60000;
@@ -43,7 +48,7 @@ export function threadImports(memory, parallel) {
 export async function startThreads(module, n, spawn, { timeout = DEFAULT_TIMEOUT } = {}) {
   const memory = new WebAssembly.Memory({ initial: INITIAL_PAGES, maximum: MAX_PAGES, shared: true });
   const control = new Int32Array(new SharedArrayBuffer(CONTROL_SLOTS * 4));
-  const t = { exports: null, memory, count: 1, workers: [], control, failed: null };
+  const t = { exports: null, memory, count: 1, workers: [], control };
   const instance = await WebAssembly.instantiate(module, threadImports(memory, (fn, job, parts) => runParts(t, fn, job, parts, timeout)));
   const exports = instance.exports;
   const missing = missingExports({ ...exports, memory }, [...WASM_MODEL_FUNCTIONS, 'stackRestore']);   // the memory is ours
@@ -54,8 +59,9 @@ export async function startThreads(module, n, spawn, { timeout = DEFAULT_TIMEOUT
     for (let index = 1; index < n; index++) {
       const base = exports.malloc(STACK_BYTES) >>> 0;
       if (!base) throw new AttentionError(ErrorCode.OUT_OF_MEMORY, 'no memory for a thread\'s stack');
+      control[SEAT + index] = index;
       const w = spawn({ module, memory, control, index, stack: base + STACK_BYTES });
-      t.workers.push(w);
+      t.workers.push(Object.assign(w, { index }));
       await w.ready;
     }
   } catch (e) {
@@ -64,7 +70,17 @@ export async function startThreads(module, n, spawn, { timeout = DEFAULT_TIMEOUT
   }
   t.count = exports.attn_set_threads(n);
   t.dispose = () => disposeThreads(t);
+  t.drop = (lost) => dropThreads(t, lost);
   return t;
+}
+
+// a failed call's workers (their indices) are ended; those left sit in seats 1, 2, …
+function dropThreads(t, lost) {
+  for (const w of t.workers) if (lost.includes(w.index)) { t.control[SEAT + w.index] = -1; w.terminate(); }
+  t.workers = t.workers.filter((w) => !lost.includes(w.index));
+  t.workers.forEach((w, seat) => { t.control[SEAT + w.index] = seat + 1; });
+  Atomics.store(t.control, FAILED, 0);
+  t.count = t.exports.attn_set_threads(t.workers.length + 1);
 }
 
 function disposeThreads(t) {
@@ -80,23 +96,28 @@ function runParts(t, fn, job, parts, timeout) {
   const c = t.control;
   c[FN] = fn; c[JOB] = job; c[PARTS] = parts;
   Atomics.store(c, DONE, 0);
-  Atomics.add(c, GEN, 1);
+  const gen = Atomics.add(c, GEN, 1) + 1;
   Atomics.notify(c, GEN);
-  const T0 = performance.now(); t.exports.attn_run_part(fn, job, 0, parts); const T1 = performance.now(); globalThis.__own = (globalThis.__own ?? 0) + T1 - T0;
-  try { return waitOthers(c, parts, timeout); } finally { globalThis.__wait = (globalThis.__wait ?? 0) + performance.now() - T1; }
-}
-function waitOthers(c, parts, timeout) {
-  const others = parts - 1, wait = canWait(), start = Date.now();
-  for (let done; (done = Atomics.load(c, DONE)) < others;) {
-    if (wait) Atomics.wait(c, DONE, done, 20);
-    if (Date.now() - start > timeout) throw threadFailed(`a model thread did not finish its part within ${timeout} ms (${done} of ${others} did)`);
-  }
-  const failed = Atomics.load(c, FAILED);
-  if (failed) throw threadFailed(`model thread ${failed} failed in its part (a trap in the wasm)`);
+  t.exports.attn_run_part(fn, job, 0, parts);
+  waitOthers(t, gen, timeout);
 }
 
-function threadFailed(what) {
-  const e = new AttentionError(ErrorCode.THREAD_FAILED, `${what}; the model goes on in one thread`);
-  e.thread = true;   // runtime.js ends the workers
-  return e;
+function waitOthers(t, gen, timeout) {
+  const c = t.control, others = t.workers.length, wait = canWait(), start = Date.now();
+  for (let done; (done = Atomics.load(c, DONE)) < others;) {
+    if (wait) Atomics.wait(c, DONE, done, 20);
+    if (Date.now() - start > timeout) {
+      const lost = t.workers.filter((w) => Atomics.load(c, ACK + w.index) !== gen).map((w) => w.index);
+      throw threadFailed(t, lost, `${lost.length} of ${others} model threads did not finish their part within ${timeout} ms`);
+    }
+  }
+  const failed = Atomics.load(c, FAILED);
+  if (failed) throw threadFailed(t, [failed], `model thread ${failed} failed in its part (a trap in the wasm)`);
+}
+
+// runtime.js drops e.lost (t.drop) when the error comes through it
+function threadFailed(t, lost, what) {
+  const left = t.workers.length - lost.length + 1;
+  const e = new AttentionError(ErrorCode.THREAD_FAILED, `${what}; the model goes on in ${left === 1 ? 'one thread' : `${left} threads`}`);
+  return Object.assign(e, { thread: true, lost });
 }

@@ -12,6 +12,7 @@
 //   and that 2 threads give the bits of one (the logits compared byte for byte).
 // Targets (the issue): 2 threads ≤ 0.58 × one thread's time for a forward, ≤ 0.65 × for a step,
 // and ≤ 1.0 × ORT's time at 2 threads. No figure is asserted: a measurement, not a test.
+// Then the same in Chromium, served with COOP and COEP (bench/threads-chromium.js).
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -20,6 +21,7 @@ import { fmt, maxAbsDiff, median, table } from './lib.js';
 import { PYTHON, missing, tokenIds } from './model.js';
 import { here, progress, root } from './plan.js';
 import { writeSection } from './sections.js';
+import { benchThreadsChromium } from './threads-chromium.js';
 
 export const THREADS_HEADING = '## The model on threads (attnmap/model, loadModel(…, { threads }))';
 const PLAN = { full: { forwardN: [64, 256], rounds: { 64: 9, 256: 5 }, prompt: 64, steps: 24, decodeRuns: 3 },
@@ -52,22 +54,25 @@ export async function benchThreads({ quick }) {
     ort.env.wasm.numThreads = 2;
     ort.env.wasm.simd = true;
     ort.env.logLevel = 'error';
-    const one = await loadModel(dir), two = await loadModel(dir, { threads: 2 });
+    const one = await loadModel(dir, { threads: 1 }), two = await loadModel(dir, { threads: 2 });   // without threads, a model this big runs on the cores
     const session = await ort.InferenceSession.create(path.join(dir, 'model.onnx'), { executionProviders: ['wasm'], graphOptimizationLevel: 'all' });
+    let res;
     try {
       const impls = {
         one: async (ids) => one.forward(ids).logits.data,
         two: async (ids) => two.forward(ids).logits.data,
         ort2: async (ids) => (await session.run({ input_ids: new ort.Tensor('int64', BigInt64Array.from(ids, BigInt), [1, ids.length]) })).logits.data,
       };
-      const res = { threads: two.threads, ortThreads: ort.env.wasm.numThreads, forward: [] };
+      res = { threads: two.threads, ortThreads: ort.env.wasm.numThreads, forward: [] };
       for (const n of plan.forwardN) res.forward.push(await forwards(impls, n, plan.rounds[n]));
       res.decode = await decoding({ one, two }, tokenIds(plan.prompt, V), plan);
-      return res;
     } finally {
-      one.dispose(); two.dispose();
+      one.dispose(); two.dispose();   // before Chromium loads its three copies
       await session.release();
     }
+    progress('threads: Chromium');
+    res.chromium = await benchThreadsChromium({ dir, plan, ids: (n) => tokenIds(n, 50257), prompt: tokenIds(plan.prompt, V), progress, root });
+    return res;
   } catch (e) {
     progress(`threads: failed: ${e.stack ?? e.message}`);
     return { failed: e.message.split('\n')[0] };
@@ -126,17 +131,33 @@ async function decoding(models, prompt, { steps, decodeRuns }) {
 function threadsReport(r) {
   if (r.skipped) return `Skipped: ${r.skipped}.`;
   if (r.failed) return `Failed: ${r.failed}.`;
+  return 'GPT-2 small\'s shape (124 M parameters, float32, random seeded weights: bench/model/make_onnx.py), ' +
+    `attnmap with 1 and with ${r.threads} threads (the threaded build, worker_threads; heavy steps split by output columns and by heads, ` +
+    `c_src/parallel.c) against onnxruntime-web with \`env.wasm.numThreads = ${r.ortThreads}\` on the same weights; one process, samples round-robin, medians in ms.\n\n` +
+    measured(r, 'the process\'s CPU time') + `\n\n${chromiumReport(r.chromium)}`;
+}
+
+// the Chromium half: the same table, from one page
+function chromiumReport(c) {
+  const heading = `### Chromium${c.version ? ` ${c.version}` : ''}\n\n`;
+  if (c.error) return `${heading}Not measured: ${c.error}`;
+  return `${heading}The same in Debian's Chromium (headless, through playwright-core): bench/threads-chromium.html, served with COOP and COEP ` +
+    `(as \`npm start\` serves the page; crossOriginIsolated: ${c.isolated ? 'yes' : '**no**'}), attnmap with 1 and with ${c.threads} threads ` +
+    `(module Web Workers over one shared memory) against onnxruntime-web (ort.wasm.min.mjs) with \`env.wasm.numThreads = ${c.ortThreads}\` ` +
+    '(read after the session was made: it falls back to 1 where threads cannot run); one page, samples round-robin, medians in ms.\n\n' +
+    measured(c, 'the CPU time of Chromium\'s processes') + (c.errors ? `\n\nThe page's errors: ${c.errors.join('; ')}` : '');
+}
+
+// the table, ORT's difference and the cores in use, for either half
+function measured(r, cpu) {
   const rows = r.forward.map((f) => [`forward, ${f.n} tokens`, fmt(f.median.one), fmt(f.median.two), `**${fmt(f.median.two / f.median.one, 3)}**`, '≤ 0.58',
     fmt(f.median.ort2), `**${fmt(f.median.two / f.median.ort2, 3)}**`, f.sameBits ? 'yes' : '**no**']);
   const d = r.decode;
   rows.push([`KV-cache step (${d.prompt}-token prompt, ${d.steps} steps × ${d.runs} runs)`, fmt(d.median.one), fmt(d.median.two),
     `**${fmt(d.median.two / d.median.one, 3)}**`, '≤ 0.65', '–', '–', d.sameIds ? 'yes (greedy ids)' : '**no**']);
-  return 'GPT-2 small\'s shape (124 M parameters, float32, random seeded weights: bench/model/make_onnx.py), ' +
-    `attnmap with 1 and with ${r.threads} threads (the threaded build, worker_threads; heavy steps split by output columns and by heads, ` +
-    `c_src/parallel.c) against onnxruntime-web with \`env.wasm.numThreads = ${r.ortThreads}\` on the same weights; one process, samples round-robin, medians in ms.\n\n` +
-    table(['', '1 thread', '2 threads', '2 / 1', 'target', `ORT, ${r.ortThreads} threads`, 'ours / ORT', 'same bits as 1 thread'], rows, [':--', '--:', '--:', '--:', '--:', '--:', '--:', ':--']) +
+  return table(['', '1 thread', '2 threads', '2 / 1', 'target', `ORT, ${r.ortThreads} threads`, 'ours / ORT', 'same bits as 1 thread'], rows, [':--', '--:', '--:', '--:', '--:', '--:', '--:', ':--']) +
     `\n\nORT's logits differ from ours by at most ${r.forward.map((f) => fmt(f.ortDiff, 2)).join(' and ')} (max |diff|; float32 sums in another order). ` +
-    'Cores in use during a forward (the process\'s CPU time ÷ wall time, median): ' +
+    `Cores in use during a forward (${cpu} ÷ wall time, median): ` +
     r.forward.map((f) => `${f.n} tokens: ours ${fmt(f.cores.one, 2)} and ${fmt(f.cores.two, 2)}, ORT ${fmt(f.cores.ort2, 2)}`).join('; ') +
     ' (a worker spinning while it waits for the next part counts as in use).';
 }

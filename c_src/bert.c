@@ -6,7 +6,7 @@
 // attention.c's, one head at a time.
 #include "bert.h"
 #include "internal.h"  // fits, all_finite, layernorm, gather, scatter
-#include "parallel.h"  // attn_linear_t_par, attn_threads (a scratch per part)
+#include "parallel.h"  // attn_linear_t_par, attn_threads (a scratch per thread)
 
 #include <math.h>
 #include <string.h>
@@ -82,7 +82,7 @@ static int add_floats(size_t *total, size_t rows, size_t cols) {
 typedef struct {
     float *h, *x, *q, *k, *v, *y, *inter, *qh, *kh, *vh, *oh, *aws, *scratch;
     uint8_t *mask;
-    size_t aws_floats;   // one part's attn_forward workspace: the heads' buffers, aws and scratch hold one per part
+    size_t aws_floats;   // one thread's attn_forward workspace: the heads' buffers, aws and scratch hold one per thread
 } bert_buffers;
 
 enum { N_BUFFERS = 14 };
@@ -155,43 +155,44 @@ static float *weights_of(float *attention, const int32_t *slots, int T, int H, i
     return s < 0 ? NULL : attention + (size_t)s * block;
 }
 
-// y (T, C) = every head's attention over all T keys the mask keeps. The heads are split across
-// the parts (parallel.h): head i writes its weights and its columns of y alone, and each part has
+// y (T, C) = every head's attention over all T keys the mask keeps. The heads are cut into
+// chunks (parallel.h): head i writes its weights and its columns of y alone, and each thread has
 // its own q, k, v, output and attn_forward workspace.
 typedef struct {
     const bert_buffers *ws;
     float *attention;
     const int32_t *slots;
     int T, C, H, l;
-    int status[ATTN_MAX_THREADS];
+    int status[ATTN_MAX_CHUNKS];
 } heads_job;
 
-static void heads_part(void *job, int part, int parts) {
+static void heads_chunk(void *job, int chunk, int chunks, int thread) {
     heads_job *j = job;
     const bert_buffers *ws = j->ws;
     const int T = j->T, C = j->C, d = C / j->H;
     const float scale = attn_default_scale(d);
-    const size_t own = (size_t)part * T * d;
+    const size_t own = (size_t)thread * T * d;
     float *qh = ws->qh + own, *kh = ws->kh + own, *vh = ws->vh + own, *oh = ws->oh + own;
-    float *aws = ws->aws + (size_t)part * ws->aws_floats;
+    float *aws = ws->aws + (size_t)thread * ws->aws_floats;
     int h0, h1;
-    attn_part_range(&h0, &h1, j->H, part, parts);
-    j->status[part] = ATTN_OK;
+    attn_part_range(&h0, &h1, j->H, chunk, chunks);
+    j->status[chunk] = ATTN_OK;
     for (int i = h0; i < h1; i++) {
         gather(qh, ws->q, T, C, i * d, d);
         gather(kh, ws->k, T, C, i * d, d);
         gather(vh, ws->v, T, C, i * d, d);
         attn_status st = attn_forward(oh, weights_of(j->attention, j->slots, T, j->H, j->l, i), aws,
                                       qh, kh, vh, ws->mask, T, T, d, d, scale, 0);
-        if (st != ATTN_OK) { j->status[part] = st; return; }
+        if (st != ATTN_OK) { j->status[chunk] = st; return; }
         scatter(ws->y, oh, T, C, i * d, d);
     }
 }
 
 static attn_status attention_heads(bert_buffers *ws, float *attention, const int32_t *slots, int T, int C, int H, int l) {
     heads_job job = {.ws = ws, .attention = attention, .slots = slots, .T = T, .C = C, .H = H, .l = l};
-    attn_run_parts(heads_part, &job);
-    return (attn_status)attn_first_failure(job.status, attn_threads());
+    const int chunks = attn_chunks(H);
+    attn_run_chunks(heads_chunk, &job, chunks);
+    return (attn_status)attn_first_failure(job.status, chunks);
 }
 
 // h = LayerNorm(h + y; w, b), through x

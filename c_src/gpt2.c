@@ -84,7 +84,7 @@ size_t attn_gpt2_cache_size(const attn_gpt2_config *cfg, int S) {
 typedef struct {
     float *h, *a, *big, *y, *qh, *oh, *aws;
     uint8_t *mask;
-    size_t aws_floats;   // one part's attn_forward workspace: qh, oh and aws hold one per part
+    size_t aws_floats;   // one thread's attn_forward workspace: qh, oh and aws hold one per thread
 } gpt2_buffers;
 
 // the workspace's floats (0 when the sizes are invalid or too large); with base, its layout
@@ -93,7 +93,7 @@ static size_t workspace_layout(gpt2_buffers *ws, float *base, const attn_gpt2_co
     const size_t C = (size_t)cfg->n_embd, d = C / (size_t)cfg->n_head, t = (size_t)T;
     size_t aws = attn_workspace_size(T, m, (int)d, (int)d), at[8], total = 0;
     if (aws == 0) return 0;
-    const size_t parts = (size_t)attn_threads();
+    const size_t parts = (size_t)attn_threads();   // threads: a scratch each
     const size_t rows[8] = {t, t, t, t, t * parts, t * parts, t, (aws + 3) / 4};
     const size_t cols[8] = {C, C, 4 * C, C, d, d, ((size_t)m + 3) / 4, parts};
     for (int i = 0; i < 8; i++) {
@@ -303,9 +303,9 @@ static float *weights_of(float *attention, const int32_t *layer_slots, const att
 
 // y (T, C) = the heads of causal self-attention over qkv (T, 3C) and the cache of layer l,
 // after writing this call's keys and values (columns C.. and 2C.. of qkv) into the cache;
-// each head's weights where weights_of says. The heads are split across the parts
-// (parallel.h): head i writes its cache rows, its weights and its columns of y alone, and each
-// part has its own q, output and attn_forward workspace.
+// each head's weights where weights_of says. The heads are cut into chunks (parallel.h):
+// head i writes its cache rows, its weights and its columns of y alone, and each thread has its
+// own q, output and attn_forward workspace.
 typedef struct {
     float *y, *attention, *cache;
     const int32_t *layer_slots;
@@ -313,19 +313,19 @@ typedef struct {
     const float *qkv;
     const attn_plan *pl;
     int l;
-    int status[ATTN_MAX_THREADS];
+    int status[ATTN_MAX_CHUNKS];
 } heads_job;
 
-static void heads_part(void *job, int part, int parts) {
+static void heads_chunk(void *job, int chunk, int chunks, int thread) {
     heads_job *j = job;
     const attn_plan *pl = j->pl;
     const int T = pl->T, m = pl->m, d = pl->d, C3 = 3 * pl->C;
     const float scale = attn_default_scale(d);
-    float *qh = j->ws->qh + (size_t)part * T * d, *oh = j->ws->oh + (size_t)part * T * d;
-    float *aws = j->ws->aws + (size_t)part * j->ws->aws_floats;
+    float *qh = j->ws->qh + (size_t)thread * T * d, *oh = j->ws->oh + (size_t)thread * T * d;
+    float *aws = j->ws->aws + (size_t)thread * j->ws->aws_floats;
     int h0, h1;
-    attn_part_range(&h0, &h1, pl->H, part, parts);
-    j->status[part] = ATTN_OK;
+    attn_part_range(&h0, &h1, pl->H, chunk, chunks);
+    j->status[chunk] = ATTN_OK;
     for (int i = h0; i < h1; i++) {
         float *k = cache_k(j->cache, pl, j->l, i), *v = cache_v(j->cache, pl, j->l, i);
         gather(k + (size_t)pl->pos * d, j->qkv, T, C3, pl->C + i * d, d);
@@ -333,7 +333,7 @@ static void heads_part(void *job, int part, int parts) {
         gather(qh, j->qkv, T, C3, i * d, d);
         float *w = weights_of(j->attention, j->layer_slots, pl, j->l, i);
         attn_status st = attn_forward(oh, w, aws, qh, k, v, pl->mask, T, m, d, d, scale, pl->flags);
-        if (st != ATTN_OK) { j->status[part] = st; return; }
+        if (st != ATTN_OK) { j->status[chunk] = st; return; }
         scatter(j->y, oh, T, pl->C, i * d, d);
     }
 }
@@ -342,8 +342,9 @@ static attn_status attention_heads(float *y, float *attention, const int32_t *la
                                    const gpt2_buffers *ws, const float *qkv, const attn_plan *pl, int l) {
     heads_job job = {.y = y, .attention = attention, .cache = cache, .layer_slots = layer_slots, .ws = ws,
                      .qkv = qkv, .pl = pl, .l = l};
-    attn_run_parts(heads_part, &job);
-    return (attn_status)attn_first_failure(job.status, attn_threads());
+    const int chunks = attn_chunks(pl->H);
+    attn_run_chunks(heads_chunk, &job, chunks);
+    return (attn_status)attn_first_failure(job.status, chunks);
 }
 
 // h += attn.c_proj(attention(ln_1(h))) for layer l

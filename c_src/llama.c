@@ -7,7 +7,7 @@
 // is attention.c's, one query head at a time, as gpt2.c does it.
 #include "llama.h"
 #include "internal.h"  // v4f, load4, store4, splat, exp4, select4, fits, all_finite, gather, scatter
-#include "parallel.h"  // attn_linear_t_par, attn_threads (a scratch per part)
+#include "parallel.h"  // attn_linear_t_par, attn_threads (a scratch per thread)
 
 #include <math.h>
 #include <string.h>
@@ -82,7 +82,7 @@ size_t attn_llama_cache_size(const attn_llama_config *cfg, int S) {
 typedef struct {
     float *h, *x, *q, *k, *v, *y, *gate, *up, *qh, *oh, *cos, *sin, *aws, *scratch;
     uint8_t *mask;
-    size_t aws_floats;   // one part's attn_forward workspace: qh, oh, aws and scratch hold one per part
+    size_t aws_floats;   // one thread's attn_forward workspace: qh, oh, aws and scratch hold one per thread
 } llama_buffers;
 
 static size_t workspace_layout(llama_buffers *ws, float *base, const attn_llama_config *cfg, int T, int m) {
@@ -92,7 +92,7 @@ static size_t workspace_layout(llama_buffers *ws, float *base, const attn_llama_
     const size_t aws = attn_workspace_size(T, m, (int)D, (int)D);
     if (aws == 0 || !fits((size_t)cfg->n_head, D)) return 0;
     const int kmax = max_int(max_int(cfg->hidden, cfg->intermediate), cfg->n_head * cfg->head_dim);
-    const size_t parts = (size_t)attn_threads();
+    const size_t parts = (size_t)attn_threads();   // threads: a scratch each
     const size_t rows[15] = {t, t, t, t, t, t, t, t, t * parts, t * parts, t, t, t, (aws + 3) / 4, attn_linear_scratch_floats(kmax)};
     const size_t cols[15] = {C, C, HD, GD, GD, HD, F, F, D, D, D / 2, D / 2, ((size_t)m + 3) / 4, parts, parts};
     size_t at[15], total = 0;
@@ -233,8 +233,8 @@ static float *weights_of(float *attention, const int32_t *slots, const llama_pla
 }
 
 // y (T, H·D) = every query head's attention over the cache of layer l, after writing this call's
-// keys and values into it; head i reads kv head i / (H / G). The query heads are split across
-// the parts (parallel.h): head i writes its weights and its columns of y alone, and each part has
+// keys and values into it; head i reads kv head i / (H / G). The query heads are cut into
+// chunks (parallel.h): head i writes its weights and its columns of y alone, and each thread has
 // its own q, output and attn_forward workspace.
 typedef struct {
     const llama_buffers *ws;
@@ -242,27 +242,27 @@ typedef struct {
     const int32_t *slots;
     const llama_plan *pl;
     int l;
-    int status[ATTN_MAX_THREADS];
+    int status[ATTN_MAX_CHUNKS];
 } heads_job;
 
-static void heads_part(void *job, int part, int parts) {
+static void heads_chunk(void *job, int chunk, int chunks, int thread) {
     heads_job *j = job;
     const llama_plan *pl = j->pl;
     const llama_buffers *ws = j->ws;
     const int T = pl->T, D = pl->D, HD = pl->H * D;
     const float scale = attn_default_scale(D);
-    float *qh = ws->qh + (size_t)part * T * D, *oh = ws->oh + (size_t)part * T * D;
-    float *aws = ws->aws + (size_t)part * ws->aws_floats;
+    float *qh = ws->qh + (size_t)thread * T * D, *oh = ws->oh + (size_t)thread * T * D;
+    float *aws = ws->aws + (size_t)thread * ws->aws_floats;
     int h0, h1;
-    attn_part_range(&h0, &h1, pl->H, part, parts);
-    j->status[part] = ATTN_OK;
+    attn_part_range(&h0, &h1, pl->H, chunk, chunks);
+    j->status[chunk] = ATTN_OK;
     for (int i = h0; i < h1; i++) {
         const int g = i / (pl->H / pl->G);
         gather(qh, ws->q, T, HD, i * D, D);
         attn_status st = attn_forward(oh, weights_of(j->attention, j->slots, pl, j->l, i), aws, qh,
                                       cache_at(j->cache, pl, j->l, 0, g), cache_at(j->cache, pl, j->l, 1, g),
                                       pl->mask, T, pl->m, D, D, scale, pl->flags);
-        if (st != ATTN_OK) { j->status[part] = st; return; }
+        if (st != ATTN_OK) { j->status[chunk] = st; return; }
         scatter(ws->y, oh, T, HD, i * D, D);
     }
 }
@@ -275,8 +275,9 @@ static attn_status attention_heads(llama_buffers *ws, float *attention, const in
         gather(cache_at(cache, pl, l, 1, g) + (size_t)pl->pos * D, ws->v, T, GD, g * D, D);
     }
     heads_job job = {.ws = ws, .attention = attention, .cache = cache, .slots = slots, .pl = pl, .l = l};
-    attn_run_parts(heads_part, &job);
-    return (attn_status)attn_first_failure(job.status, attn_threads());
+    const int chunks = attn_chunks(pl->H);
+    attn_run_chunks(heads_chunk, &job, chunks);
+    return (attn_status)attn_first_failure(job.status, chunks);
 }
 
 // h += o_proj(attention(RoPE(q, k), v)) for layer l, from x = RMSNorm(h; ln1)

@@ -1,56 +1,88 @@
-// parallel.c - jobs split into parts (parallel.h): the parts, and the linear kernels' jobs.
+// parallel.c - jobs cut into chunks for the threads (parallel.h), and the linear kernels' jobs.
 #include "parallel.h"
 #include "internal.h"  // attn_linear_fast_cols, attn_linear_t_cols
 #include "tensor.h"    // ATTN_F32, attn_linear_scratch_floats
 
 #ifdef ATTN_THREADS
-// web/model/threads.js: runs every part, part 0 in this thread, and returns when all are done
+// web/model/threads.js: runs fn(work, thread, threads) on every thread, thread 0 in this one, and
+// returns when all are done
 __attribute__((import_module("env"), import_name("attn_parallel")))
-void attn_parallel(attn_part_fn fn, void *job, int parts);
+void attn_parallel(attn_part_fn fn, void *work, int threads);
 #endif
+
+// chunks per thread: enough that a thread held up for a while leaves its share to the others,
+// few enough that each chunk is still a block of work for the kernels
+enum { CHUNKS_PER_THREAD = 4 };
 
 static int threads = 1;
 
-int attn_set_threads(int parts) {
-    threads = parts < 1 ? 1 : parts > ATTN_MAX_THREADS ? ATTN_MAX_THREADS : parts;
+int attn_set_threads(int n) {
+    threads = n < 1 ? 1 : n > ATTN_MAX_THREADS ? ATTN_MAX_THREADS : n;
     return threads;
 }
 
 int attn_threads(void) { return threads; }
 
-void attn_run_parts(attn_part_fn fn, void *job) {
+int attn_chunks(int n) {
+    if (threads == 1 || n < 1) return 1;
+    int chunks = threads * CHUNKS_PER_THREAD;
+    if (chunks > n) chunks = n;
+    return chunks > ATTN_MAX_CHUNKS ? ATTN_MAX_CHUNKS : chunks;
+}
+
 #ifdef ATTN_THREADS
-    if (threads > 1) {
-        attn_parallel(fn, job, threads);
+// a job on the threads: the next chunk to take, shared by them (on the caller's stack)
+typedef struct {
+    attn_chunk_fn fn;
+    void *job;
+    int chunks;
+    int next;
+} chunk_work;
+
+// what each thread runs: chunks, as long as any is left
+static void take_chunks(void *work, int thread, int threads_) {
+    (void)threads_;
+    chunk_work *w = work;
+    for (int c; (c = __atomic_fetch_add(&w->next, 1, __ATOMIC_RELAXED)) < w->chunks;)
+        w->fn(w->job, c, w->chunks, thread);
+}
+#endif
+
+void attn_run_chunks(attn_chunk_fn fn, void *job, int chunks) {
+#ifdef ATTN_THREADS
+    if (threads > 1 && chunks > 1) {
+        chunk_work work = {fn, job, chunks, 0};
+        attn_parallel(take_chunks, &work, threads);
         return;
     }
 #endif
-    for (int part = 0; part < threads; part++) fn(job, part, threads);
+    // one after the other, each thread's scratch in turn (the native tests' split)
+    for (int c = 0; c < chunks; c++) fn(job, c, chunks, c % threads);
 }
 
-void attn_run_part(attn_part_fn fn, void *job, int part, int parts) { fn(job, part, parts); }
+void attn_run_part(attn_part_fn fn, void *work, int thread, int threads_) { fn(work, thread, threads_); }
 
-void attn_part_range(int *i0, int *i1, int n, int part, int parts) {
-    *i0 = (int)((long)n * part / parts);
-    *i1 = (int)((long)n * (part + 1) / parts);
+void attn_part_range(int *i0, int *i1, int n, int chunk, int chunks) {
+    *i0 = (int)((long)n * chunk / chunks);
+    *i1 = (int)((long)n * (chunk + 1) / chunks);
 }
 
-int attn_first_failure(const int *status, int parts) {
-    for (int part = 0; part < parts; part++)
-        if (status[part] != 0) return status[part];
+int attn_first_failure(const int *status, int chunks) {
+    for (int c = 0; c < chunks; c++)
+        if (status[c] != 0) return status[c];
     return 0;
 }
 
-void attn_part_columns(int *c0, int *c1, int p, int part, int parts) {
+void attn_part_columns(int *c0, int *c1, int p, int chunk, int chunks) {
     const long units = (p + 7) / 8;
-    *c0 = (int)(8 * (units * part / parts));
-    *c1 = part == parts - 1 ? p : (int)(8 * (units * (part + 1) / parts));
+    *c0 = (int)(8 * (units * chunk / chunks));
+    *c1 = chunk == chunks - 1 ? p : (int)(8 * (units * (chunk + 1) / chunks));
     if (*c0 > p) *c0 = p;
     if (*c1 > p) *c1 = p;
 }
 
 // ----------------------------------------------------------------------------
-// the linear kernels' jobs: one per call, on the calling thread's stack
+// the linear kernels' jobs: one per call, on the calling thread's stack, in chunks of columns
 
 typedef struct {
     float *out;
@@ -60,29 +92,30 @@ typedef struct {
     int dtype, n, k, p;
 } linear_job;
 
-static void linear_t_part(void *job, int part, int parts) {
+static void linear_t_chunk(void *job, int chunk, int chunks, int thread) {
     const linear_job *j = job;
     int c0, c1;
-    attn_part_columns(&c0, &c1, j->p, part, parts);
+    attn_part_columns(&c0, &c1, j->p, chunk, chunks);
     if (c0 >= c1) return;
-    float *scratch = j->scratch ? j->scratch + (size_t)part * attn_linear_scratch_floats(j->k) : NULL;
+    float *scratch = j->scratch ? j->scratch + (size_t)thread * attn_linear_scratch_floats(j->k) : NULL;
     attn_linear_t_cols(j->out, j->a, j->w, j->dtype, j->b, j->n, j->k, j->p, scratch, c0, c1);
 }
 
-static void linear_packed_part(void *job, int part, int parts) {
+static void linear_packed_chunk(void *job, int chunk, int chunks, int thread) {
+    (void)thread;
     const linear_job *j = job;
     int c0, c1;
-    attn_part_columns(&c0, &c1, j->p, part, parts);
+    attn_part_columns(&c0, &c1, j->p, chunk, chunks);
     if (c0 < c1) attn_linear_fast_cols(j->out, j->a, j->w, j->b, j->n, j->k, j->p, c0, c1);
 }
 
 void attn_linear_t_par(float *out, const float *a, const void *w, int dtype, const float *b,
                        int n, int k, int p, float *scratch) {
     linear_job job = {out, a, b, w, scratch, dtype, n, k, p};
-    attn_run_parts(linear_t_part, &job);
+    attn_run_chunks(linear_t_chunk, &job, attn_chunks((p + 7) / 8));
 }
 
 void attn_linear_par(float *out, const float *a, const float *packed, const float *b, int n, int k, int p) {
     linear_job job = {out, a, b, packed, NULL, ATTN_F32, n, k, p};
-    attn_run_parts(linear_packed_part, &job);
+    attn_run_chunks(linear_packed_chunk, &job, attn_chunks((p + 7) / 8));
 }

@@ -1,13 +1,18 @@
 // parallel.h - a model's heavy steps split across threads that share one wasm memory (issue 26),
-// with the bits of one thread: each part writes outputs no other part writes, and computes each of
-// them with the sums the one-thread path does, in the same order. Not part of the API.
+// with the bits of one thread: a job is cut into chunks (columns of a product, heads of attention),
+// each chunk writes outputs no other chunk writes, and computes each of them with the sums the
+// one-thread path does, in the same order. Not part of the API.
+//
+// The threads take the chunks from a shared counter, the next one as each finishes one: a thread
+// the system holds up (its other threads, another process) delays no other, and no thread waits
+// for a share fixed in advance. A chunk's scratch belongs to the thread that runs it.
 //
 // The threaded build (build.sh's attention-model-mt, -DATTN_THREADS, a shared memory) imports
-// env.attn_parallel(fn, job, parts): web/model/threads.js runs attn_run_part(fn, job, part, parts)
-// for parts 1 .. parts - 1 in its workers, each an instance of the same module over the same
-// memory, runs part 0 itself, and returns when every part is done. Every other build, the native
-// one among them, runs the parts one after the other here: the native tests split a job into 1 to
-// 5 parts and compare the bits.
+// env.attn_parallel(fn, work, threads): web/model/threads.js runs attn_run_part(fn, work, thread,
+// threads) for threads 1 .. threads - 1 in its workers, each an instance of the same module over
+// the same memory, runs thread 0 itself, and returns when every thread is done. Every other build,
+// the native one among them, runs the chunks one after the other here, handing them to the
+// threads' scratch in turn: the native tests split a job for 1 to 5 threads and compare the bits.
 #ifndef ATTN_PARALLEL_H
 #define ATTN_PARALLEL_H
 
@@ -15,33 +20,43 @@
 
 enum { ATTN_MAX_THREADS = 16 };
 
-// part `part` of `parts` of a job; fn writes only what that part owns
-typedef void (*attn_part_fn)(void *job, int part, int parts);
+// chunk `chunk` of `chunks` of a job, run by thread `thread` (0 .. attn_threads() - 1: whose scratch
+// it uses); fn writes only what that chunk owns
+typedef void (*attn_chunk_fn)(void *job, int chunk, int chunks, int thread);
+// what a thread runs of a job (attn_run_part)
+typedef void (*attn_part_fn)(void *work, int thread, int threads);
 
-// The parts every job is split into from now on, clamped to [1, ATTN_MAX_THREADS]; returns them.
+enum { ATTN_MAX_CHUNKS = 256 };   // a job's chunks at most (a status each, on the caller's stack)
+
+// The threads every job is run on from now on, clamped to [1, ATTN_MAX_THREADS]; returns them.
 // Exported: the threaded build's host calls it once its workers are up (and again with fewer
-// when one is lost). A workspace sized before a change to more parts is too small for it.
-int attn_set_threads(int parts);
+// when one is lost). A workspace sized before a change to more threads is too small for it.
+int attn_set_threads(int threads);
 int attn_threads(void);
 
-// fn(job, part, attn_threads()) for every part, then return
-void attn_run_parts(attn_part_fn fn, void *job);
+// The chunks to cut a job of n items into (heads; units of 8 columns): 1 on one thread, else
+// CHUNKS_PER_THREAD a thread, at most n and ATTN_MAX_CHUNKS.
+int attn_chunks(int n);
 
-// Exported, for the threaded build's workers (and the host's own part): fn(job, part, parts).
-void attn_run_part(attn_part_fn fn, void *job, int part, int parts);
+// fn(job, chunk, chunks, thread) for every chunk in [0, chunks), chunks ≤ ATTN_MAX_CHUNKS, then return
+void attn_run_chunks(attn_chunk_fn fn, void *job, int chunks);
 
-// Items [*i0, *i1) of n (heads, rows) for part `part` of `parts`: shared out evenly, in order.
-void attn_part_range(int *i0, int *i1, int n, int part, int parts);
+// Exported, for the threaded build's workers (and the host's own thread): fn(work, thread, threads),
+// which takes chunks of the job attn_parallel was given until none is left.
+void attn_run_part(attn_part_fn fn, void *work, int thread, int threads);
 
-// The first status that is not ATTN_OK among the parts' (a job's parts in order: the status the
+// Items [*i0, *i1) of n (heads, rows) for chunk `chunk` of `chunks`: shared out evenly, in order.
+void attn_part_range(int *i0, int *i1, int n, int chunk, int chunks);
+
+// The first status that is not ATTN_OK among the chunks' (a job's chunks in order: the status the
 // one-thread loop stops at), or ATTN_OK.
-int attn_first_failure(const int *status, int parts);
+int attn_first_failure(const int *status, int chunks);
 
-// Columns [c0, c1) of part `part` of `parts`, for p columns in units of 8 (the kernels' strips and
-// panels start at multiples of 8): the units shared out evenly, the last part ends at p.
-void attn_part_columns(int *c0, int *c1, int p, int part, int parts);
+// Columns [c0, c1) of chunk `chunk` of `chunks`, for p columns in units of 8 (the kernels' strips
+// and panels start at multiples of 8): the units shared out evenly, the last chunk ends at p.
+void attn_part_columns(int *c0, int *c1, int p, int chunk, int chunks);
 
-// The linear kernels, their columns split across the parts (internal.h has the kernels):
+// The linear kernels, their columns cut into chunks (internal.h has the kernels):
 // out (n, p) = a (n, k)·wᵀ + b, w (p, k) in dtype; scratch: attn_threads() ×
 // attn_linear_scratch_floats(k) floats (or NULL as attn_linear_t_fast allows)
 void attn_linear_t_par(float *out, const float *a, const void *w, int dtype, const float *b,

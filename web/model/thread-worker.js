@@ -3,9 +3,7 @@
 // memory (the data is already there: the first instance wrote it), moves its wasm stack to its
 // own slice of that memory, then runs its seat's part of each job the control block publishes
 // until told to stop (or dropped: seat -1).
-import { GEN, FN, JOB, PARTS, DONE, STOP, FAILED, SEAT, ACK, threadImports } from './threads.js';
-
-const SPIN = 200000;   // Atomics.load polls before Atomics.wait (a fraction of a ms)
+import { GEN, FN, JOB, PARTS, DONE, STOP, FAILED, SEAT, ACK, threadImports, spinWhile } from './threads.js';
 
 export function serve({ module, memory, control, index, stack }, up) {
   const nested = () => { throw new Error('a model thread was asked to split its own part'); };
@@ -14,10 +12,9 @@ export function serve({ module, memory, control, index, stack }, up) {
   let gen = Atomics.load(control, GEN);   // before saying so: a job published after up() is one to run
   up();
   for (;;) {
-    // the next job mostly comes within a few ms (the C's serial steps between two products): spin a
-    // little before sleeping, as a futex's wake-up can take longer than a job's part
-    for (let spin = 0; spin < SPIN && Atomics.load(control, GEN) === gen; spin++);
-    Atomics.wait(control, GEN, gen);
+    // the next job mostly comes within a ms (the C's serial steps between two products): spin a
+    // little before sleeping (threads.js)
+    if (!spinWhile(control, GEN, gen)) Atomics.wait(control, GEN, gen);
     gen = Atomics.load(control, GEN);
     if (Atomics.load(control, STOP)) return;
     const parts = control[PARTS], part = control[SEAT + index];

@@ -19,8 +19,10 @@
 // loop); the error names the workers that did not answer, or that trapped, and runtime.js drops
 // them (t.drop): the others take seats 1, 2, … and the model goes on with fewer threads.
 //
-// Waiting: Atomics.wait where the host allows it (Node's main thread, any worker); a browser's
-// main thread may not block, so it spins on Atomics.load, the parts being a few ms each.
+// Waiting: a thread first spins on Atomics.load for up to SPIN_MS (the next job, or the other
+// parts, mostly come within that: a sleeping thread's wake-up costs more, on a VM most), then
+// Atomics.wait where the host allows it (Node's main thread, any worker); a browser's main thread
+// may not block, so it spins on, the parts being a few ms each.
 //
 // A host's spawn(workerData) starts a worker running thread-worker.js's serve with workerData =
 // { module, memory, control, index, stack } and returns { ready: Promise, terminate() }.
@@ -34,6 +36,15 @@ export const GEN = 0, FN = 1, JOB = 2, PARTS = 3, DONE = 4, STOP = 5, FAILED = 6
 const STACK_BYTES = 256 * 1024;        // each worker's wasm stack (the C uses a few KiB)
 const INITIAL_PAGES = 16, MAX_PAGES = 65536;   // the build's memory: 1 MiB at first, up to 4 GiB
 export const DEFAULT_TIMEOUT = 60000;
+const SPIN_MS = 2;
+
+/** Polls control[slot] while it holds `value`, for up to SPIN_MS; true if it changed. */
+export function spinWhile(control, slot, value) {
+  for (const end = performance.now() + SPIN_MS; ;) {
+    for (let i = 0; i < 1024; i++) if (Atomics.load(control, slot) !== value) return true;
+    if (performance.now() > end) return false;
+  }
+}
 
 const canWait = () => {
   // a browser's main thread (a Window) may not Atomics.wait; Node's main thread and workers may
@@ -105,6 +116,7 @@ function runParts(t, fn, job, parts, timeout) {
 function waitOthers(t, gen, timeout) {
   const c = t.control, others = t.workers.length, wait = canWait(), start = Date.now();
   for (let done; (done = Atomics.load(c, DONE)) < others;) {
+    if (spinWhile(c, DONE, done)) continue;
     if (wait) Atomics.wait(c, DONE, done, 20);
     if (Date.now() - start > timeout) {
       const lost = t.workers.filter((w) => Atomics.load(c, ACK + w.index) !== gen).map((w) => w.index);

@@ -1,7 +1,8 @@
-// test_parallel.c - parallel.h's jobs split into 1 to 5 parts give the bits of one part (issue
-// 26): the native build runs the parts one after the other, so what is tested here is that the
-// parts own disjoint columns, cover them all, and sum each one as the whole call does. The wasm
-// threads run the same parts at once (tests/unit/model-threads.test.js).
+// test_parallel.c - parallel.h's jobs cut into chunks for 1 to 5 threads give the bits of one
+// thread (issue 26): the native build runs the chunks one after the other (each thread's scratch
+// in turn), so what is tested here is that the chunks own disjoint columns, cover them all, and
+// sum each one as the whole call does. The wasm threads run the same chunks at once, whichever
+// takes which (tests/unit/model-threads.test.js).
 #include "parallel.h"
 #include "tensor.h"
 #include "internal.h"
@@ -12,7 +13,7 @@
 
 #include <stdint.h>
 
-// every part's columns: disjoint, in order, covering [0, p), starting at multiples of 8
+// every chunk's columns: disjoint, in order, covering [0, p), starting at multiples of 8
 static void test_columns(void) {
     for (int p = 1; p <= 70; p++) {
         for (int parts = 1; parts <= 9; parts++) {
@@ -28,8 +29,8 @@ static void test_columns(void) {
     }
 }
 
-// attn_linear_t_par in 2 to 5 parts (F32, BF16, F16, in panels or not; one row or several) has
-// the bits of one part
+// attn_linear_t_par on 2 to 5 threads (F32, BF16, F16, in panels or not; one row or several) has
+// the bits of one thread
 static void test_linear_t(void) {
     enum { FIXED = 7, RANDOM = 8 };
     int shapes[FIXED + RANDOM][3] = {{1, 16, 40}, {1, 12, 37}, {3, 20, 9}, {5, 64, 300}, {2, 7, 33}, {6, 300, 130}, {1, 8, 517}};
@@ -63,8 +64,8 @@ static void test_linear_t(void) {
     }
 }
 
-// attn_linear_par (the packed kernel, GPT-2's layers) in 2 to 5 parts, across its blocks of 256
-// columns and 128 rows, has the bits of one part
+// attn_linear_par (the packed kernel, GPT-2's layers) on 2 to 5 threads, across its blocks of 256
+// columns and 128 rows, has the bits of one thread
 static void test_linear_packed(void) {
     const int shapes[][3] = {{1, 16, 40}, {4, 130, 300}, {7, 5, 37}, {3, 260, 513}, {9, 64, 777}};
     for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
@@ -86,7 +87,36 @@ static void test_linear_packed(void) {
     }
 }
 
-// the count of parts is clamped to [1, ATTN_MAX_THREADS]
+// attn_chunks: 1 on one thread, else 4 a thread, at most n and ATTN_MAX_CHUNKS; attn_run_chunks
+// runs every chunk once, with the chunk count given and a thread in [0, threads)
+static int ran[ATTN_MAX_CHUNKS], ran_bad;
+static void count_chunk(void *job, int chunk, int chunks, int thread) {
+    if (chunks != *(int *)job || chunk < 0 || chunk >= chunks || thread < 0 || thread >= attn_threads()) ran_bad++;
+    else ran[chunk]++;
+}
+
+static void test_chunks(void) {
+    attn_set_threads(1);
+    CHECK(attn_chunks(1000) == 1 && attn_chunks(1) == 1, "one thread: one chunk");
+    attn_set_threads(2);
+    CHECK(attn_chunks(1000) == 8 && attn_chunks(5) == 5 && attn_chunks(1) == 1 && attn_chunks(0) == 1, "two threads: min(8, n)");
+    attn_set_threads(ATTN_MAX_THREADS);
+    CHECK(attn_chunks(100000) == 4 * ATTN_MAX_THREADS && 4 * ATTN_MAX_THREADS <= ATTN_MAX_CHUNKS, "16 threads");
+    for (int threads = 1; threads <= 5; threads++) {
+        attn_set_threads(threads);
+        for (int chunks = 1; chunks <= ATTN_MAX_CHUNKS; chunks += 17) {
+            memset(ran, 0, sizeof ran);
+            ran_bad = 0;
+            attn_run_chunks(count_chunk, &chunks, chunks);
+            int once = 0;
+            for (int c = 0; c < chunks; c++) once += ran[c] == 1;
+            CHECK(once == chunks && ran_bad == 0, "threads %d chunks %d: %d run once, %d bad", threads, chunks, once, ran_bad);
+        }
+    }
+    attn_set_threads(1);
+}
+
+// the count of threads is clamped to [1, ATTN_MAX_THREADS]
 static void test_clamp(void) {
     CHECK(attn_set_threads(0) == 1, "0 -> 1");
     CHECK(attn_set_threads(-3) == 1, "-3 -> 1");
@@ -99,6 +129,7 @@ int main(void) {
     test_columns();
     test_linear_t();
     test_linear_packed();
+    test_chunks();
     test_clamp();
     printf("test_parallel: %d checks, %d failures\n", checks, failures);
     return failures ? 1 : 0;

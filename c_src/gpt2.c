@@ -364,8 +364,7 @@ static attn_status attention_block(gpt2_buffers *ws, float *attention, const int
 // h += mlp.c_proj(gelu_new(mlp.c_fc(ln_2(h)))) for one layer
 static attn_status mlp_block(gpt2_buffers *ws, const gpt2_layer *p, int T, int C, float eps) {
     layernorm(ws->a, ws->h, p->ln2_w, p->ln2_b, T, C, eps);
-    attn_linear_par(ws->big, ws->a, p->fc_w, p->fc_b, T, C, 4 * C);
-    gelu_new(ws->big, (size_t)T * 4 * C);
+    attn_linear_par_then(ws->big, ws->a, p->fc_w, p->fc_b, T, C, 4 * C, gelu_new);   // gelu_new in each chunk
     attn_linear_par(ws->a, ws->big, p->fcproj_w, p->fcproj_b, T, 4 * C, C);
     residual(ws->h, ws->a, (size_t)T * C);
     return all_finite(ws->h, (size_t)T * C) ? ATTN_OK : ATTN_ERR_OVERFLOW;

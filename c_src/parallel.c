@@ -89,6 +89,7 @@ typedef struct {
     const float *a, *b;
     const void *w;
     float *scratch;
+    attn_elementwise_fn then;   // or NULL
     int dtype, n, k, p;
 } linear_job;
 
@@ -106,16 +107,24 @@ static void linear_packed_chunk(void *job, int chunk, int chunks, int thread) {
     const linear_job *j = job;
     int c0, c1;
     attn_part_columns(&c0, &c1, j->p, chunk, chunks);
-    if (c0 < c1) attn_linear_fast_cols(j->out, j->a, j->w, j->b, j->n, j->k, j->p, c0, c1);
+    if (c0 >= c1) return;
+    attn_linear_fast_cols(j->out, j->a, j->w, j->b, j->n, j->k, j->p, c0, c1);
+    if (j->then)
+        for (int i = 0; i < j->n; i++) j->then(j->out + (size_t)i * j->p + c0, (size_t)(c1 - c0));
 }
 
 void attn_linear_t_par(float *out, const float *a, const void *w, int dtype, const float *b,
                        int n, int k, int p, float *scratch) {
-    linear_job job = {out, a, b, w, scratch, dtype, n, k, p};
+    linear_job job = {out, a, b, w, scratch, NULL, dtype, n, k, p};
     attn_run_chunks(linear_t_chunk, &job, attn_chunks((p + 7) / 8));
 }
 
-void attn_linear_par(float *out, const float *a, const float *packed, const float *b, int n, int k, int p) {
-    linear_job job = {out, a, b, packed, NULL, ATTN_F32, n, k, p};
+void attn_linear_par_then(float *out, const float *a, const float *packed, const float *b, int n, int k, int p,
+                          attn_elementwise_fn then) {
+    linear_job job = {out, a, b, packed, NULL, then, ATTN_F32, n, k, p};
     attn_run_chunks(linear_packed_chunk, &job, attn_chunks((p + 7) / 8));
+}
+
+void attn_linear_par(float *out, const float *a, const float *packed, const float *b, int n, int k, int p) {
+    attn_linear_par_then(out, a, packed, b, n, k, p, NULL);
 }

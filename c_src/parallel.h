@@ -63,5 +63,10 @@ void attn_linear_t_par(float *out, const float *a, const void *w, int dtype, con
                        int n, int k, int p, float *scratch);
 // out (n, p) = a (n, k)·w + b, w packed (attn_pack_fast)
 void attn_linear_par(float *out, const float *a, const float *packed, const float *b, int n, int k, int p);
+// the same, then x = then(x) in place on each chunk's columns of each row while they are in cache:
+// an elementwise function (GPT-2's gelu_new), so the chunks give what one call and then(out) give
+typedef void (*attn_elementwise_fn)(float *x, size_t count);
+void attn_linear_par_then(float *out, const float *a, const float *packed, const float *b, int n, int k, int p,
+                          attn_elementwise_fn then);
 
 #endif // ATTN_PARALLEL_H

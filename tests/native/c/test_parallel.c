@@ -87,6 +87,34 @@ static void test_linear_packed(void) {
     }
 }
 
+// attn_linear_par_then on 1 to 5 threads: each chunk's columns through `then` give what the whole
+// product and then `then` over all of it give
+static void square_less_one(float *x, size_t count) {
+    for (size_t i = 0; i < count; i++) x[i] = x[i] * x[i] - 1.0f;
+}
+
+static void test_linear_then(void) {
+    const int shapes[][3] = {{1, 16, 40}, {4, 130, 300}, {7, 5, 37}, {9, 64, 777}};
+    for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
+        const int n = shapes[s][0], k = shapes[s][1], p = shapes[s][2];
+        float *w = randmat((size_t)k * p, -1, 1), *packed = malloc((size_t)k * p * sizeof *packed);
+        float *a = randmat((size_t)n * k, -1, 1), *b = randmat((size_t)p, -1, 1);
+        float *one = malloc((size_t)n * p * sizeof *one), *split = malloc((size_t)n * p * sizeof *split);
+        attn_pack_fast(packed, w, k, p);
+        attn_set_threads(1);
+        attn_linear_par(one, a, packed, b, n, k, p);
+        square_less_one(one, (size_t)n * p);
+        for (int threads = 1; threads <= 5; threads++) {
+            memset(split, 0xff, (size_t)n * p * sizeof *split);
+            attn_set_threads(threads);
+            attn_linear_par_then(split, a, packed, b, n, k, p, square_less_one);
+            CHECK(memcmp(one, split, (size_t)n * p * sizeof *one) == 0, "then n %d k %d p %d: %d threads differ", n, k, p, threads);
+        }
+        attn_set_threads(1);
+        free(w); free(packed); free(a); free(b); free(one); free(split);
+    }
+}
+
 // attn_chunks: 1 on one thread, else 4 a thread, at most n and ATTN_MAX_CHUNKS; attn_run_chunks
 // runs every chunk once, with the chunk count given and a thread in [0, threads)
 static int ran[ATTN_MAX_CHUNKS], ran_bad;
@@ -129,6 +157,7 @@ int main(void) {
     test_columns();
     test_linear_t();
     test_linear_packed();
+    test_linear_then();
     test_chunks();
     test_clamp();
     printf("test_parallel: %d checks, %d failures\n", checks, failures);

@@ -33,7 +33,7 @@ import { writeRandomCheckpoint } from '../scripts/random-checkpoint.js';
 import { benchThreadsChromium } from './threads-chromium.js';
 
 export const THREADS_HEADING = '## The model on threads (attnmap/model, loadModel(…, { threads }))';
-const PLAN = { full: { forwardN: [64, 256], rounds: { 64: 15, 256: 5 }, prompt: 64, steps: 24, decodeRuns: 3, ceiling: 12, qwen: { n: 32, rounds: 7, steps: 12, decodeRuns: 2 } },
+const PLAN = { full: { forwardN: [64, 256], rounds: { 64: 15, 256: 9 }, prompt: 64, steps: 24, decodeRuns: 3, ceiling: 12, qwen: { n: 32, rounds: 7, steps: 12, decodeRuns: 2 } },
   quick: { forwardN: [64], rounds: { 64: 3 }, prompt: 32, steps: 6, decodeRuns: 1, ceiling: 3, qwen: { n: 32, rounds: 2, steps: 4, decodeRuns: 1 } } };
 
 const now = () => performance.now();
@@ -204,7 +204,7 @@ function ceilingReport(c) {
   const slower = c.both / c.alone;
   return `**This machine's ceiling** (bench/threads-copy.js): two copies of the checkpoint, each on one thread in a worker of its own, ` +
     `each running ${c.rounds} 64-token forwards ×2: ${fmt(c.alone)} ms a forward with one copy running, ${fmt(c.both)} ms with both at once ` +
-    `(${fmt(slower, 2)}×). Split over the two cores, a forward can at best take ${fmt(slower, 2)} ÷ 2 = **${fmt(slower / 2, 3)}** × one thread's time, ` +
+    `(${fmt(slower, 3)}×). Split over the two cores, a forward can at best take ${fmt(slower, 3)} ÷ 2 = **${fmt(slower / 2, 3)}** × one thread's time, ` +
     'before any serial step or waiting: the 2 / 1 column above is to be read against that, not against 0.5.';
 }
 

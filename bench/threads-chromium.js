@@ -14,7 +14,7 @@ import { startServer } from '../scripts/serve.js';
 import { ISOLATED } from '../scripts/start.js';
 import { launch } from '../tests/browser/browser.js';
 
-const PAGE_FILES = ['bench/threads-chromium.html', 'bench/lib.js', 'bench/node_modules/onnxruntime-web/dist/'];
+const PAGE_FILES = ['bench/threads-chromium.html', 'bench/threads-loops.js', 'bench/lib.js', 'bench/node_modules/onnxruntime-web/dist/'];
 const CHECKPOINT = ['config.json', 'model.safetensors', 'model.onnx'];
 const CORS = { 'access-control-allow-origin': '*' };
 

@@ -6,6 +6,7 @@
 //
 // bench/model/make_onnx.py writes the random seeded checkpoint and its ONNX export (as the model
 // section does). Measured:
+// The loops are threads-loops.js's (the Chromium half runs the same). Measured:
 //   (a) model.forward(ids) over 64 and 256 tokens: attnmap 1 thread, 2 threads, ORT 2 threads;
 //   (b) one KV-cache decoding step (model.generate from a 64-token prompt, the median of its steps),
 //       attnmap 1 and 2 threads;
@@ -25,7 +26,8 @@ import { Worker } from 'node:worker_threads';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fmt, maxAbsDiff, median, table } from './lib.js';
+import { fmt, median, table } from './lib.js';
+import { bytesOf, decoding, forwards } from './threads-loops.js';
 import { PYTHON, missing, tokenIds } from './model.js';
 import { here, progress, root } from './plan.js';
 import { writeSection } from './sections.js';
@@ -36,9 +38,9 @@ export const THREADS_HEADING = '## The model on threads (attnmap/model, loadMode
 const PLAN = { full: { forwardN: [64, 256], rounds: { 64: 15, 256: 9 }, prompt: 64, steps: 24, decodeRuns: 3, ceiling: 12, qwen: { n: 32, rounds: 7, steps: 12, decodeRuns: 2 } },
   quick: { forwardN: [64], rounds: { 64: 3 }, prompt: 32, steps: 6, decodeRuns: 1, ceiling: 3, qwen: { n: 32, rounds: 2, steps: 4, decodeRuns: 1 } } };
 
-const now = () => performance.now();
 const pause = () => new Promise((resolve) => setTimeout(resolve, 100));
-const bytesOf = (a) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
+// the loops' host in Node (threads-loops.js)
+const host = { cpuMs: () => { const c = process.cpuUsage(); return (c.user + c.system) / 1000; }, progress: (what) => progress(`threads: ${what}`) };
 
 export async function threadsOnly(r, { quick }) {
   const res = await benchThreads({ quick });
@@ -73,8 +75,8 @@ export async function benchThreads({ quick }) {
         ort2: async (ids) => (await session.run({ input_ids: new ort.Tensor('int64', BigInt64Array.from(ids, BigInt), [1, ids.length]) })).logits.data,
       };
       res = { threads: two.threads, ortThreads: ort.env.wasm.numThreads, forward: [] };
-      for (const n of plan.forwardN) res.forward.push(await forwards(impls, n, plan.rounds[n]));
-      res.decode = await decoding({ one, two }, tokenIds(plan.prompt, V), plan);
+      for (const n of plan.forwardN) res.forward.push(await forwards(impls, tokenIds(n, 50257), plan.rounds[n], host));
+      res.decode = await decoding({ one, two }, tokenIds(plan.prompt, V), plan, host);
     } finally {
       one.dispose(); two.dispose();   // before Chromium loads its three copies
       await session.release();
@@ -92,53 +94,6 @@ export async function benchThreads({ quick }) {
   }
 }
 
-// (a) a forward over n tokens: outputs compared, then rounds of one sample each, the order rotating,
-// 100 ms apart
-async function forwards(impls, n, rounds, bits = bytesOf) {
-  const ids = tokenIds(n, 50257);
-  const out = {};
-  for (const [name, run] of Object.entries(impls)) out[name] = await run(ids);   // also the warm-up
-  const sameBits = bits(out.one).equals(bits(out.two));
-  const ortDiff = out.ort2 ? maxAbsDiff(out.one, out.ort2) : null;
-  const names = Object.keys(impls), ms = Object.fromEntries(names.map((k) => [k, []])), busy = Object.fromEntries(names.map((k) => [k, []]));
-  for (let r = 0; r < rounds; r++) {
-    progress(`threads: forward ${n}, round ${r + 1} of ${rounds}`);
-    for (let i = 0; i < names.length; i++) {
-      const name = names[(i + r) % names.length];
-      await pause();   // a runtime's idle threads may spin for a while after a call (ORT's pool does): not into the next sample
-      const c0 = process.cpuUsage(), t0 = now();
-      await impls[name](ids);
-      const wall = now() - t0, cpu = process.cpuUsage(c0);
-      ms[name].push(wall);
-      busy[name].push((cpu.user + cpu.system) / 1000 / wall);   // CPU time of every thread ÷ wall time: the cores in use
-    }
-  }
-  const med = (o) => Object.fromEntries(names.map((k) => [k, median(o[k])]));
-  return { n, rounds, sameBits, ortDiff, median: med(ms), cores: med(busy) };
-}
-
-// (b) KV-cache steps: model.generate from the prompt, each step's time after the first (the prompt's pass)
-async function decoding(models, prompt, { steps, decodeRuns }) {
-  const ms = { one: [], two: [] }, ids = {};
-  for (let run = 0; run < decodeRuns; run++) {
-    for (const name of run % 2 ? ['two', 'one'] : ['one', 'two']) {
-      progress(`threads: decoding, ${name === 'one' ? 1 : 2} thread${name === 'one' ? '' : 's'}, run ${run + 1} of ${decodeRuns}`);
-      await pause();
-      const got = [];
-      let last = now(), first = true;
-      for await (const step of models[name].generate(prompt, { maxTokens: steps, stop: false })) {
-        const t = now();
-        if (!first) ms[name].push(t - last);
-        first = false;
-        last = t;
-        got.push(step.id);
-      }
-      ids[name] = got;
-    }
-  }
-  return { prompt: prompt.length, steps, runs: decodeRuns, sameIds: ids.one.join() === ids.two.join(), median: { one: median(ms.one), two: median(ms.two) } };
-}
-
 // (c) Qwen2.5-0.5B's shape on 1 and 2 threads: forwards with every map, round-robin, then KV-cache steps
 async function qwen(dir, plan, loadModel) {
   progress('threads: Qwen2.5-0.5B\'s shape, BF16 (scripts/random-checkpoint.js)');
@@ -146,9 +101,9 @@ async function qwen(dir, plan, loadModel) {
   const one = await loadModel(dir, { threads: 1 }), two = await loadModel(dir, { threads: 2 });
   try {
     const run = (m) => async (ids) => m.forward(ids, { attention: true });
-    const f = await forwards({ one: run(one), two: run(two) }, plan.n, plan.rounds, ({ logits, attention }) =>
-      Buffer.concat([bytesOf(logits.data), ...attention.flat().map((a) => bytesOf(a.data))]));
-    const decode = await decoding({ one, two }, tokenIds(plan.n, one.config.vocab_size), plan);
+    const bits = ({ logits, attention }) => Buffer.concat([bytesOf(logits.data), ...attention.flat().map((a) => bytesOf(a.data))]);
+    const f = await forwards({ one: run(one), two: run(two) }, tokenIds(plan.n, 50257), plan.rounds, { ...host, bits });
+    const decode = await decoding({ one, two }, tokenIds(plan.n, one.config.vocab_size), plan, host);
     return { forward: f, decode, maps: one.config.n_layer * one.config.n_head };
   } finally {
     one.dispose(); two.dispose();

@@ -64,8 +64,14 @@ static void test_linear_t(void) {
     }
 }
 
+// attn_linear_par_then's elementwise step, for the test below
+static void square_less_one(float *x, size_t count) {
+    for (size_t i = 0; i < count; i++) x[i] = x[i] * x[i] - 1.0f;
+}
+
 // attn_linear_par (the packed kernel, GPT-2's layers) on 2 to 5 threads, across its blocks of 256
-// columns and 128 rows, has the bits of one thread
+// columns and 128 rows, has the bits of one thread; attn_linear_par_then on 1 to 5 threads, `then`
+// on each chunk's columns, gives what the whole product and `then` over all of it give
 static void test_linear_packed(void) {
     const int shapes[][3] = {{1, 16, 40}, {4, 130, 300}, {7, 5, 37}, {3, 260, 513}, {9, 64, 777}};
     for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
@@ -82,27 +88,6 @@ static void test_linear_packed(void) {
             attn_linear_par(split, a, packed, b, n, k, p);
             CHECK(memcmp(one, split, (size_t)n * p * sizeof *one) == 0, "packed n %d k %d p %d: %d parts differ from one", n, k, p, parts);
         }
-        attn_set_threads(1);
-        free(w); free(packed); free(a); free(b); free(one); free(split);
-    }
-}
-
-// attn_linear_par_then on 1 to 5 threads: each chunk's columns through `then` give what the whole
-// product and then `then` over all of it give
-static void square_less_one(float *x, size_t count) {
-    for (size_t i = 0; i < count; i++) x[i] = x[i] * x[i] - 1.0f;
-}
-
-static void test_linear_then(void) {
-    const int shapes[][3] = {{1, 16, 40}, {4, 130, 300}, {7, 5, 37}, {9, 64, 777}};
-    for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
-        const int n = shapes[s][0], k = shapes[s][1], p = shapes[s][2];
-        float *w = randmat((size_t)k * p, -1, 1), *packed = malloc((size_t)k * p * sizeof *packed);
-        float *a = randmat((size_t)n * k, -1, 1), *b = randmat((size_t)p, -1, 1);
-        float *one = malloc((size_t)n * p * sizeof *one), *split = malloc((size_t)n * p * sizeof *split);
-        attn_pack_fast(packed, w, k, p);
-        attn_set_threads(1);
-        attn_linear_par(one, a, packed, b, n, k, p);
         square_less_one(one, (size_t)n * p);
         for (int threads = 1; threads <= 5; threads++) {
             memset(split, 0xff, (size_t)n * p * sizeof *split);
@@ -157,7 +142,6 @@ int main(void) {
     test_columns();
     test_linear_t();
     test_linear_packed();
-    test_linear_then();
     test_chunks();
     test_clamp();
     printf("test_parallel: %d checks, %d failures\n", checks, failures);

@@ -2,12 +2,14 @@
 // same C compiled natively. Prints tables; a full run also rewrites docs/BENCHMARKS.md.
 //
 //   npm run bench                   the full run (2.5 to 4.5 minutes on 2 cores), writes the doc
-//   BENCH_QUICK=1 npm run bench     a smoke run (about 25 s), prints only
+//   BENCH_QUICK=1 npm run bench     a smoke run (about 25 s), prints only; `--quick` after any
+//                                   command here does the same (node bench/bench.js --only threads --quick)
 //   node bench/bench.js --only pool    the pool's section alone (about a minute), rewrites only its part of the doc
 //   node bench/bench.js --only model   the whole-model section alone (GPT-2 small against
 //                                   onnxruntime-web, bench/model.js; about 5 minutes), rewrites only its part of the doc
 //   node bench/bench.js --only threads the model on 1 and 2 threads against onnxruntime-web on 2 (GPT-2
-//                                   small's shape, bench/threads.js; about 5 minutes), rewrites only its part of the doc
+//                                   small's shape, and Qwen2.5-0.5B's; in Node and in Chromium; bench/threads.js;
+//                                   about 8 minutes), rewrites only its part of the doc
 //   node bench/bench.js --only llama   the LLaMA family's section alone (Qwen2.5-0.5B's shape against
 //                                   onnxruntime-web, Qwen3-0.6B's; bench/llama.js; about 15 minutes, 8 GB of
 //                                   memory, 6 GB of temporary files), rewrites only its part of the doc

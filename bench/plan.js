@@ -1,11 +1,11 @@
 // plan.js - what a run measures and for how long: the sizes, rounds and durations of a full run
-// and of a quick one (BENCH_QUICK=1), the limit on disagreement, the implementations' names.
+// and of a quick one (BENCH_QUICK=1 or --quick), the limit on disagreement, the implementations' names.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const here = path.dirname(fileURLToPath(import.meta.url));
 export const root = path.resolve(here, '..');
-export const QUICK = process.env.BENCH_QUICK === '1';
+export const QUICK = process.env.BENCH_QUICK === '1' || process.argv.includes('--quick');
 export const TOLERANCE = 1e-4;
 export const progress = (msg) => process.stderr.write(`bench: ${msg}\n`);
 

@@ -307,9 +307,10 @@ static attn_status attention_block(llama_buffers *ws, float *attention, const in
 static attn_status mlp_block(llama_buffers *ws, const attn_llama_config *cfg, const attn_tensor *lt, int T) {
     const int C = cfg->hidden, F = cfg->intermediate;
     rmsnorm(ws->x, ws->h, (const float *)lt[ATTN_LLAMA_LN2].data, T, C, cfg->eps);
-    linear(ws->gate, ws->x, &lt[ATTN_LLAMA_WGATE], &lt[ATTN_LLAMA_BGATE], T, C, F, ws->scratch);
-    linear(ws->up, ws->x, &lt[ATTN_LLAMA_WUP], &lt[ATTN_LLAMA_BUP], T, C, F, ws->scratch);
-    swiglu(ws->gate, ws->up, (size_t)T * F);
+    // gate and up in one job, SwiGLU on each chunk's columns
+    const attn_tensor *wg = &lt[ATTN_LLAMA_WGATE], *wu = &lt[ATTN_LLAMA_WUP];
+    attn_linear_t_par_gated(ws->gate, ws->up, ws->x, wg->data, wg->dtype, (const float *)lt[ATTN_LLAMA_BGATE].data,
+                            wu->data, wu->dtype, (const float *)lt[ATTN_LLAMA_BUP].data, T, C, F, ws->scratch, swiglu);
     linear(ws->x, ws->gate, &lt[ATTN_LLAMA_WDOWN], &lt[ATTN_LLAMA_BDOWN], T, F, C, ws->scratch);
     residual(ws->h, ws->x, (size_t)T * C);
     return all_finite(ws->h, (size_t)T * C) ? ATTN_OK : ATTN_ERR_OVERFLOW;

@@ -102,6 +102,24 @@ static void linear_t_chunk(void *job, int chunk, int chunks, int thread) {
     attn_linear_t_cols(j->out, j->a, j->w, j->dtype, j->b, j->n, j->k, j->p, scratch, c0, c1);
 }
 
+typedef struct {
+    linear_job gate, up;
+    attn_gate_fn glu;
+} gated_job;
+
+static void gated_chunk(void *job, int chunk, int chunks, int thread) {
+    const gated_job *j = job;
+    int c0, c1;
+    attn_part_columns(&c0, &c1, j->gate.p, chunk, chunks);
+    if (c0 >= c1) return;
+    linear_t_chunk((void *)&j->gate, chunk, chunks, thread);
+    linear_t_chunk((void *)&j->up, chunk, chunks, thread);
+    for (int i = 0; i < j->gate.n; i++) {
+        const size_t row = (size_t)i * j->gate.p + c0;
+        j->glu(j->gate.out + row, j->up.out + row, (size_t)(c1 - c0));
+    }
+}
+
 static void linear_packed_chunk(void *job, int chunk, int chunks, int thread) {
     (void)thread;
     const linear_job *j = job;
@@ -117,6 +135,14 @@ void attn_linear_t_par(float *out, const float *a, const void *w, int dtype, con
                        int n, int k, int p, float *scratch) {
     linear_job job = {out, a, b, w, scratch, NULL, dtype, n, k, p};
     attn_run_chunks(linear_t_chunk, &job, attn_chunks((p + 7) / 8));
+}
+
+void attn_linear_t_par_gated(float *gate, float *up, const float *a, const void *w_gate, int gate_dtype,
+                             const float *b_gate, const void *w_up, int up_dtype, const float *b_up,
+                             int n, int k, int p, float *scratch, attn_gate_fn glu) {
+    gated_job job = {{gate, a, b_gate, w_gate, scratch, NULL, gate_dtype, n, k, p},
+                     {up, a, b_up, w_up, scratch, NULL, up_dtype, n, k, p}, glu};
+    attn_run_chunks(gated_chunk, &job, attn_chunks((p + 7) / 8));
 }
 
 void attn_linear_par_then(float *out, const float *a, const float *packed, const float *b, int n, int k, int p,

@@ -61,6 +61,15 @@ void attn_part_columns(int *c0, int *c1, int p, int chunk, int chunks);
 // attn_linear_scratch_floats(k) floats (or NULL as attn_linear_t_fast allows)
 void attn_linear_t_par(float *out, const float *a, const void *w, int dtype, const float *b,
                        int n, int k, int p, float *scratch);
+// The gated product of a LLaMA MLP in one job: gate (n, p) = a·w_gateᵀ + b_gate and up (n, p) =
+// a·w_upᵀ + b_up, then gate = glu(gate, up) on each chunk's columns of each row (an elementwise
+// function: SwiGLU), so the chunks give what two calls and glu over all of it give. A bias may be
+// NULL; scratch as attn_linear_t_par's.
+typedef void (*attn_gate_fn)(float *gate, const float *up, size_t count);
+void attn_linear_t_par_gated(float *gate, float *up, const float *a, const void *w_gate, int gate_dtype,
+                             const float *b_gate, const void *w_up, int up_dtype, const float *b_up,
+                             int n, int k, int p, float *scratch, attn_gate_fn glu);
+
 // out (n, p) = a (n, k)·w + b, w packed (attn_pack_fast)
 void attn_linear_par(float *out, const float *a, const float *packed, const float *b, int n, int k, int p);
 // the same, then x = then(x) in place on each chunk's columns of each row while they are in cache:

@@ -29,8 +29,15 @@ static void test_columns(void) {
     }
 }
 
+// attn_linear_t_par_gated's elementwise step, for the test below
+static void gate_times_up_plus_one(float *gate, const float *up, size_t count) {
+    for (size_t i = 0; i < count; i++) gate[i] = gate[i] * up[i] + 1.0f;
+}
+
 // attn_linear_t_par on 2 to 5 threads (F32, BF16, F16, in panels or not; one row or several) has
-// the bits of one thread
+// the bits of one thread; attn_linear_t_par_gated (here w with b as the gate, w without a bias
+// as up) on 1 to 5 threads, the gate on each chunk's columns, gives what two products and the
+// gate over all of it give
 static void test_linear_t(void) {
     enum { FIXED = 7, RANDOM = 8 };
     int shapes[FIXED + RANDOM][3] = {{1, 16, 40}, {1, 12, 37}, {3, 20, 9}, {5, 64, 300}, {2, 7, 33}, {6, 300, 130}, {1, 8, 517}};
@@ -58,6 +65,19 @@ static void test_linear_t(void) {
                 CHECK(memcmp(one, split, (size_t)n * p * sizeof *one) == 0,
                       "linear_t dtype %d n %d k %d p %d: %d parts differ from one", w.dtype, n, k, p, parts);
             }
+            float *up = malloc((size_t)n * p * sizeof *up), *gated_up = malloc((size_t)n * p * sizeof *up);
+            attn_set_threads(1);
+            attn_linear_t_par(up, a, w.data, w.dtype, NULL, n, k, p, scratch);
+            gate_times_up_plus_one(one, up, (size_t)n * p);
+            for (int threads = 1; threads <= 5; threads++) {
+                memset(split, 0xff, (size_t)n * p * sizeof *split);
+                attn_set_threads(threads);
+                attn_linear_t_par_gated(split, gated_up, a, w.data, w.dtype, b, w.data, w.dtype, NULL, n, k, p, scratch,
+                                        gate_times_up_plus_one);
+                CHECK(memcmp(one, split, (size_t)n * p * sizeof *one) == 0 && memcmp(up, gated_up, (size_t)n * p * sizeof *up) == 0,
+                      "gated dtype %d n %d k %d p %d: %d threads differ", w.dtype, n, k, p, threads);
+            }
+            free(up); free(gated_up);
             attn_set_threads(1);
             free(a); free(b); free(one); free(split); free(scratch); free_typed(&w);
         }

@@ -112,6 +112,10 @@ async function oneThread(name) {
   return { folder, seq, expected };
 }
 
+// A worker a model ended exits with 1 (terminate) or 0 (it saw STOP, or its seat taken away, and
+// left its loop before terminate landed: a race either side may win)
+const ended = (code) => code === 0 || code === 1;
+
 // until `count` exit codes are in (at most 2 s)
 async function exited(exits, count) {
   for (let i = 0; i < 100 && exits.length < count; i++) await new Promise((r) => setTimeout(r, 20));
@@ -145,7 +149,7 @@ test('a thread that never answers: THREAD_FAILED, it is ended and the model goes
       assert.equal(exits.length, 1, 'the hung worker was ended');
       const good = started.slice(0, -1).map((w) => w.exited);
       model.dispose();
-      assert.deepEqual(await Promise.all(good), good.map(() => 1), 'dispose ended the good worker (terminate: code 1)');
+      assert.ok((await Promise.all(good)).every(ended), 'dispose ended the good worker');
     } finally {
       useThreadHost({ spawn: spawnNode, build });
     }
@@ -157,9 +161,10 @@ test('a thread that never answers: THREAD_FAILED, it is ended and the model goes
     const model = await loadModel(folder, { threads: 3 });
     assert.ok(forwardBytes(model, seq).equals(expected));
     assert.equal(started.length, 2);
-    const ended = started.map((w) => w.exited);
+    const ends = started.map((w) => w.exited);
     model.dispose();
-    assert.deepEqual(await Promise.all(ended), [1, 1], 'both workers exited (terminate: code 1)');
+    const codes = await Promise.all(ends);
+    assert.ok(codes.length === 2 && codes.every(ended), `both workers exited (codes ${codes})`);
   } finally {
     useThreadHost({ spawn: spawnNode, build });
   }
@@ -209,7 +214,7 @@ test('a thread that traps in a part: THREAD_FAILED at once, it is ended, the mod
     assert.throws(() => { for (let i = 0; i < 5; i++) forwardBytes(model, seq); },
       (e) => e.code === 'THREAD_FAILED' && e.message.includes('model thread 2 failed in its part (a trap in the wasm); the model goes on in 2 threads'));
     await exited(exits, 1);
-    assert.deepEqual(exits, [1], 'the trapping worker was ended (terminate: code 1)');
+    assert.ok(exits.length === 1 && ended(exits[0]), `the trapping worker was ended (codes ${exits})`);
     assert.equal(model.threads, 2);
     assert.ok(forwardBytes(model, seq).equals(expected), 'then the bits of one thread');
     model.dispose();
@@ -230,7 +235,8 @@ test('dispose during generate: the generator stops with a clear error and the wo
     assert.equal((await gen.next()).done, false);
     model.dispose();
     await assert.rejects(gen.next(), (e) => e.code === 'INVALID_ARGUMENT' && /disposed/.test(e.message));
-    assert.deepEqual(await Promise.all(started.map((w) => w.exited)), [1]);
+    const codes = await Promise.all(started.map((w) => w.exited));
+    assert.ok(codes.length === 1 && codes.every(ended), `the worker exited (codes ${codes})`);
   } finally {
     useThreadHost({ spawn: spawnNode, build });
   }

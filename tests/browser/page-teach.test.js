@@ -298,8 +298,13 @@ test('temperature: the weights become softmax(z/T) of the page\'s scores; the en
   const { page, context, errors } = await open();
   try {
     const z = (await tableRows(page, '#scores-table')).map((r) => r.map((v) => v / Math.sqrt(8)));   // QKᵀ/√d_k, 4 decimals
-    for (const [index, T] of [[8, 3], [2, 0.3], [5, 1]]) {
+    // a slider's second input within a frame is drawn in the next frame (page.js setView): settle
+    const setTemp = async (index) => {
       await page.$eval('#temp', (el, v) => { el.value = String(v); el.dispatchEvent(new Event('input', { bubbles: true })); }, index);
+      await settle(page);
+    };
+    for (const [index, T] of [[8, 3], [2, 0.3], [5, 1]]) {
+      await setTemp(index);
       assert.equal(await page.textContent('#temp-value'), `T = ${T}`);
       const w = await cells(page);
       const expected = z.flatMap((row) => softmax(row.map((v) => v / T)));
@@ -317,7 +322,7 @@ test('temperature: the weights become softmax(z/T) of the page\'s scores; the en
     }
     // hotter is flatter: entropy grows with T, up to log2(3)
     const at = async (index) => {
-      await page.$eval('#temp', (el, v) => { el.value = String(v); el.dispatchEvent(new Event('input', { bubbles: true })); }, index);
+      await setTemp(index);
       return page.$$eval('#entropy li', (ls) => ls.map((l) => Number(l.dataset.bits)));
     };
     const cold = await at(0), hot = await at(10);

@@ -12,8 +12,9 @@
 //
 // One job at a time: C calls env.attn_parallel(fn, job, parts) (the import below); this thread
 // publishes it in a control block (a SharedArrayBuffer of its own, so that it never moves when
-// wasm memory grows), wakes the workers, runs part 0 and waits for the others. Worker i runs part
-// SEAT + i of the control block with attn_run_part, and says it is done in ACK + i (the job's GEN).
+// wasm memory grows), wakes the workers, runs part 0 and waits for the others. Worker i runs the
+// part its seat names (control[SEAT + i]) with attn_run_part, a thread's turn at taking the job's
+// chunks (c_src/parallel.h), and says it is done in ACK + i (the job's GEN).
 // A worker that does not answer within `timeout` ms fails the call with a typed error (a host's
 // worker that died cannot say so while this thread waits: its messages need this thread's event
 // loop); the error names the workers that did not answer, or that trapped, and runtime.js drops

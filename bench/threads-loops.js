@@ -5,7 +5,8 @@
 import { maxAbsDiff, median } from './lib.js';
 
 const now = () => performance.now();
-const pause = () => new Promise((resolve) => setTimeout(resolve, 100));
+/** 100 ms between two samples. */
+export const pause = () => new Promise((resolve) => setTimeout(resolve, 100));
 
 /** The bytes of a typed array (for byte-for-byte comparison). */
 export const bytesOf = (a) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);

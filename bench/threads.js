@@ -27,7 +27,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fmt, median, table } from './lib.js';
-import { bytesOf, decoding, forwards } from './threads-loops.js';
+import { bytesOf, decoding, forwards, pause } from './threads-loops.js';
 import { PYTHON, missing, tokenIds } from './model.js';
 import { here, progress, root } from './plan.js';
 import { writeSection } from './sections.js';
@@ -38,7 +38,6 @@ export const THREADS_HEADING = '## The model on threads (attnmap/model, loadMode
 const PLAN = { full: { forwardN: [64, 256], rounds: { 64: 15, 256: 9 }, prompt: 64, steps: 24, decodeRuns: 3, ceiling: 12, qwen: { n: 32, rounds: 7, steps: 12, decodeRuns: 2 } },
   quick: { forwardN: [64], rounds: { 64: 3 }, prompt: 32, steps: 6, decodeRuns: 1, ceiling: 3, qwen: { n: 32, rounds: 2, steps: 4, decodeRuns: 1 } } };
 
-const pause = () => new Promise((resolve) => setTimeout(resolve, 100));
 // the loops' host in Node (threads-loops.js)
 const host = { cpuMs: () => { const c = process.cpuUsage(); return (c.user + c.system) / 1000; }, progress: (what) => progress(`threads: ${what}`) };
 

@@ -190,7 +190,7 @@ static void heads_chunk(void *job, int chunk, int chunks, int thread) {
 
 static attn_status attention_heads(bert_buffers *ws, float *attention, const int32_t *slots, int T, int C, int H, int l) {
     heads_job job = {.ws = ws, .attention = attention, .slots = slots, .T = T, .C = C, .H = H, .l = l};
-    const int chunks = attn_chunks(H);
+    const int chunks = attn_head_chunks(H);
     attn_run_chunks(heads_chunk, &job, chunks);
     return (attn_status)attn_first_failure(job.status, chunks);
 }

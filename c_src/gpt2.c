@@ -342,7 +342,7 @@ static attn_status attention_heads(float *y, float *attention, const int32_t *la
                                    const gpt2_buffers *ws, const float *qkv, const attn_plan *pl, int l) {
     heads_job job = {.y = y, .attention = attention, .cache = cache, .layer_slots = layer_slots, .ws = ws,
                      .qkv = qkv, .pl = pl, .l = l};
-    const int chunks = attn_chunks(pl->H);
+    const int chunks = attn_head_chunks(pl->H);
     attn_run_chunks(heads_chunk, &job, chunks);
     return (attn_status)attn_first_failure(job.status, chunks);
 }

@@ -275,7 +275,7 @@ static attn_status attention_heads(llama_buffers *ws, float *attention, const in
         gather(cache_at(cache, pl, l, 1, g) + (size_t)pl->pos * D, ws->v, T, GD, g * D, D);
     }
     heads_job job = {.ws = ws, .attention = attention, .cache = cache, .slots = slots, .pl = pl, .l = l};
-    const int chunks = attn_chunks(pl->H);
+    const int chunks = attn_head_chunks(pl->H);
     attn_run_chunks(heads_chunk, &job, chunks);
     return (attn_status)attn_first_failure(job.status, chunks);
 }

@@ -30,6 +30,14 @@ int attn_chunks(int n) {
     return chunks > ATTN_MAX_CHUNKS ? ATTN_MAX_CHUNKS : chunks;
 }
 
+int attn_head_chunks(int heads) {
+    if (threads == 1 || heads < 1) return 1;
+    return heads > ATTN_MAX_CHUNKS ? ATTN_MAX_CHUNKS : heads;
+}
+
+// the chunks of a product's p columns, in units of 8 (attn_part_columns)
+static int column_chunks(int p) { return attn_chunks((p + 7) / 8); }
+
 #ifdef ATTN_THREADS
 // a job on the threads: the next chunk to take, shared by them (on the caller's stack)
 typedef struct {
@@ -73,10 +81,19 @@ int attn_first_failure(const int *status, int chunks) {
     return 0;
 }
 
+// Where chunk `chunk` of `chunks` starts, in units: the chunks shrink as the job goes on
+// (chunk c is about (2·(chunks - c) - 1) / chunks² of the whole), so the last ones, which a
+// thread takes when the other is about to finish, are small: the wait at a job's end is at
+// most one small chunk, not one average chunk.
+static long shrinking_start(long units, int chunk, int chunks) {
+    const long left = chunks - chunk;
+    return units - units * left * left / ((long)chunks * chunks);
+}
+
 void attn_part_columns(int *c0, int *c1, int p, int chunk, int chunks) {
     const long units = (p + 7) / 8;
-    *c0 = (int)(8 * (units * chunk / chunks));
-    *c1 = chunk == chunks - 1 ? p : (int)(8 * (units * (chunk + 1) / chunks));
+    *c0 = (int)(8 * shrinking_start(units, chunk, chunks));
+    *c1 = chunk == chunks - 1 ? p : (int)(8 * shrinking_start(units, chunk + 1, chunks));
     if (*c0 > p) *c0 = p;
     if (*c1 > p) *c1 = p;
 }
@@ -134,7 +151,7 @@ static void linear_packed_chunk(void *job, int chunk, int chunks, int thread) {
 void attn_linear_t_par(float *out, const float *a, const void *w, int dtype, const float *b,
                        int n, int k, int p, float *scratch) {
     linear_job job = {out, a, b, w, scratch, NULL, dtype, n, k, p};
-    attn_run_chunks(linear_t_chunk, &job, attn_chunks((p + 7) / 8));
+    attn_run_chunks(linear_t_chunk, &job, column_chunks(p));
 }
 
 void attn_linear_t_par_gated(float *gate, float *up, const float *a, const void *w_gate, int gate_dtype,
@@ -142,13 +159,13 @@ void attn_linear_t_par_gated(float *gate, float *up, const float *a, const void 
                              int n, int k, int p, float *scratch, attn_gate_fn glu) {
     gated_job job = {{gate, a, b_gate, w_gate, scratch, NULL, gate_dtype, n, k, p},
                      {up, a, b_up, w_up, scratch, NULL, up_dtype, n, k, p}, glu};
-    attn_run_chunks(gated_chunk, &job, attn_chunks((p + 7) / 8));
+    attn_run_chunks(gated_chunk, &job, column_chunks(p));
 }
 
 void attn_linear_par_then(float *out, const float *a, const float *packed, const float *b, int n, int k, int p,
                           attn_elementwise_fn then) {
     linear_job job = {out, a, b, packed, NULL, then, ATTN_F32, n, k, p};
-    attn_run_chunks(linear_packed_chunk, &job, attn_chunks((p + 7) / 8));
+    attn_run_chunks(linear_packed_chunk, &job, column_chunks(p));
 }
 
 void attn_linear_par(float *out, const float *a, const float *packed, const float *b, int n, int k, int p) {

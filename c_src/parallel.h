@@ -37,6 +37,10 @@ int attn_threads(void);
 // The chunks to cut a job of n items into (heads; units of 8 columns): 1 on one thread, else
 // CHUNKS_PER_THREAD a thread, at most n and ATTN_MAX_CHUNKS.
 int attn_chunks(int n);
+// The chunks to cut attention's heads into: 1 on one thread, else a head each (at most
+// ATTN_MAX_CHUNKS): the heads cost alike, and a thread that ends its last head waits for at most
+// one head of the other's, not a chunk of two (12 heads in 8 chunks).
+int attn_head_chunks(int heads);
 
 // fn(job, chunk, chunks, thread) for every chunk in [0, chunks), chunks ≤ ATTN_MAX_CHUNKS, then return
 void attn_run_chunks(attn_chunk_fn fn, void *job, int chunks);
@@ -53,7 +57,9 @@ void attn_part_range(int *i0, int *i1, int n, int chunk, int chunks);
 int attn_first_failure(const int *status, int chunks);
 
 // Columns [c0, c1) of chunk `chunk` of `chunks`, for p columns in units of 8 (the kernels' strips
-// and panels start at multiples of 8): the units shared out evenly, the last chunk ends at p.
+// and panels start at multiples of 8), in order, the last chunk ending at p: the chunks shrink
+// from the first to the last (the first about 2 / chunks of the units, the last about
+// 1 / chunks²), so that the threads end a job at nearly the same time.
 void attn_part_columns(int *c0, int *c1, int p, int chunk, int chunks);
 
 // The linear kernels, their columns cut into chunks (internal.h has the kernels):

@@ -13,20 +13,30 @@
 
 #include <stdint.h>
 
-// every chunk's columns: disjoint, in order, covering [0, p), starting at multiples of 8
+// every chunk's columns: disjoint, in order, covering [0, p), starting at multiples of 8 (or
+// empty at p: a small job's last chunks may have nothing left); and
+// shrinking: no chunk is wider than the one before it by more than the 8-column rounding
 static void test_columns(void) {
     for (int p = 1; p <= 70; p++) {
         for (int parts = 1; parts <= 9; parts++) {
-            int next = 0;
+            int next = 0, last_width = p;
             for (int part = 0; part < parts; part++) {
                 int c0, c1;
                 attn_part_columns(&c0, &c1, p, part, parts);
-                CHECK(c0 == next && c1 >= c0 && c0 % 8 == 0, "p %d parts %d part %d: [%d, %d) after %d", p, parts, part, c0, c1, next);
+                CHECK(c0 == next && c1 >= c0 && (c0 % 8 == 0 || c0 == p), "p %d parts %d part %d: [%d, %d) after %d", p, parts, part, c0, c1, next);
+                CHECK(c1 - c0 <= last_width + 8, "p %d parts %d part %d: %d columns after %d", p, parts, part, c1 - c0, last_width);
                 next = c1;
+                last_width = c1 - c0;
             }
             CHECK(next == p, "p %d parts %d: the parts end at %d", p, parts, next);
         }
     }
+    // GPT-2's c_attn (2304 columns) in 8 chunks: the first is the widest, the last a strip or two
+    int c0, c1, w0;
+    attn_part_columns(&c0, &c1, 2304, 0, 8);
+    w0 = c1 - c0;
+    attn_part_columns(&c0, &c1, 2304, 7, 8);
+    CHECK(w0 == 8 * 68 && c1 - c0 == 8 * 4 && c1 == 2304, "2304 columns in 8: first %d, last [%d, %d)", w0, c0, c1);
 }
 
 // attn_linear_t_par_gated's elementwise step, for the test below
@@ -120,7 +130,8 @@ static void test_linear_packed(void) {
     }
 }
 
-// attn_chunks: 1 on one thread, else 4 a thread, at most n and ATTN_MAX_CHUNKS; attn_run_chunks
+// attn_chunks: 1 on one thread, else 4 a thread, at most n and ATTN_MAX_CHUNKS; attn_head_chunks:
+// 1 on one thread, else a head each, at most ATTN_MAX_CHUNKS; attn_run_chunks
 // runs every chunk once, with the chunk count given and a thread in [0, threads)
 static int ran[ATTN_MAX_CHUNKS], ran_bad;
 static void count_chunk(void *job, int chunk, int chunks, int thread) {
@@ -131,8 +142,11 @@ static void count_chunk(void *job, int chunk, int chunks, int thread) {
 static void test_chunks(void) {
     attn_set_threads(1);
     CHECK(attn_chunks(1000) == 1 && attn_chunks(1) == 1, "one thread: one chunk");
+    CHECK(attn_head_chunks(12) == 1, "one thread: the heads in one chunk");
     attn_set_threads(2);
     CHECK(attn_chunks(1000) == 8 && attn_chunks(5) == 5 && attn_chunks(1) == 1 && attn_chunks(0) == 1, "two threads: min(8, n)");
+    CHECK(attn_head_chunks(12) == 12 && attn_head_chunks(1) == 1 && attn_head_chunks(0) == 1 && attn_head_chunks(1000) == ATTN_MAX_CHUNKS,
+          "two threads: a chunk a head");
     attn_set_threads(ATTN_MAX_THREADS);
     CHECK(attn_chunks(100000) == 4 * ATTN_MAX_THREADS && 4 * ATTN_MAX_THREADS <= ATTN_MAX_CHUNKS, "16 threads");
     for (int threads = 1; threads <= 5; threads++) {

@@ -6,7 +6,7 @@
 // attention.c's, one head at a time.
 #include "bert.h"
 #include "internal.h"  // fits, all_finite, layernorm, gather, scatter
-#include "parallel.h"  // attn_linear_t_par, attn_threads (a scratch per thread)
+#include "parallel.h"  // attn_linear_t_par, attn_cols_*, attn_threads (a scratch per thread)
 
 #include <math.h>
 #include <string.h>
@@ -141,9 +141,18 @@ static void gelu_erf(float *x, size_t count) {
     }
 }
 
-// out (T, p) = a (T, k)·wᵀ + b, w and b from the table
-static void linear(float *out, const float *a, const attn_tensor *w, const attn_tensor *b, int T, int k, int p, float *scratch) {
-    attn_linear_t_par(out, a, w->data, w->dtype, (const float *)b->data, T, k, p, scratch);
+// gelu_erf on a chunk's columns of x (n, p), every row (parallel.h's attn_cols_fn)
+static int gelu_cols(void *ctx, float *x, int n, int p, int c0, int c1) {
+    (void)ctx;
+    for (int i = 0; i < n; i++) gelu_erf(x + (size_t)i * p + c0, (size_t)(c1 - c0));
+    return ATTN_OK;
+}
+
+// out (T, p) = a (T, k)·wᵀ + b, w and b from the table, then after(ctx, …) on each chunk's
+// columns (parallel.h); the job's status
+static attn_status linear(float *out, const float *a, const attn_tensor *w, const attn_tensor *b, int T, int k, int p,
+                          float *scratch, attn_cols_fn after, void *ctx) {
+    return (attn_status)attn_linear_t_par(out, a, w->data, w->dtype, (const float *)b->data, T, k, p, scratch, after, ctx);
 }
 
 // where head i of layer l writes its weights (T, T): gpt2.c's rule
@@ -195,47 +204,40 @@ static attn_status attention_heads(bert_buffers *ws, float *attention, const int
     return (attn_status)attn_first_failure(job.status, chunks);
 }
 
-// h = LayerNorm(h + y; w, b), through x
-static void add_norm(bert_buffers *ws, const float *y, const attn_tensor *w, const attn_tensor *b, int T, int C, float eps) {
-    for (size_t i = 0; i < (size_t)T * C; i++) ws->x[i] = ws->h[i] + y[i];
-    layernorm(ws->h, ws->x, (const float *)w->data, (const float *)b->data, T, C, eps);
+// h = LayerNorm(h; w, b), in place, h + y already added (the product's job, attn_cols_residual)
+static attn_status norm(bert_buffers *ws, const attn_tensor *w, const attn_tensor *b, int T, int C, float eps) {
+    layernorm(ws->h, ws->h, (const float *)w->data, (const float *)b->data, T, C, eps);
+    return all_finite(ws->h, (size_t)T * C) ? ATTN_OK : ATTN_ERR_OVERFLOW;
 }
 
 // h = LayerNorm(h + self-attention(h)·woᵀ + bo; ln1) for layer l
 static attn_status attention_block(bert_buffers *ws, float *attention, const int32_t *slots,
                                    const attn_bert_config *cfg, const attn_tensor *lt, int T, int l) {
     const int C = cfg->hidden;
-    linear(ws->q, ws->h, &lt[ATTN_BERT_WQ], &lt[ATTN_BERT_BQ], T, C, C, ws->scratch);
-    linear(ws->k, ws->h, &lt[ATTN_BERT_WK], &lt[ATTN_BERT_BK], T, C, C, ws->scratch);
-    linear(ws->v, ws->h, &lt[ATTN_BERT_WV], &lt[ATTN_BERT_BV], T, C, C, ws->scratch);
-    const size_t count = (size_t)T * C;
-    if (!all_finite(ws->q, count) || !all_finite(ws->k, count) || !all_finite(ws->v, count)) return ATTN_ERR_OVERFLOW;
-    attn_status st = attention_heads(ws, attention, slots, T, C, cfg->n_head, l);
-    if (st != ATTN_OK) return st;
-    linear(ws->q, ws->y, &lt[ATTN_BERT_WO], &lt[ATTN_BERT_BO], T, C, C, ws->scratch);
-    add_norm(ws, ws->q, &lt[ATTN_BERT_LN1_W], &lt[ATTN_BERT_LN1_B], T, C, cfg->eps);
-    return all_finite(ws->h, count) ? ATTN_OK : ATTN_ERR_OVERFLOW;
+    attn_status st = linear(ws->q, ws->h, &lt[ATTN_BERT_WQ], &lt[ATTN_BERT_BQ], T, C, C, ws->scratch, attn_cols_finite, NULL);
+    if (st == ATTN_OK) st = linear(ws->k, ws->h, &lt[ATTN_BERT_WK], &lt[ATTN_BERT_BK], T, C, C, ws->scratch, attn_cols_finite, NULL);
+    if (st == ATTN_OK) st = linear(ws->v, ws->h, &lt[ATTN_BERT_WV], &lt[ATTN_BERT_BV], T, C, C, ws->scratch, attn_cols_finite, NULL);
+    if (st == ATTN_OK) st = attention_heads(ws, attention, slots, T, C, cfg->n_head, l);
+    if (st == ATTN_OK) st = linear(ws->q, ws->y, &lt[ATTN_BERT_WO], &lt[ATTN_BERT_BO], T, C, C, ws->scratch, attn_cols_residual, ws->h);
+    return st == ATTN_OK ? norm(ws, &lt[ATTN_BERT_LN1_W], &lt[ATTN_BERT_LN1_B], T, C, cfg->eps) : st;
 }
 
 // h = LayerNorm(h + gelu(h·wiᵀ + bi)·wo2ᵀ + bo2; ln2)
 static attn_status mlp_block(bert_buffers *ws, const attn_bert_config *cfg, const attn_tensor *lt, int T) {
     const int C = cfg->hidden, F = cfg->intermediate;
-    linear(ws->inter, ws->h, &lt[ATTN_BERT_WI], &lt[ATTN_BERT_BI], T, C, F, ws->scratch);
-    gelu_erf(ws->inter, (size_t)T * F);
-    linear(ws->q, ws->inter, &lt[ATTN_BERT_WO2], &lt[ATTN_BERT_BO2], T, F, C, ws->scratch);
-    add_norm(ws, ws->q, &lt[ATTN_BERT_LN2_W], &lt[ATTN_BERT_LN2_B], T, C, cfg->eps);
-    return all_finite(ws->h, (size_t)T * C) ? ATTN_OK : ATTN_ERR_OVERFLOW;
+    linear(ws->inter, ws->h, &lt[ATTN_BERT_WI], &lt[ATTN_BERT_BI], T, C, F, ws->scratch, gelu_cols, NULL);
+    attn_status st = linear(ws->q, ws->inter, &lt[ATTN_BERT_WO2], &lt[ATTN_BERT_BO2], T, F, C, ws->scratch, attn_cols_residual, ws->h);
+    return st == ATTN_OK ? norm(ws, &lt[ATTN_BERT_LN2_W], &lt[ATTN_BERT_LN2_B], T, C, cfg->eps) : st;
 }
 
 // logits (T, V) = LayerNorm(gelu(h·whᵀ + bh); head_ln)·wordᵀ + decoder_bias
 static attn_status mlm_head(float *logits, bert_buffers *ws, const attn_bert_config *cfg, const attn_tensor *t, int T) {
     const int C = cfg->hidden;
-    linear(ws->x, ws->h, &t[ATTN_BERT_HEAD_W], &t[ATTN_BERT_HEAD_B], T, C, C, ws->scratch);
-    gelu_erf(ws->x, (size_t)T * C);
+    linear(ws->x, ws->h, &t[ATTN_BERT_HEAD_W], &t[ATTN_BERT_HEAD_B], T, C, C, ws->scratch, gelu_cols, NULL);
     layernorm(ws->q, ws->x, (const float *)t[ATTN_BERT_HEAD_LN_W].data, (const float *)t[ATTN_BERT_HEAD_LN_B].data,
               T, C, cfg->eps);
-    linear(logits, ws->q, &t[ATTN_BERT_WORD], &t[ATTN_BERT_DECODER_B], T, C, cfg->vocab_size, ws->scratch);
-    return all_finite(logits, (size_t)T * cfg->vocab_size) ? ATTN_OK : ATTN_ERR_OVERFLOW;
+    return linear(logits, ws->q, &t[ATTN_BERT_WORD], &t[ATTN_BERT_DECODER_B], T, C, cfg->vocab_size, ws->scratch,
+                  attn_cols_finite, NULL);
 }
 
 // ----------------------------------------------------------------------------

@@ -9,7 +9,7 @@
 #include "internal.h"  // v4f, load4, store4, splat, hsum, dot, exp4, fits, all_finite, gather, scatter,
                        // attn_linear_t_fast
 #include "tensor.h"    // ATTN_F32
-#include "parallel.h"  // attn_linear_par, attn_linear_t_par
+#include "parallel.h"  // attn_linear_par, attn_linear_t_par, attn_cols_finite, attn_cols_residual
 
 #include <math.h>
 #include <string.h>
@@ -258,9 +258,11 @@ attn_status attn_gelu_new(float *x, size_t count) {
     return ATTN_OK;
 }
 
-// h (T, C) += y (T, C)
-static void residual(float *h, const float *y, size_t count) {
-    for (size_t i = 0; i < count; i++) h[i] += y[i];
+// gelu_new on a chunk's columns of x (n, p), every row (parallel.h's attn_cols_fn)
+static int gelu_cols(void *ctx, float *x, int n, int p, int c0, int c1) {
+    (void)ctx;
+    for (int i = 0; i < n; i++) gelu_new(x + (size_t)i * p + c0, (size_t)(c1 - c0));
+    return ATTN_OK;
 }
 
 // What the attention of every layer shares: the model's sizes, this call's positions, the
@@ -352,22 +354,17 @@ static attn_status attention_block(gpt2_buffers *ws, float *attention, const int
                                    const gpt2_layer *p, const attn_plan *pl, int l, float eps) {
     const int T = pl->T, C = pl->C;
     layernorm(ws->a, ws->h, p->ln1_w, p->ln1_b, T, C, eps);
-    attn_linear_par(ws->big, ws->a, p->qkv_w, p->qkv_b, T, C, 3 * C);
-    if (!all_finite(ws->big, (size_t)T * 3 * C)) return ATTN_ERR_OVERFLOW;
-    attn_status st = attention_heads(ws->y, attention, layer_slots, cache, ws, ws->big, pl, l);
+    attn_status st = (attn_status)attn_linear_par(ws->big, ws->a, p->qkv_w, p->qkv_b, T, C, 3 * C, attn_cols_finite, NULL);
+    if (st == ATTN_OK) st = attention_heads(ws->y, attention, layer_slots, cache, ws, ws->big, pl, l);
     if (st != ATTN_OK) return st;
-    attn_linear_par(ws->a, ws->y, p->attproj_w, p->attproj_b, T, C, C);
-    residual(ws->h, ws->a, (size_t)T * C);
-    return all_finite(ws->h, (size_t)T * C) ? ATTN_OK : ATTN_ERR_OVERFLOW;
+    return (attn_status)attn_linear_par(ws->a, ws->y, p->attproj_w, p->attproj_b, T, C, C, attn_cols_residual, ws->h);
 }
 
 // h += mlp.c_proj(gelu_new(mlp.c_fc(ln_2(h)))) for one layer
 static attn_status mlp_block(gpt2_buffers *ws, const gpt2_layer *p, int T, int C, float eps) {
     layernorm(ws->a, ws->h, p->ln2_w, p->ln2_b, T, C, eps);
-    attn_linear_par_then(ws->big, ws->a, p->fc_w, p->fc_b, T, C, 4 * C, gelu_new);   // gelu_new in each chunk
-    attn_linear_par(ws->a, ws->big, p->fcproj_w, p->fcproj_b, T, 4 * C, C);
-    residual(ws->h, ws->a, (size_t)T * C);
-    return all_finite(ws->h, (size_t)T * C) ? ATTN_OK : ATTN_ERR_OVERFLOW;
+    attn_linear_par(ws->big, ws->a, p->fc_w, p->fc_b, T, C, 4 * C, gelu_cols, NULL);
+    return (attn_status)attn_linear_par(ws->a, ws->big, p->fcproj_w, p->fcproj_b, T, 4 * C, C, attn_cols_residual, ws->h);
 }
 
 // logits (rows, V) = ln_f(h)·wteᵀ for the last `rows` of the T rows of h
@@ -375,8 +372,7 @@ static attn_status lm_head(float *logits, gpt2_buffers *ws, const gpt2_params *p
                            int C, int V, float eps) {
     const float *last = ws->h + (size_t)(T - rows) * C;
     layernorm(ws->a, last, p->lnf_w, p->lnf_b, rows, C, eps);
-    attn_linear_t_par(logits, ws->a, p->wte, ATTN_F32, NULL, rows, C, V, NULL);
-    return all_finite(logits, (size_t)rows * V) ? ATTN_OK : ATTN_ERR_OVERFLOW;
+    return (attn_status)attn_linear_t_par(logits, ws->a, p->wte, ATTN_F32, NULL, rows, C, V, NULL, attn_cols_finite, NULL);
 }
 
 // ----------------------------------------------------------------------------

@@ -7,7 +7,7 @@
 // is attention.c's, one query head at a time, as gpt2.c does it.
 #include "llama.h"
 #include "internal.h"  // v4f, load4, store4, splat, exp4, select4, fits, all_finite, gather, scatter
-#include "parallel.h"  // attn_linear_t_par, attn_threads (a scratch per thread)
+#include "parallel.h"  // attn_linear_t_par(_gated), attn_cols_*, attn_threads (a scratch per thread)
 
 #include <math.h>
 #include <string.h>
@@ -190,13 +190,21 @@ static void swiglu(float *gate, const float *up, size_t count) {
     memcpy(gate + i, g, (count - i) * sizeof *g);
 }
 
-static void residual(float *h, const float *y, size_t count) {
-    for (size_t i = 0; i < count; i++) h[i] += y[i];
+// swiglu on a chunk's columns of gate (n, p), every row, with up (n, p) = ctx (parallel.h's attn_cols_fn)
+static int swiglu_cols(void *ctx, float *gate, int n, int p, int c0, int c1) {
+    const float *up = ctx;
+    for (int i = 0; i < n; i++) {
+        const size_t row = (size_t)i * p + c0;
+        swiglu(gate + row, up + row, (size_t)(c1 - c0));
+    }
+    return ATTN_OK;
 }
 
-// out (T, p) = a (T, k)·wᵀ + b, w and b from the table
-static void linear(float *out, const float *a, const attn_tensor *w, const attn_tensor *b, int T, int k, int p, float *scratch) {
-    attn_linear_t_par(out, a, w->data, w->dtype, (const float *)b->data, T, k, p, scratch);
+// out (T, p) = a (T, k)·wᵀ + b, w and b from the table, then after(ctx, …) on each chunk's
+// columns (parallel.h); the job's status
+static attn_status linear(float *out, const float *a, const attn_tensor *w, const attn_tensor *b, int T, int k, int p,
+                          float *scratch, attn_cols_fn after, void *ctx) {
+    return (attn_status)attn_linear_t_par(out, a, w->data, w->dtype, (const float *)b->data, T, k, p, scratch, after, ctx);
 }
 
 // What the attention of every layer shares: sizes, this call's positions, the cache's capacity,
@@ -285,9 +293,9 @@ static attn_status attention_block(llama_buffers *ws, float *attention, const in
                                    const attn_llama_config *cfg, const attn_tensor *lt, const llama_plan *pl, int l) {
     const int T = pl->T, C = cfg->hidden, D = pl->D, HD = pl->H * D, GD = pl->G * D;
     rmsnorm(ws->x, ws->h, (const float *)lt[ATTN_LLAMA_LN1].data, T, C, cfg->eps);
-    linear(ws->q, ws->x, &lt[ATTN_LLAMA_WQ], &lt[ATTN_LLAMA_BQ], T, C, HD, ws->scratch);
-    linear(ws->k, ws->x, &lt[ATTN_LLAMA_WK], &lt[ATTN_LLAMA_BK], T, C, GD, ws->scratch);
-    linear(ws->v, ws->x, &lt[ATTN_LLAMA_WV], &lt[ATTN_LLAMA_BV], T, C, GD, ws->scratch);
+    linear(ws->q, ws->x, &lt[ATTN_LLAMA_WQ], &lt[ATTN_LLAMA_BQ], T, C, HD, ws->scratch, NULL, NULL);
+    linear(ws->k, ws->x, &lt[ATTN_LLAMA_WK], &lt[ATTN_LLAMA_BK], T, C, GD, ws->scratch, NULL, NULL);
+    linear(ws->v, ws->x, &lt[ATTN_LLAMA_WV], &lt[ATTN_LLAMA_BV], T, C, GD, ws->scratch, NULL, NULL);
     if (lt[ATTN_LLAMA_QNORM].data) {
         rmsnorm(ws->q, ws->q, (const float *)lt[ATTN_LLAMA_QNORM].data, T * pl->H, D, cfg->eps);
         rmsnorm(ws->k, ws->k, (const float *)lt[ATTN_LLAMA_KNORM].data, T * pl->G, D, cfg->eps);
@@ -298,9 +306,7 @@ static attn_status attention_block(llama_buffers *ws, float *attention, const in
         return ATTN_ERR_OVERFLOW;
     attn_status st = attention_heads(ws, attention, slots, cache, pl, l);
     if (st != ATTN_OK) return st;
-    linear(ws->x, ws->y, &lt[ATTN_LLAMA_WO], &lt[ATTN_LLAMA_BO], T, HD, C, ws->scratch);
-    residual(ws->h, ws->x, (size_t)T * C);
-    return all_finite(ws->h, (size_t)T * C) ? ATTN_OK : ATTN_ERR_OVERFLOW;
+    return linear(ws->x, ws->y, &lt[ATTN_LLAMA_WO], &lt[ATTN_LLAMA_BO], T, HD, C, ws->scratch, attn_cols_residual, ws->h);
 }
 
 // h += down(silu(gate(x)) ⊙ up(x)) for one layer, x = RMSNorm(h; ln2)
@@ -310,10 +316,9 @@ static attn_status mlp_block(llama_buffers *ws, const attn_llama_config *cfg, co
     // gate and up in one job, SwiGLU on each chunk's columns
     const attn_tensor *wg = &lt[ATTN_LLAMA_WGATE], *wu = &lt[ATTN_LLAMA_WUP];
     attn_linear_t_par_gated(ws->gate, ws->up, ws->x, wg->data, wg->dtype, (const float *)lt[ATTN_LLAMA_BGATE].data,
-                            wu->data, wu->dtype, (const float *)lt[ATTN_LLAMA_BUP].data, T, C, F, ws->scratch, swiglu);
-    linear(ws->x, ws->gate, &lt[ATTN_LLAMA_WDOWN], &lt[ATTN_LLAMA_BDOWN], T, F, C, ws->scratch);
-    residual(ws->h, ws->x, (size_t)T * C);
-    return all_finite(ws->h, (size_t)T * C) ? ATTN_OK : ATTN_ERR_OVERFLOW;
+                            wu->data, wu->dtype, (const float *)lt[ATTN_LLAMA_BUP].data, T, C, F, ws->scratch,
+                            swiglu_cols, ws->up);
+    return linear(ws->x, ws->gate, &lt[ATTN_LLAMA_WDOWN], &lt[ATTN_LLAMA_BDOWN], T, F, C, ws->scratch, attn_cols_residual, ws->h);
 }
 
 // logits (rows, V) = RMSNorm(last rows of h; norm)·lm_headᵀ (the embedding table when tied)
@@ -322,8 +327,7 @@ static attn_status lm_head(float *logits, llama_buffers *ws, const attn_llama_co
     rmsnorm(ws->x, ws->h + (size_t)(T - rows) * C, (const float *)t[ATTN_LLAMA_NORM].data, rows, C, cfg->eps);
     const attn_tensor *w = t[ATTN_LLAMA_LM_HEAD].data ? &t[ATTN_LLAMA_LM_HEAD] : &t[ATTN_LLAMA_EMBED];
     const attn_tensor none = {NULL, ATTN_F32};
-    linear(logits, ws->x, w, &none, rows, C, cfg->vocab_size, ws->scratch);
-    return all_finite(logits, (size_t)rows * cfg->vocab_size) ? ATTN_OK : ATTN_ERR_OVERFLOW;
+    return linear(logits, ws->x, w, &none, rows, C, cfg->vocab_size, ws->scratch, attn_cols_finite, NULL);
 }
 
 // ----------------------------------------------------------------------------

@@ -35,8 +35,6 @@ int attn_head_chunks(int heads) {
     return heads > ATTN_MAX_CHUNKS ? ATTN_MAX_CHUNKS : heads;
 }
 
-// the chunks of a product's p columns, in units of 8 (attn_part_columns)
-static int column_chunks(int p) { return attn_chunks((p + 7) / 8); }
 
 #ifdef ATTN_THREADS
 // a job on the threads: the next chunk to take, shared by them (on the caller's stack)
@@ -101,73 +99,82 @@ void attn_part_columns(int *c0, int *c1, int p, int chunk, int chunks) {
 // ----------------------------------------------------------------------------
 // the linear kernels' jobs: one per call, on the calling thread's stack, in chunks of columns
 
+// out (n, p) = a·wᵀ + b (w (p, k) in dtype), or a·w + b (w packed)
 typedef struct {
     float *out;
-    const float *a, *b;
     const void *w;
-    float *scratch;
-    attn_elementwise_fn then;   // or NULL
-    int dtype, n, k, p;
-} linear_job;
-
-static void linear_t_chunk(void *job, int chunk, int chunks, int thread) {
-    const linear_job *j = job;
-    int c0, c1;
-    attn_part_columns(&c0, &c1, j->p, chunk, chunks);
-    if (c0 >= c1) return;
-    float *scratch = j->scratch ? j->scratch + (size_t)thread * attn_linear_scratch_floats(j->k) : NULL;
-    attn_linear_t_cols(j->out, j->a, j->w, j->dtype, j->b, j->n, j->k, j->p, scratch, c0, c1);
-}
+    const float *b;
+    int dtype;
+} product;
 
 typedef struct {
-    linear_job gate, up;
-    attn_gate_fn glu;
-} gated_job;
+    product mat[2];            // one product, or the gated job's gate and up (mat[1].out NULL for one)
+    const float *a;
+    float *scratch;            // attn_threads() × attn_linear_scratch_floats(k), or NULL
+    attn_cols_fn after;        // or NULL
+    void *ctx;
+    int n, k, p, packed;
+    int status[ATTN_MAX_CHUNKS];
+} linear_job;
 
-static void gated_chunk(void *job, int chunk, int chunks, int thread) {
-    const gated_job *j = job;
-    int c0, c1;
-    attn_part_columns(&c0, &c1, j->gate.p, chunk, chunks);
-    if (c0 >= c1) return;
-    linear_t_chunk((void *)&j->gate, chunk, chunks, thread);
-    linear_t_chunk((void *)&j->up, chunk, chunks, thread);
-    for (int i = 0; i < j->gate.n; i++) {
-        const size_t row = (size_t)i * j->gate.p + c0;
-        j->glu(j->gate.out + row, j->up.out + row, (size_t)(c1 - c0));
-    }
-}
-
-static void linear_packed_chunk(void *job, int chunk, int chunks, int thread) {
-    (void)thread;
-    const linear_job *j = job;
+static void linear_chunk(void *job, int chunk, int chunks, int thread) {
+    linear_job *j = job;
     int c0, c1;
     attn_part_columns(&c0, &c1, j->p, chunk, chunks);
+    j->status[chunk] = ATTN_OK;
     if (c0 >= c1) return;
-    attn_linear_fast_cols(j->out, j->a, j->w, j->b, j->n, j->k, j->p, c0, c1);
-    if (j->then)
-        for (int i = 0; i < j->n; i++) j->then(j->out + (size_t)i * j->p + c0, (size_t)(c1 - c0));
+    float *scratch = j->scratch ? j->scratch + (size_t)thread * attn_linear_scratch_floats(j->k) : NULL;
+    for (int i = 0; i < 2 && j->mat[i].out; i++) {
+        const product *m = &j->mat[i];
+        if (j->packed) attn_linear_fast_cols(m->out, j->a, m->w, m->b, j->n, j->k, j->p, c0, c1);
+        else attn_linear_t_cols(m->out, j->a, m->w, m->dtype, m->b, j->n, j->k, j->p, scratch, c0, c1);
+    }
+    if (j->after) j->status[chunk] = j->after(j->ctx, j->mat[0].out, j->n, j->p, c0, c1);
 }
 
-void attn_linear_t_par(float *out, const float *a, const void *w, int dtype, const float *b,
-                       int n, int k, int p, float *scratch) {
-    linear_job job = {out, a, b, w, scratch, NULL, dtype, n, k, p};
-    attn_run_chunks(linear_t_chunk, &job, column_chunks(p));
+static int run_linear(linear_job *job) {
+    const int chunks = attn_chunks((job->p + 7) / 8);   // units of 8 columns (attn_part_columns)
+    attn_run_chunks(linear_chunk, job, chunks);
+    return attn_first_failure(job->status, chunks);
 }
 
-void attn_linear_t_par_gated(float *gate, float *up, const float *a, const void *w_gate, int gate_dtype,
-                             const float *b_gate, const void *w_up, int up_dtype, const float *b_up,
-                             int n, int k, int p, float *scratch, attn_gate_fn glu) {
-    gated_job job = {{gate, a, b_gate, w_gate, scratch, NULL, gate_dtype, n, k, p},
-                     {up, a, b_up, w_up, scratch, NULL, up_dtype, n, k, p}, glu};
-    attn_run_chunks(gated_chunk, &job, column_chunks(p));
+int attn_linear_t_par(float *out, const float *a, const void *w, int dtype, const float *b,
+                      int n, int k, int p, float *scratch, attn_cols_fn after, void *ctx) {
+    linear_job job = {.mat = {{out, w, b, dtype}}, .a = a, .scratch = scratch, .after = after, .ctx = ctx,
+                      .n = n, .k = k, .p = p};
+    return run_linear(&job);
 }
 
-void attn_linear_par_then(float *out, const float *a, const float *packed, const float *b, int n, int k, int p,
-                          attn_elementwise_fn then) {
-    linear_job job = {out, a, b, packed, NULL, then, ATTN_F32, n, k, p};
-    attn_run_chunks(linear_packed_chunk, &job, column_chunks(p));
+int attn_linear_t_par_gated(float *gate, float *up, const float *a, const void *w_gate, int gate_dtype,
+                            const float *b_gate, const void *w_up, int up_dtype, const float *b_up,
+                            int n, int k, int p, float *scratch, attn_cols_fn after, void *ctx) {
+    linear_job job = {.mat = {{gate, w_gate, b_gate, gate_dtype}, {up, w_up, b_up, up_dtype}}, .a = a,
+                      .scratch = scratch, .after = after, .ctx = ctx, .n = n, .k = k, .p = p};
+    return run_linear(&job);
 }
 
-void attn_linear_par(float *out, const float *a, const float *packed, const float *b, int n, int k, int p) {
-    attn_linear_par_then(out, a, packed, b, n, k, p, NULL);
+int attn_linear_par(float *out, const float *a, const float *packed, const float *b, int n, int k, int p,
+                    attn_cols_fn after, void *ctx) {
+    linear_job job = {.mat = {{out, packed, b, ATTN_F32}}, .a = a, .after = after, .ctx = ctx,
+                      .n = n, .k = k, .p = p, .packed = 1};
+    return run_linear(&job);
+}
+
+// ----------------------------------------------------------------------------
+// steps for `after` that every model takes
+
+int attn_cols_finite(void *ctx, float *out, int n, int p, int c0, int c1) {
+    (void)ctx;
+    for (int i = 0; i < n; i++)
+        if (!all_finite(out + (size_t)i * p + c0, (size_t)(c1 - c0))) return ATTN_ERR_OVERFLOW;
+    return ATTN_OK;
+}
+
+int attn_cols_residual(void *ctx, float *out, int n, int p, int c0, int c1) {
+    float *h = ctx;
+    for (int i = 0; i < n; i++) {
+        float *hi = h + (size_t)i * p, *yi = out + (size_t)i * p;
+        for (int c = c0; c < c1; c++) hi[c] += yi[c];
+    }
+    return attn_cols_finite(NULL, h, n, p, c0, c1);
 }

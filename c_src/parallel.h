@@ -62,26 +62,31 @@ int attn_first_failure(const int *status, int chunks);
 // 1 / chunks²), so that the threads end a job at nearly the same time.
 void attn_part_columns(int *c0, int *c1, int p, int chunk, int chunks);
 
-// The linear kernels, their columns cut into chunks (internal.h has the kernels):
+// What a product's job does to each chunk's columns [c0, c1) of out (n, p), every row, once they
+// are computed and while they are in cache: an elementwise step (GELU; SwiGLU, ctx the up
+// product), the residual add (ctx the stream), a check that they are finite. Elementwise: the
+// chunks give what one call and the step over all of it give. Returns ATTN_OK or the chunk's
+// status; a job returns the first chunk's that is not ATTN_OK (attn_first_failure).
+typedef int (*attn_cols_fn)(void *ctx, float *out, int n, int p, int c0, int c1);
+
+// The linear kernels, their columns cut into chunks (internal.h has the kernels), each then
+// after(ctx, out, …) on its columns (after may be NULL); each returns the job's status.
 // out (n, p) = a (n, k)·wᵀ + b, w (p, k) in dtype; scratch: attn_threads() ×
 // attn_linear_scratch_floats(k) floats (or NULL as attn_linear_t_fast allows)
-void attn_linear_t_par(float *out, const float *a, const void *w, int dtype, const float *b,
-                       int n, int k, int p, float *scratch);
+int attn_linear_t_par(float *out, const float *a, const void *w, int dtype, const float *b,
+                      int n, int k, int p, float *scratch, attn_cols_fn after, void *ctx);
 // The gated product of a LLaMA MLP in one job: gate (n, p) = a·w_gateᵀ + b_gate and up (n, p) =
-// a·w_upᵀ + b_up, then gate = glu(gate, up) on each chunk's columns of each row (an elementwise
-// function: SwiGLU), so the chunks give what two calls and glu over all of it give. A bias may be
-// NULL; scratch as attn_linear_t_par's.
-typedef void (*attn_gate_fn)(float *gate, const float *up, size_t count);
-void attn_linear_t_par_gated(float *gate, float *up, const float *a, const void *w_gate, int gate_dtype,
-                             const float *b_gate, const void *w_up, int up_dtype, const float *b_up,
-                             int n, int k, int p, float *scratch, attn_gate_fn glu);
-
+// a·w_upᵀ + b_up, then after(ctx, gate, …) (SwiGLU, ctx = up). A bias may be NULL.
+int attn_linear_t_par_gated(float *gate, float *up, const float *a, const void *w_gate, int gate_dtype,
+                            const float *b_gate, const void *w_up, int up_dtype, const float *b_up,
+                            int n, int k, int p, float *scratch, attn_cols_fn after, void *ctx);
 // out (n, p) = a (n, k)·w + b, w packed (attn_pack_fast)
-void attn_linear_par(float *out, const float *a, const float *packed, const float *b, int n, int k, int p);
-// the same, then x = then(x) in place on each chunk's columns of each row while they are in cache:
-// an elementwise function (GPT-2's gelu_new), so the chunks give what one call and then(out) give
-typedef void (*attn_elementwise_fn)(float *x, size_t count);
-void attn_linear_par_then(float *out, const float *a, const float *packed, const float *b, int n, int k, int p,
-                          attn_elementwise_fn then);
+int attn_linear_par(float *out, const float *a, const float *packed, const float *b, int n, int k, int p,
+                    attn_cols_fn after, void *ctx);
+
+// Steps for `after`: the chunk's columns of out all finite (else ATTN_ERR_OVERFLOW; ctx unused);
+// h (n, p) += out on the chunk's columns, then those of h all finite (ctx = h: the residual add).
+int attn_cols_finite(void *ctx, float *out, int n, int p, int c0, int c1);
+int attn_cols_residual(void *ctx, float *out, int n, int p, int c0, int c1);
 
 #endif // ATTN_PARALLEL_H

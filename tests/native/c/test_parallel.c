@@ -39,9 +39,12 @@ static void test_columns(void) {
     CHECK(w0 == 8 * 68 && c1 - c0 == 8 * 4 && c1 == 2304, "2304 columns in 8: first %d, last [%d, %d)", w0, c0, c1);
 }
 
-// attn_linear_t_par_gated's elementwise step, for the test below
-static void gate_times_up_plus_one(float *gate, const float *up, size_t count) {
-    for (size_t i = 0; i < count; i++) gate[i] = gate[i] * up[i] + 1.0f;
+// attn_linear_t_par_gated's step after each chunk (ctx = up), for the test below
+static int gate_times_up_plus_one(void *ctx, float *gate, int n, int p, int c0, int c1) {
+    const float *up = ctx;
+    for (int i = 0; i < n; i++)
+        for (int c = c0; c < c1; c++) gate[(size_t)i * p + c] = gate[(size_t)i * p + c] * up[(size_t)i * p + c] + 1.0f;
+    return ATTN_OK;
 }
 
 // attn_linear_t_par on 2 to 5 threads (F32, BF16, F16, in panels or not; one row or several) has
@@ -67,23 +70,23 @@ static void test_linear_t(void) {
             float *one = malloc((size_t)n * p * sizeof *one), *split = malloc((size_t)n * p * sizeof *split);
             float *scratch = malloc((size_t)ATTN_MAX_THREADS * attn_linear_scratch_floats(k) * sizeof *scratch);
             attn_set_threads(1);
-            attn_linear_t_par(one, a, w.data, w.dtype, b, n, k, p, scratch);
+            attn_linear_t_par(one, a, w.data, w.dtype, b, n, k, p, scratch, NULL, NULL);
             for (int parts = 2; parts <= 5; parts++) {
                 memset(split, 0xff, (size_t)n * p * sizeof *split);   // NaN wherever no part wrote
                 CHECK(attn_set_threads(parts) == parts, "parts");
-                attn_linear_t_par(split, a, w.data, w.dtype, b, n, k, p, scratch);
+                attn_linear_t_par(split, a, w.data, w.dtype, b, n, k, p, scratch, NULL, NULL);
                 CHECK(memcmp(one, split, (size_t)n * p * sizeof *one) == 0,
                       "linear_t dtype %d n %d k %d p %d: %d parts differ from one", w.dtype, n, k, p, parts);
             }
             float *up = malloc((size_t)n * p * sizeof *up), *gated_up = malloc((size_t)n * p * sizeof *up);
             attn_set_threads(1);
-            attn_linear_t_par(up, a, w.data, w.dtype, NULL, n, k, p, scratch);
-            gate_times_up_plus_one(one, up, (size_t)n * p);
+            attn_linear_t_par(up, a, w.data, w.dtype, NULL, n, k, p, scratch, NULL, NULL);
+            gate_times_up_plus_one(up, one, n, p, 0, p);
             for (int threads = 1; threads <= 5; threads++) {
                 memset(split, 0xff, (size_t)n * p * sizeof *split);
                 attn_set_threads(threads);
                 attn_linear_t_par_gated(split, gated_up, a, w.data, w.dtype, b, w.data, w.dtype, NULL, n, k, p, scratch,
-                                        gate_times_up_plus_one);
+                                        gate_times_up_plus_one, gated_up);
                 CHECK(memcmp(one, split, (size_t)n * p * sizeof *one) == 0 && memcmp(up, gated_up, (size_t)n * p * sizeof *up) == 0,
                       "gated dtype %d n %d k %d p %d: %d threads differ", w.dtype, n, k, p, threads);
             }
@@ -94,14 +97,18 @@ static void test_linear_t(void) {
     }
 }
 
-// attn_linear_par_then's elementwise step, for the test below
-static void square_less_one(float *x, size_t count) {
-    for (size_t i = 0; i < count; i++) x[i] = x[i] * x[i] - 1.0f;
+// an elementwise step after each chunk, for the test below
+static int square_less_one(void *ctx, float *x, int n, int p, int c0, int c1) {
+    (void)ctx;
+    for (int i = 0; i < n; i++)
+        for (int c = c0; c < c1; c++) x[(size_t)i * p + c] = x[(size_t)i * p + c] * x[(size_t)i * p + c] - 1.0f;
+    return ATTN_OK;
 }
 
 // attn_linear_par (the packed kernel, GPT-2's layers) on 2 to 5 threads, across its blocks of 256
-// columns and 128 rows, has the bits of one thread; attn_linear_par_then on 1 to 5 threads, `then`
-// on each chunk's columns, gives what the whole product and `then` over all of it give
+// columns and 128 rows, has the bits of one thread; with a step after each chunk, on 1 to 5
+// threads, what the whole product and the step over all of it give; with attn_cols_residual,
+// h + the product, and ATTN_OK
 static void test_linear_packed(void) {
     const int shapes[][3] = {{1, 16, 40}, {4, 130, 300}, {7, 5, 37}, {3, 260, 513}, {9, 64, 777}};
     for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
@@ -111,23 +118,59 @@ static void test_linear_packed(void) {
         float *one = malloc((size_t)n * p * sizeof *one), *split = malloc((size_t)n * p * sizeof *split);
         attn_pack_fast(packed, w, k, p);
         attn_set_threads(1);
-        attn_linear_par(one, a, packed, b, n, k, p);
+        attn_linear_par(one, a, packed, b, n, k, p, NULL, NULL);
+        float *h0 = randmat((size_t)n * p, -1, 1), *sum = malloc((size_t)n * p * sizeof *sum), *h = malloc((size_t)n * p * sizeof *h);
+        for (size_t i = 0; i < (size_t)n * p; i++) sum[i] = h0[i] + one[i];
         for (int parts = 2; parts <= 5; parts++) {
             memset(split, 0xff, (size_t)n * p * sizeof *split);
             attn_set_threads(parts);
-            attn_linear_par(split, a, packed, b, n, k, p);
+            attn_linear_par(split, a, packed, b, n, k, p, NULL, NULL);
             CHECK(memcmp(one, split, (size_t)n * p * sizeof *one) == 0, "packed n %d k %d p %d: %d parts differ from one", n, k, p, parts);
         }
-        square_less_one(one, (size_t)n * p);
+        square_less_one(NULL, one, n, p, 0, p);
         for (int threads = 1; threads <= 5; threads++) {
             memset(split, 0xff, (size_t)n * p * sizeof *split);
             attn_set_threads(threads);
-            attn_linear_par_then(split, a, packed, b, n, k, p, square_less_one);
-            CHECK(memcmp(one, split, (size_t)n * p * sizeof *one) == 0, "then n %d k %d p %d: %d threads differ", n, k, p, threads);
+            int st = attn_linear_par(split, a, packed, b, n, k, p, square_less_one, NULL);
+            CHECK(st == ATTN_OK && memcmp(one, split, (size_t)n * p * sizeof *one) == 0, "after n %d k %d p %d: %d threads differ", n, k, p, threads);
+            memcpy(h, h0, (size_t)n * p * sizeof *h);
+            st = attn_linear_par(split, a, packed, b, n, k, p, attn_cols_residual, h);
+            CHECK(st == ATTN_OK && memcmp(sum, h, (size_t)n * p * sizeof *h) == 0, "residual n %d k %d p %d: %d threads differ", n, k, p, threads);
         }
         attn_set_threads(1);
-        free(w); free(packed); free(a); free(b); free(one); free(split);
+        free(w); free(packed); free(a); free(b); free(one); free(split); free(h0); free(sum); free(h);
     }
+}
+
+// attn_cols_finite and attn_cols_residual after a product, on 1 to 5 threads: ATTN_OK while every
+// value is finite; ATTN_ERR_OVERFLOW for a ±inf or NaN in any chunk's columns (the product's,
+// or h's after the add), the first column or the last
+static void test_cols_checks(void) {
+    enum { n = 3, k = 8, p = 45 };
+    float *w = randmat((size_t)k * p, -1, 1), *packed = malloc((size_t)k * p * sizeof *packed);
+    float *a = randmat((size_t)n * k, -1, 1), *b = randmat((size_t)p, -1, 1), *out = malloc((size_t)n * p * sizeof *out);
+    float *h = malloc((size_t)n * p * sizeof *h);
+    attn_pack_fast(packed, w, k, p);
+    for (int threads = 1; threads <= 5; threads++) {
+        attn_set_threads(threads);
+        for (size_t i = 0; i < (size_t)n * p; i++) h[i] = 1.0f;
+        CHECK(attn_linear_par(out, a, packed, b, n, k, p, attn_cols_finite, NULL) == ATTN_OK, "%d threads: finite", threads);
+        CHECK(attn_linear_par(out, a, packed, b, n, k, p, attn_cols_residual, h) == ATTN_OK, "%d threads: residual finite", threads);
+        const int columns[2] = {0, p - 1};
+        for (int c = 0; c < 2; c++) {
+            const float keep = b[columns[c]];
+            b[columns[c]] = INFINITY;
+            CHECK(attn_linear_par(out, a, packed, b, n, k, p, attn_cols_finite, NULL) == ATTN_ERR_OVERFLOW,
+                  "%d threads: inf in column %d", threads, columns[c]);
+            b[columns[c]] = keep;
+            for (size_t i = 0; i < (size_t)n * p; i++) h[i] = 1.0f;
+            h[(size_t)(n - 1) * p + columns[c]] = NAN;
+            CHECK(attn_linear_par(out, a, packed, b, n, k, p, attn_cols_residual, h) == ATTN_ERR_OVERFLOW,
+                  "%d threads: NaN in h's column %d", threads, columns[c]);
+        }
+    }
+    attn_set_threads(1);
+    free(w); free(packed); free(a); free(b); free(out); free(h);
 }
 
 // attn_chunks: 1 on one thread, else 4 a thread, at most n and ATTN_MAX_CHUNKS; attn_head_chunks:
@@ -176,6 +219,7 @@ int main(void) {
     test_columns();
     test_linear_t();
     test_linear_packed();
+    test_cols_checks();
     test_chunks();
     test_clamp();
     printf("test_parallel: %d checks, %d failures\n", checks, failures);

@@ -14,6 +14,8 @@
 //   (c) Qwen2.5-0.5B's shape (BF16, random weights: scripts/random-checkpoint.js): a forward over
 //       32 tokens with every head's map, and a KV-cache step, on 1 and 2 threads (no ORT here:
 //       bench/llama.js compares it on one thread);
+//   (e) bert-base-chinese's shape (F32, random weights): a forward over 64 tokens with every
+//       head's map, on 1 and 2 threads (an encoder: no KV-cache step);
 //   (d) the machine's ceiling: two copies of the checkpoint, each on one thread of its own
 //       (bench/threads-copy.js), running 64-token forwards alone and then both at once. A forward
 //       split over two cores can be no faster than (both at once) ÷ 2: on a VM the cores slow
@@ -35,8 +37,12 @@ import { writeRandomCheckpoint } from '../scripts/random-checkpoint.js';
 import { benchThreadsChromium } from './threads-chromium.js';
 
 export const THREADS_HEADING = '## The model on threads (attnmap/model, loadModel(…, { threads }))';
-const PLAN = { full: { forwardN: [64, 256], rounds: { 64: 15, 256: 9 }, prompt: 64, steps: 24, decodeRuns: 3, ceiling: 12, qwen: { n: 32, rounds: 7, steps: 12, decodeRuns: 2 } },
-  quick: { forwardN: [64], rounds: { 64: 3 }, prompt: 32, steps: 6, decodeRuns: 1, ceiling: 3, qwen: { n: 32, rounds: 2, steps: 4, decodeRuns: 1 } } };
+const PLAN = {
+  full: { forwardN: [64, 256], rounds: { 64: 15, 256: 9 }, prompt: 64, steps: 24, decodeRuns: 3, ceiling: 12,
+    qwen: { n: 32, rounds: 7, steps: 12, decodeRuns: 2 }, bert: { n: 64, rounds: 7 } },
+  quick: { forwardN: [64], rounds: { 64: 3 }, prompt: 32, steps: 6, decodeRuns: 1, ceiling: 3,
+    qwen: { n: 32, rounds: 2, steps: 4, decodeRuns: 1 }, bert: { n: 64, rounds: 2 } },
+};
 
 // the loops' host in Node (threads-loops.js)
 const host = { cpuMs: () => { const c = process.cpuUsage(); return (c.user + c.system) / 1000; }, progress: (what) => progress(`threads: ${what}`) };
@@ -80,7 +86,8 @@ export async function benchThreads({ quick }) {
       one.dispose(); two.dispose();   // before Chromium loads its three copies
       await session.release();
     }
-    res.qwen = await qwen(path.join(dir, 'qwen'), plan.qwen, loadModel);
+    res.qwen = await randomShape('qwen2.5-0.5b', 'BF16', path.join(dir, 'qwen'), plan.qwen, loadModel, { decode: true });
+    res.bert = await randomShape('bert-base-chinese', 'F32', path.join(dir, 'bert'), plan.bert, loadModel, { decode: false });
     res.ceiling = await ceiling(dir, tokenIds(64, 50257), plan.ceiling);
     progress('threads: Chromium');
     res.chromium = await benchThreadsChromium({ dir, plan, ids: (n) => tokenIds(n, 50257), prompt: tokenIds(plan.prompt, V), progress, root });
@@ -93,17 +100,19 @@ export async function benchThreads({ quick }) {
   }
 }
 
-// (c) Qwen2.5-0.5B's shape on 1 and 2 threads: forwards with every map, round-robin, then KV-cache steps
-async function qwen(dir, plan, loadModel) {
-  progress('threads: Qwen2.5-0.5B\'s shape, BF16 (scripts/random-checkpoint.js)');
-  writeRandomCheckpoint('qwen2.5-0.5b', dir, { dtype: 'BF16' });
+// (c, e) a real model's shape with random weights (scripts/random-checkpoint.js) on 1 and 2
+// threads: forwards with every map, round-robin, then (a decoder's) KV-cache steps
+async function randomShape(shape, dtype, dir, plan, loadModel, { decode }) {
+  progress(`threads: ${shape}'s shape, ${dtype} (scripts/random-checkpoint.js)`);
+  writeRandomCheckpoint(shape, dir, { dtype });
   const one = await loadModel(dir, { threads: 1 }), two = await loadModel(dir, { threads: 2 });
   try {
     const run = (m) => async (ids) => m.forward(ids, { attention: true });
     const bits = ({ logits, attention }) => Buffer.concat([bytesOf(logits.data), ...attention.flat().map((a) => bytesOf(a.data))]);
-    const f = await forwards({ one: run(one), two: run(two) }, tokenIds(plan.n, 50257), plan.rounds, { ...host, bits });
-    const decode = await decoding({ one, two }, tokenIds(plan.n, one.config.vocab_size), plan, host);
-    return { forward: f, decode, maps: one.config.n_layer * one.config.n_head };
+    const V = one.config.vocab_size;
+    const f = await forwards({ one: run(one), two: run(two) }, tokenIds(plan.n, V), plan.rounds, { ...host, bits });
+    const steps = decode ? await decoding({ one, two }, tokenIds(plan.n, V), plan, host) : null;
+    return { forward: f, decode: steps, maps: one.config.n_layer * one.config.n_head };
   } finally {
     one.dispose(); two.dispose();
     fs.rmSync(dir, { recursive: true, force: true });
@@ -142,16 +151,18 @@ function threadsReport(r) {
   return 'GPT-2 small\'s shape (124 M parameters, float32, random seeded weights: bench/model/make_onnx.py), ' +
     `attnmap with 1 and with ${r.threads} threads (the threaded build, worker_threads; heavy steps split by output columns and by heads, ` +
     `c_src/parallel.c) against onnxruntime-web with \`env.wasm.numThreads = ${r.ortThreads}\` on the same weights; one process, samples round-robin, medians in ms.\n\n` +
-    measured(r, 'the process\'s CPU time') + `\n\n${qwenReport(r.qwen)}\n\n${ceilingReport(r.ceiling)}\n\n${chromiumReport(r.chromium)}`;
+    measured(r, 'the process\'s CPU time') +
+    `\n\n${shapeReport('Qwen2.5-0.5B\'s shape', '494 M parameters, BF16 kept as BF16', r.qwen)}` +
+    `\n\n${shapeReport('bert-base-chinese\'s shape', '102 M parameters, float32; an encoder: no KV cache', r.bert)}` +
+    `\n\n${ceilingReport(r.ceiling)}\n\n${chromiumReport(r.chromium)}`;
 }
 
-function qwenReport(q) {
-  const f = q.forward, d = q.decode;
-  return `**Qwen2.5-0.5B's shape** (494 M parameters, BF16 kept as BF16, random weights: scripts/random-checkpoint.js), the same process, 1 and 2 threads in turn:\n\n` +
-    table(['', '1 thread', '2 threads', '2 / 1', 'target', 'same bits as 1 thread'], [
-      [`forward, ${f.n} tokens, all ${q.maps} heads' maps (${f.rounds} rounds)`, fmt(f.median.one), fmt(f.median.two), `**${fmt(f.median.two / f.median.one, 3)}**`, '≤ 0.58', f.sameBits ? 'yes (logits and maps)' : '**no**'],
-      [`KV-cache step (${d.prompt}-token prompt, ${d.steps} steps × ${d.runs} runs)`, fmt(d.median.one), fmt(d.median.two), `**${fmt(d.median.two / d.median.one, 3)}**`, '≤ 0.65', d.sameIds ? 'yes (greedy ids)' : '**no**'],
-    ], [':--', '--:', '--:', '--:', '--:', ':--']);
+function shapeReport(name, about, q) {
+  const f = q.forward, d = q.decode, rows = [
+    [`forward, ${f.n} tokens, all ${q.maps} heads' maps (${f.rounds} rounds)`, fmt(f.median.one), fmt(f.median.two), `**${fmt(f.median.two / f.median.one, 3)}**`, '≤ 0.58', f.sameBits ? 'yes (logits and maps)' : '**no**']];
+  if (d) rows.push([`KV-cache step (${d.prompt}-token prompt, ${d.steps} steps × ${d.runs} runs)`, fmt(d.median.one), fmt(d.median.two), `**${fmt(d.median.two / d.median.one, 3)}**`, '≤ 0.65', d.sameIds ? 'yes (greedy ids)' : '**no**']);
+  return `**${name}** (${about}, random weights: scripts/random-checkpoint.js), the same process, 1 and 2 threads in turn:\n\n` +
+    table(['', '1 thread', '2 threads', '2 / 1', 'target', 'same bits as 1 thread'], rows, [':--', '--:', '--:', '--:', '--:', ':--']);
 }
 
 function ceilingReport(c) {

@@ -140,8 +140,8 @@ test('a thread that never answers: THREAD_FAILED, it is ended and the model goes
     try {
       const model = await loadModel(folder, { threads });
       assert.equal(model.threads, threads);
-      const said = threads === 3 ? '1 of 2 model threads did not finish their part within 300 ms; the model goes on in 2 threads'
-        : '1 of 1 model threads did not finish their part within 300 ms; the model goes on in one thread';
+      const said = threads === 3 ? '1 of 2 model threads did not finish a job within 300 ms; the model goes on in 2 threads'
+        : '1 of 1 model threads did not finish a job within 300 ms; the model goes on in one thread';
       assert.throws(() => model.forward(seq.ids, { attention: true }), (e) => e.code === 'THREAD_FAILED' && e.message.includes(said), said);
       assert.equal(model.threads, threads - 1, 'the model says how many threads it runs on now');
       for (let i = 0; i < 3; i++) assert.ok(forwardBytes(model, seq).equals(expected), 'after the failure: the bits of one thread');
@@ -212,7 +212,7 @@ test('a thread that traps in a part: THREAD_FAILED at once, it is ended, the mod
   try {
     const model = await loadModel(folder, { threads: 3 });
     assert.throws(() => { for (let i = 0; i < 5; i++) forwardBytes(model, seq); },
-      (e) => e.code === 'THREAD_FAILED' && e.message.includes('model thread 2 failed in its part (a trap in the wasm); the model goes on in 2 threads'));
+      (e) => e.code === 'THREAD_FAILED' && e.message.includes('model thread 2 failed in a job (a trap in the wasm); the model goes on in 2 threads'));
     await exited(exits, 1);
     assert.ok(exits.length === 1 && ended(exits[0]), `the trapping worker was ended (codes ${exits})`);
     assert.equal(model.threads, 2);

@@ -1,12 +1,12 @@
 // thread-worker.js - what a model thread does (threads.js), for any host: its entry gives it the
 // workerData and a way to say it is up. It instantiates the threaded build over the shared
 // memory (the data is already there: the first instance wrote it), moves its wasm stack to its
-// own slice of that memory, then runs its seat's part of each job the control block publishes
+// own slice of that memory, then takes its seat's turn at each job the control block publishes
 // until told to stop (or dropped: seat -1).
-import { GEN, FN, JOB, PARTS, DONE, STOP, FAILED, SEAT, ACK, threadImports, spinWhile } from './threads.js';
+import { GEN, FN, JOB, THREADS, DONE, STOP, FAILED, SEAT, ACK, threadImports, spinWhile } from './threads.js';
 
 export function serve({ module, memory, control, index, stack }, up) {
-  const nested = () => { throw new Error('a model thread was asked to split its own part'); };
+  const nested = () => { throw new Error('a model thread was asked to split its own turn'); };
   const { exports } = new WebAssembly.Instance(module, threadImports(memory, nested));
   exports.stackRestore(stack);
   let gen = Atomics.load(control, GEN);   // before saying so: a job published after up() is one to run
@@ -17,15 +17,15 @@ export function serve({ module, memory, control, index, stack }, up) {
     if (!spinWhile(control, GEN, gen)) Atomics.wait(control, GEN, gen);
     gen = Atomics.load(control, GEN);
     if (Atomics.load(control, STOP)) return;
-    const parts = control[PARTS], part = control[SEAT + index];
-    if (part < 0) return;
-    if (part >= parts) continue;
+    const threads = control[THREADS], thread = control[SEAT + index];
+    if (thread < 0) return;
+    if (thread >= threads) continue;
     try {
-      exports.attn_run_part(control[FN], control[JOB], part, parts);
+      exports.attn_run_part(control[FN], control[JOB], thread, threads);
     } catch {
       Atomics.store(control, FAILED, index);   // a trap: threads.js fails the call at once
     }
-    if (Atomics.load(control, SEAT + index) < 0) return;   // dropped while it ran (too late): not a part of the next job
+    if (Atomics.load(control, SEAT + index) < 0) return;   // dropped while it ran (too late): not a thread of the next job
     Atomics.store(control, ACK + index, gen);
     Atomics.add(control, DONE, 1);
     Atomics.notify(control, DONE);

@@ -1,6 +1,6 @@
 // threads.js - the model build on threads (issue 26): one shared WebAssembly.Memory, the threaded
 // build (web/wasm/attention-model-mt.wasm, build.sh) instantiated in this thread and in N - 1
-// workers over it. The C splits each heavy step into parts that write disjoint outputs with the
+// workers over it. The C cuts each heavy step into chunks that write disjoint outputs with the
 // sums one thread does (c_src/parallel.h), so every thread count gives the same bits.
 //
 //   const t = await startThreads(module, n, spawn);   // spawn(workerData) -> a host's worker (below)
@@ -10,20 +10,21 @@
 //                            split among this thread and the workers left
 //   t.dispose()              ends every worker
 //
-// One job at a time: C calls env.attn_parallel(fn, job, parts) (the import below); this thread
+// One job at a time: C calls env.attn_parallel(fn, job, threads) (the import below); this thread
 // publishes it in a control block (a SharedArrayBuffer of its own, so that it never moves when
-// wasm memory grows), wakes the workers, runs part 0 and waits for the others. Worker i runs the
-// part its seat names (control[SEAT + i]) with attn_run_part, a thread's turn at taking the job's
-// chunks (c_src/parallel.h), and says it is done in ACK + i (the job's GEN).
+// wasm memory grows), wakes the workers, takes its turn (thread 0) and waits for the others.
+// Worker i takes the turn of the thread its seat names (control[SEAT + i]) with attn_run_part:
+// it takes the job's chunks until none is left (c_src/parallel.h), and says it is done in ACK + i
+// (the job's GEN).
 // A worker that does not answer within `timeout` ms fails the call with a typed error (a host's
 // worker that died cannot say so while this thread waits: its messages need this thread's event
 // loop); the error names the workers that did not answer, or that trapped, and runtime.js drops
 // them (t.drop): the others take seats 1, 2, … and the model goes on with fewer threads.
 //
 // Waiting: a thread first spins on Atomics.load for up to SPIN_MS (the next job, or the other
-// parts, mostly come within that: a sleeping thread's wake-up costs more, on a VM most), then
-// Atomics.wait where the host allows it (Node's main thread, any worker); a browser's main thread
-// may not block, so it spins on, the parts being a few ms each.
+// threads' end of one, mostly come within that: a sleeping thread's wake-up costs more, on a VM
+// most), then Atomics.wait where the host allows it (Node's main thread, any worker); a
+// browser's main thread may not block, so it spins on, a job taking a few ms.
 //
 // A host's spawn(workerData) starts a worker running thread-worker.js's serve with workerData =
 // { module, memory, control, index, stack } and returns { ready: Promise, terminate() }.
@@ -31,9 +32,10 @@ import { ErrorCode, AttentionError } from '../core/errors.js';
 import { missingExports } from '../core/instantiate.js';
 import { WASM_MODEL_FUNCTIONS } from '../core/exports.js';
 
-// the control block, in Int32 slots: the job, then per worker i (1 .. MAX_THREADS - 1) its part
-// (SEAT + i, -1 once dropped) and the GEN of the last job it finished (ACK + i)
-export const GEN = 0, FN = 1, JOB = 2, PARTS = 3, DONE = 4, STOP = 5, FAILED = 6, SEAT = 8, ACK = 24, CONTROL_SLOTS = 40;
+// the control block, in Int32 slots: the job (its function, its data, the threads it runs on),
+// then per worker i (1 .. MAX_THREADS - 1) the thread it is (SEAT + i, -1 once dropped) and the
+// GEN of the last job it finished (ACK + i)
+export const GEN = 0, FN = 1, JOB = 2, THREADS = 3, DONE = 4, STOP = 5, FAILED = 6, SEAT = 8, ACK = 24, CONTROL_SLOTS = 40;
 const STACK_BYTES = 256 * 1024;        // each worker's wasm stack (the C uses a few KiB)
 const INITIAL_PAGES = 16, MAX_PAGES = 65536;   // the build's memory: 1 MiB at first, up to 4 GiB
 export const DEFAULT_TIMEOUT = 60000;
@@ -52,7 +54,7 @@ const canWait = () => {
   return typeof globalThis.window === 'undefined' || typeof globalThis.document === 'undefined';
 };
 
-/** The imports of the threaded build, for this thread (part 0 and the waiting) or for a worker. */
+/** The imports of the threaded build, for this thread (thread 0 and the waiting) or for a worker. */
 export function threadImports(memory, parallel) {
   return { env: { memory, emscripten_notify_memory_growth() {}, attn_parallel: parallel } };
 }
@@ -61,7 +63,7 @@ export async function startThreads(module, n, spawn, { timeout = DEFAULT_TIMEOUT
   const memory = new WebAssembly.Memory({ initial: INITIAL_PAGES, maximum: MAX_PAGES, shared: true });
   const control = new Int32Array(new SharedArrayBuffer(CONTROL_SLOTS * 4));
   const t = { exports: null, memory, count: 1, workers: [], control };
-  const instance = await WebAssembly.instantiate(module, threadImports(memory, (fn, job, parts) => runParts(t, fn, job, parts, timeout)));
+  const instance = await WebAssembly.instantiate(module, threadImports(memory, (fn, job, threads) => runJob(t, fn, job, threads, timeout)));
   const exports = instance.exports;
   const missing = missingExports({ ...exports, memory }, [...WASM_MODEL_FUNCTIONS, 'stackRestore']);   // the memory is ours
   if (missing.length) throw new AttentionError(ErrorCode.INVALID_ARGUMENT, `the threaded model build lacks ${missing.slice(0, 3).join(', ')}`);
@@ -103,14 +105,14 @@ function disposeThreads(t) {
   t.workers = [];
 }
 
-// env.attn_parallel: part 0 here, parts 1 .. parts - 1 in the workers, back when all are done
-function runParts(t, fn, job, parts, timeout) {
+// env.attn_parallel: thread 0 here, threads 1 .. threads - 1 in the workers, back when all are done
+function runJob(t, fn, job, threads, timeout) {
   const c = t.control;
-  c[FN] = fn; c[JOB] = job; c[PARTS] = parts;
+  c[FN] = fn; c[JOB] = job; c[THREADS] = threads;
   Atomics.store(c, DONE, 0);
   const gen = Atomics.add(c, GEN, 1) + 1;
   Atomics.notify(c, GEN);
-  t.exports.attn_run_part(fn, job, 0, parts);
+  t.exports.attn_run_part(fn, job, 0, threads);
   waitOthers(t, gen, timeout);
 }
 
@@ -121,11 +123,11 @@ function waitOthers(t, gen, timeout) {
     if (wait) Atomics.wait(c, DONE, done, 20);
     if (Date.now() - start > timeout) {
       const lost = t.workers.filter((w) => Atomics.load(c, ACK + w.index) !== gen).map((w) => w.index);
-      throw threadFailed(t, lost, `${lost.length} of ${others} model threads did not finish their part within ${timeout} ms`);
+      throw threadFailed(t, lost, `${lost.length} of ${others} model threads did not finish a job within ${timeout} ms`);
     }
   }
   const failed = Atomics.load(c, FAILED);
-  if (failed) throw threadFailed(t, [failed], `model thread ${failed} failed in its part (a trap in the wasm)`);
+  if (failed) throw threadFailed(t, [failed], `model thread ${failed} failed in a job (a trap in the wasm)`);
 }
 
 // runtime.js drops e.lost (t.drop) when the error comes through it

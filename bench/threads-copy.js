@@ -1,20 +1,15 @@
 // threads-copy.js - a worker of bench/threads.js's ceiling: its own copy of the checkpoint on one
-// thread (workerData.dir), which runs `rounds` forwards over workerData.ids each time it is asked
-// and answers with their times (ms). Two of them at once show what this machine gives two busy
-// cores: no split of one forward can beat that.
+// thread (workerData.dir). Each time it is asked ({ ids, go }) it waits for `go`, runs a forward
+// over ids and answers with its time (ms). Two of them at once show what this machine gives two
+// busy cores: no split of one forward can beat that.
 import { parentPort, workerData } from 'node:worker_threads';
 import { loadModel } from '../web/model/model-node.js';
 
 const model = await loadModel(workerData.dir, { threads: 1 });
-model.forward(workerData.ids);   // the warm-up
-parentPort.on('message', ({ rounds, go }) => {
-  while (Atomics.load(go, 0) === 0) Atomics.wait(go, 0, 0);   // both copies start together
-  const ms = [];
-  for (let r = 0; r < rounds; r++) {
-    const t0 = performance.now();
-    model.forward(workerData.ids);
-    ms.push(performance.now() - t0);
-  }
-  parentPort.postMessage(ms);
+parentPort.on('message', ({ ids, go }) => {
+  while (Atomics.load(go, 0) === 0) Atomics.wait(go, 0, 0);   // copies asked together start together
+  const t0 = performance.now();
+  model.forward(ids);
+  parentPort.postMessage(performance.now() - t0);
 });
 parentPort.postMessage('up');

@@ -202,5 +202,5 @@ function measured(r, cpu) {
     `\n\nORT's logits differ from ours by at most ${r.forward.map((f) => fmt(f.ortDiff, 2)).join(' and ')} (max |diff|; float32 sums in another order). ` +
     `Cores in use during a forward (${cpu} ÷ wall time, median): ` +
     r.forward.map((f) => `${f.n} tokens: ours ${fmt(f.cores.one, 2)} and ${fmt(f.cores.two, 2)}, ORT ${fmt(f.cores.ort2, 2)}`).join('; ') +
-    ' (a worker spinning while it waits for the next part counts as in use).';
+    ' (a worker spinning while it waits for the next job counts as in use).';
 }

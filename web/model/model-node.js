@@ -5,20 +5,20 @@
 //                        // model.safetensors.index.json and its shards; tokenizer.json (+
 //                        // tokenizer_config.json), or vocab.json + merges.txt, or vocab.txt
 //
-// The files are opened without blocking (a FIFO does not hang the load), must be regular files
-// (a link to /dev/zero is refused, not read forever), and are read no further than the size
-// they report. The weights are never read whole: the header first, then each tensor straight
+// The files are opened as files-node.js opens them (no blocking, regular files only, no further
+// than the size they report). The weights are never read whole: the header first, then each tensor straight
 // into wasm memory, a piece at a time (safetensors.js makeSource), so a file above 2 GiB loads
 // and memory holds the weights once.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ErrorCode, AttentionError, fail, formatBytes, quote } from '../core/errors.js';
+import { ErrorCode, AttentionError, fail, quote } from '../core/errors.js';
 import { forwardOnly, parseRepoId } from './hub.js';
 import { hubSnapshot } from './hub-node.js';
 import { loadModel as loadFiles } from './model.js';
 import { makeSource } from './safetensors.js';
 import { stripBom } from './text-files.js';
+import { openRegular, readFully, readText } from './files-node.js';
 import { useThreadHost } from './runtime.js';
 import { spawnNode, build, cores } from './threads-node.js';
 
@@ -27,49 +27,6 @@ useThreadHost({ spawn: spawnNode, build, cores });   // loadModel(…, { threads
 export { AttentionError };
 export { ModelFetchError, fetchCheckpoint } from './fetch-checkpoint.js';
 export { loadTokenizer } from './load-tokenizer.js';
-
-const MAX_TEXT_BYTES = 64 * 1024 * 1024;     // config and tokenizer files (tokenizer.json: a few MB)
-const OPEN_FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0);
-
-// an open regular file { fd, size }, or undefined when absent; refuses anything else by name
-function openRegular(file) {
-  let fd;
-  try {
-    fd = fs.openSync(file, OPEN_FLAGS);
-  } catch (e) {
-    if (e.code === 'ENOENT') return undefined;
-    throw new AttentionError(ErrorCode.INVALID_MODEL, `${file}: cannot be opened (${e.code ?? e.message})`, { cause: e });
-  }
-  const st = fs.fstatSync(fd);
-  if (!st.isFile()) {
-    fs.closeSync(fd);
-    const what = st.isFIFO() ? 'a FIFO' : st.isCharacterDevice() ? 'a character device' : st.isBlockDevice() ? 'a block device' : st.isSocket() ? 'a socket' : 'a folder';
-    fail(ErrorCode.INVALID_MODEL, `${file}: is ${what}, not a regular file`);
-  }
-  return { fd, size: st.size };
-}
-
-// bytes [begin, begin + dest.length) of the file into dest; a file shorter than it said is broken
-function readFully(fd, dest, begin, file) {
-  for (let done = 0; done < dest.length;) {
-    const n = fs.readSync(fd, dest, done, Math.min(dest.length - done, 1 << 30), begin + done);
-    if (n === 0) fail(ErrorCode.INVALID_MODEL, `${file}: ended at byte ${begin + done}, before the ${begin + dest.length} its size and header promised (it changed while being read?)`);
-    done += n;
-  }
-}
-
-function readText(file) {
-  const f = openRegular(file);
-  if (!f) return undefined;
-  try {
-    if (f.size > MAX_TEXT_BYTES) fail(ErrorCode.TOO_LARGE, `${file}: ${formatBytes(f.size)}; a config or tokenizer file is read up to ${formatBytes(MAX_TEXT_BYTES)}`);
-    const bytes = new Uint8Array(f.size);
-    readFully(f.fd, bytes, 0, file);
-    return new TextDecoder().decode(bytes);
-  } finally {
-    fs.closeSync(f.fd);
-  }
-}
 
 /** A safetensors file as a source that reads a piece at a time (close() when done). */
 function fileSource(file) {

@@ -16,13 +16,17 @@ import { topK } from './sample.js';
 const MASK_TOKENS = ['[MASK]', '<mask>'];
 const MAX_TOP_K = 1000;
 
-/** encode, forward and fillMask of an encoder; readForward and splitAttention are model.js's. */
-export function encoderApi(rt, config, tokenizer, { needTokenizer, readForward, splitAttention }) {
+/**
+ * encode, forward and fillMask of an encoder; readForward and splitAttention are model.js's, and
+ * live(name), which fails once the model is disposed (a getter of the options may do it).
+ */
+export function encoderApi(rt, config, tokenizer, { needTokenizer, live, readForward, splitAttention }) {
   // one text with the special tokens BERT reads ([CLS] … [SEP]): WordPiece adds them when asked,
   // a tokenizer.json's post-processor by default
   const encodeOne = (text) => (tokenizer.kind === 'wordpiece' ? tokenizer.encode(text, { specialTokens: true }) : tokenizer.encode(text));
   const forward = (ids, options = {}) => {
     const { attention, tokenTypes, mask } = readForward(options, config, ['tokenTypes', 'mask']);
+    live('forward');
     const r = rt.forward(ids, { attention, ...(tokenTypes === undefined ? {} : { tokenTypes }), ...(mask === undefined ? {} : { mask }) });
     const out = r.logits ? { logits: r.logits } : { hidden: r.hidden };
     return attention === false ? out : { ...out, attention: splitAttention(r.attention, config) };
@@ -41,6 +45,7 @@ export function encoderApi(rt, config, tokenizer, { needTokenizer, readForward, 
     fillMask(text, options = {}) {
       needTokenizer('fillMask');
       const k = readFillOptions(options);
+      live('fillMask');
       const maskId = MASK_TOKENS.map((t) => tokenizer.idOf(t)).find((id) => id !== undefined);
       if (maskId === undefined) fail(ErrorCode.INVALID_ARGUMENT, 'model.fillMask: the tokenizer has no [MASK] token');
       if (typeof text !== 'string') fail(ErrorCode.INVALID_ARGUMENT, `model.fillMask: text must be a string; received ${describe(text)}`);

@@ -161,11 +161,18 @@ export interface Model {
   forward(ids: ArrayLike<number>, options?: ForwardOptions): ForwardResult;
   /** One token at a time with the KV cache. */
   generate(ids: ArrayLike<number>, options?: GenerateOptions): AsyncGenerator<GenerateStep, void, undefined>;
-  /** Threads the model runs on: loadModel's options.threads, or 1 (a page that is not cross-origin
-   * isolated; after a THREAD_FAILED error, the threads left: the failed one is ended, the numbers
-   * stay the same). */
+  /** Threads the model runs on: loadModel's options.threads, at most the host's cores
+   * (os.availableParallelism() in Node, navigator.hardwareConcurrency in a browser: more threads
+   * than cores run slower than one); 1 in a page that is not cross-origin isolated; after a
+   * THREAD_FAILED error, the threads left (the failed one is ended, the numbers stay the same). */
   readonly threads: number;
-  /** Frees the model's wasm memory and ends its threads; later calls throw. */
+  /** The threads asked for: options.threads, or the default. More than `threads` where the host
+   * has fewer cores (clamped to them) or runs no threads. */
+  readonly threadsRequested: number;
+  /** Frees the model's wasm memory and ends its threads; later calls throw. Called during a call
+   * (from a getter of its arguments), it waits for the call to end, and that call then throws
+   * INVALID_ARGUMENT "the model was disposed during the call". A model dropped without dispose()
+   * has its threads ended when it is garbage-collected. */
   dispose(): void;
 }
 
@@ -217,8 +224,8 @@ export interface LoadOptions extends FetchOptions, HubOptions {
   onProgress?: (progress: LoadProgress) => void;
   /** Run the model on this many threads (1 to 16), each heavy step split so that the numbers are
    * the bits of one thread: worker_threads in Node, Web Workers in a cross-origin isolated page
-   * (COOP + COEP); elsewhere one thread. Default: the cores up to 8 for a model of 4 M parameters
-   * or more, else 1. */
+   * (COOP + COEP); elsewhere one thread. At most the host's cores (model.threads says what was
+   * used). Default: the cores up to 8 for a model of 4 M parameters or more, else 1. */
   threads?: number;
 }
 

@@ -193,9 +193,23 @@ function makeModel(rt, config, tokenizer) {
   const needTokenizer = (name) => {
     if (!tokenizer) fail(ErrorCode.INVALID_ARGUMENT, `model.${name}: this model was loaded without tokenizer files (tokenizer.json, vocab.json + merges.txt, or vocab.txt); pass token ids instead`);
   };
-  // every failure an AttentionError: what a getter or a Proxy trap throws becomes INVALID_ARGUMENT
+  // every failure an AttentionError: what a getter or a Proxy trap throws becomes INVALID_ARGUMENT.
+  // A dispose() during the call (a getter or a Proxy of an argument, a callback) fails it, whatever
+  // it had come to: the runtime frees nothing under a call (runtime.js), and reads each argument
+  // once, into a copy, before it touches wasm memory.
   const api = (name, fn) => (...args) => {
-    try { live(name); return fn(...args); } catch (e) { throw asError(e, `model.${name}`); }
+    try {
+      live(name);
+      let out, error = null;
+      try { out = fn(...args); } catch (e) { error = e; }
+      if (state.disposed) {
+        throw new AttentionError(ErrorCode.INVALID_ARGUMENT, `model.${name}: the model was disposed during the call (by a getter, a Proxy or a callback of its arguments)`, error ? { cause: error } : undefined);
+      }
+      if (error) throw error;
+      return out;
+    } catch (e) {
+      throw asError(e, `model.${name}`);
+    }
   };
   return Object.freeze({
     config: Object.freeze({ ...config }),
@@ -207,6 +221,7 @@ function makeModel(rt, config, tokenizer) {
     /** The full pass over ids from position 0: logits (n, vocab_size), and attention[layer][head] (n, n) when asked. */
     forward: api('forward', (ids, options = {}) => {
       const { attention } = readForward(options, config);
+      live('forward');   // a getter of the options may have disposed it
       state.owner = null;
       const r = rt.forward(ids, { attention });
       return attention === false ? { logits: r.logits } : { logits: r.logits, attention: splitAttention(r.attention, config) };
@@ -215,16 +230,18 @@ function makeModel(rt, config, tokenizer) {
       const sampling = readSampling(options, config);
       return generate(rt, state, tokenizer, config, readPrompt(ids, config), sampling);
     }),
-    ...(config.encoder ? encoderMethods(rt, config, tokenizer, api, needTokenizer) : {}),
-    /** Threads the model runs on (loadModel's options.threads; 1 again after a thread failed). */
+    ...(config.encoder ? encoderMethods(rt, config, tokenizer, api, { needTokenizer, live }) : {}),
+    /** Threads the model runs on (loadModel's options.threads, at most the host's cores; fewer after a thread failed). */
     get threads() { return rt.threads; },
+    /** The threads asked for (options.threads, or the default): more than threads where the host has fewer cores, or none (a page that is not cross-origin isolated). */
+    threadsRequested: rt.threadsRequested,
     dispose() { if (!state.disposed) { state.disposed = true; rt.dispose(); } },
   });
 }
 
 // an encoder's encode, forward and fillMask (encoder.js), and a generate that says why not
-function encoderMethods(rt, config, tokenizer, api, needTokenizer) {
-  const e = encoderApi(rt, config, tokenizer, { needTokenizer, readForward, splitAttention });
+function encoderMethods(rt, config, tokenizer, api, { needTokenizer, live }) {
+  const e = encoderApi(rt, config, tokenizer, { needTokenizer, live, readForward, splitAttention });
   return {
     encode: api('encode', e.encode),
     forward: api('forward', e.forward),

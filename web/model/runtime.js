@@ -35,8 +35,13 @@
 //   Failures: INVALID_ARGUMENT (an id outside the vocabulary, pos past rt.length, positions past
 //   n_positions or maxPositions, an unknown option, no model), NON_FINITE (the result overflows
 //   float32), TOO_LARGE. After any error the runtime stays usable; rt.length is then at most pos.
-// reset(): forget the cached positions (rt.length = 0). dispose(): free the model's memory.
-// rt.length, rt.config (the uploaded one, or null), rt.maxPositions.
+// reset(): forget the cached positions (rt.length = 0). dispose(): free the model's memory and
+// end its threads; called during a call (by a getter or a Proxy of its arguments, or by fill),
+// it waits for the call to end, and the call then fails with "the runtime was disposed": memory
+// is never freed under a call that is using it. A runtime on threads that is garbage-collected
+// undisposed ends its workers (FinalizationRegistry).
+// rt.length, rt.config (the uploaded one, or null), rt.maxPositions, rt.threads (the threads it
+// runs on: options.threads, at most the host's cores) and rt.threadsRequested (options.threads).
 import modelBase64 from '../wasm/attention-model-wasm.js';
 import { ErrorCode, AttentionError, fail, asError, describe } from '../core/errors.js';
 import { WASM_MODEL_FUNCTIONS } from '../core/exports.js';
@@ -88,20 +93,37 @@ async function instantiateThreads(wasm, threads, spawn, timeout) {
 const host = { spawn: null, build: null, cores: null, timeout: undefined };
 export function useThreadHost(given) { Object.assign(host, { timeout: undefined }, given); }
 
+// the host's cores (os.availableParallelism, navigator.hardwareConcurrency), or 0 when unknown
+function hostCores() {
+  let cores;
+  try { cores = Number(host.cores?.()); } catch { cores = 0; }
+  return Number.isInteger(cores) && cores > 0 ? cores : 0;
+}
+
 /** The threads a model runs on unless told: the host's cores, up to 8; 1 where it has no threads. */
 export function defaultThreads() {
   if (typeof host.spawn !== 'function') return 1;
-  const cores = Number(host.cores?.());
-  return Number.isInteger(cores) && cores > 1 ? Math.min(8, cores) : 1;
+  const cores = hostCores();
+  return cores > 1 ? Math.min(8, cores) : 1;
 }
 
+// More threads than cores run slower than one (issue 35: 16 on 2 cores, 14 times): each spins
+// while it waits for the next job (threads.js), taking the core the thread with work needs. So
+// the count is clamped to the host's cores; rt.threadsRequested keeps what was asked.
 function readRuntimeOptions(options) {
   if (options === null || typeof options !== 'object') fail(ErrorCode.INVALID_ARGUMENT, `createRuntime: options must be an object like { wasm, threads }; received ${describe(options)}`);
   const { wasm, threads = 1, spawn = host.spawn, threadTimeout = host.timeout } = options;
   if (!Number.isInteger(threads) || threads < 1 || threads > MAX_THREADS) fail(ErrorCode.INVALID_ARGUMENT, `createRuntime: threads must be an integer in [1, ${MAX_THREADS}]; received ${describe(threads)}`);
+  const cores = hostCores();
   // a host without threads (a page that is not cross-origin isolated): one thread, the same numbers
-  return { wasm, threads: typeof spawn === 'function' ? threads : 1, spawn, threadTimeout };
+  const used = typeof spawn !== 'function' ? 1 : cores ? Math.min(threads, cores) : threads;
+  return { wasm, threads: used, requested: threads, spawn, threadTimeout };
 }
+
+// a runtime on threads dropped undisposed: its workers end (each holds its instance over the
+// shared memory, megabytes, and a thread). The held value is the threads alone (threads.js's t),
+// which reaches neither the runtime nor its model, so that it does not keep them alive.
+const dropped = new FinalizationRegistry((threads) => threads.dispose());
 
 /** A runtime over one instance of the model build, or of its threaded build (see the top of this file). */
 export async function createRuntime(options = {}) {
@@ -109,34 +131,63 @@ export async function createRuntime(options = {}) {
   const inst = o.threads > 1 ? await instantiateThreads(o.wasm, o.threads, o.spawn, o.threadTimeout) : await instantiate(o.wasm);
   const { exports } = inst;
   const mem = wasmMemory({ ...exports, memory: inst.memory });
-  const rt = { mem, exports, model: null, length: 0, busy: false, threads: inst.threads };
-  const guard = (name, fn) => (...args) => {
-    if (rt.busy) fail(ErrorCode.INVALID_ARGUMENT, `${name}: called from inside upload's fill, which must not call the runtime`);
-    const sp = exports.stackSave();
-    try {
-      return fn(...args);
-    } catch (e) {
-      exports.stackRestore(sp);   // an exception through wasm frames (a thread's timeout) leaves their stack
-      if (rt.threads && e?.thread) rt.threads.drop(e.lost);   // the model goes on with the threads left
-      throw e instanceof AttentionError ? e : asError(e, name);
-    }
-  };
-  return Object.freeze({
-    upload: guard('upload', (config, fill, opts) => upload(rt, config, fill, opts)),
-    forward: guard('forward', (ids, opts) => forward(rt, ids, opts)),
-    reset: guard('reset', () => { rt.length = 0; }),
-    dispose: guard('dispose', () => { freeModel(rt); loseThreads(rt); }),
+  // calls: the calls under way (a getter of an argument may call dispose, or call again);
+  // disposing: dispose was called during one, and waits for the last to end
+  const rt = { mem, exports, model: null, length: 0, busy: false, threads: inst.threads, calls: 0, disposing: false };
+  const api = Object.freeze({
+    upload: guard(rt, 'upload', (config, fill, opts) => upload(rt, config, fill, opts)),
+    forward: guard(rt, 'forward', (ids, opts) => forward(rt, ids, opts)),
+    reset: guard(rt, 'reset', () => { rt.length = 0; }),
+    dispose: () => {
+      if (rt.calls > 0) rt.disposing = true;
+      else disposeNow(rt);
+    },
     get length() { return rt.length; },
     get config() { return rt.model ? rt.model.config : null; },
     get maxPositions() { return rt.model ? rt.model.S : 0; },
     /** Threads the C splits its work into (1: this thread alone). */
     get threads() { return rt.threads ? rt.threads.count : 1; },
+    /** The threads asked for (options.threads): more than `threads` where the host has fewer cores, or none. */
+    threadsRequested: o.requested,
   });
+  if (rt.threads) dropped.register(api, rt.threads, rt);
+  return api;
 }
 
-// dispose: the workers end, and the jobs run in this thread from now on
-function loseThreads(rt) {
+// A runtime's method: no call from inside upload's fill; each call counted, so that a dispose
+// during it (from a getter of its arguments, or fill) frees nothing until it ends, and then fails
+// it. An upload whose fills are promises is a call until it settles.
+function guard(rt, name, fn) {
+  const { exports } = rt;
+  const disposed = () => fail(ErrorCode.INVALID_ARGUMENT, `${name}: the runtime was disposed during the call`);
+  const leave = () => { if (--rt.calls === 0 && rt.disposing) disposeNow(rt); };
+  return (...args) => {
+    if (rt.busy) fail(ErrorCode.INVALID_ARGUMENT, `${name}: called from inside upload's fill, which must not call the runtime`);
+    const sp = exports.stackSave();
+    rt.calls++;
+    let async = false;
+    try {
+      const r = fn(...args);
+      if (rt.disposing) disposed();
+      if (typeof r?.then !== 'function') return r;
+      async = true;
+      return r.then((v) => (rt.disposing ? disposed() : v)).finally(leave);
+    } catch (e) {
+      exports.stackRestore(sp);   // an exception through wasm frames (a thread's timeout) leaves their stack
+      if (rt.threads && e?.thread) rt.threads.drop(e.lost);   // the model goes on with the threads left
+      throw e instanceof AttentionError ? e : asError(e, name);
+    } finally {
+      if (!async) leave();
+    }
+  };
+}
+
+// dispose: the model's memory freed, the workers ended, and the jobs run in this thread from now on
+function disposeNow(rt) {
+  rt.disposing = false;
+  freeModel(rt);
   if (!rt.threads) return;
+  dropped.unregister(rt);
   rt.threads.dispose();
   rt.threads.count = rt.exports.attn_set_threads(1);
 }
@@ -152,15 +203,17 @@ function upload(rt, config, fill, opts = {}) {
   if (opts === null || typeof opts !== 'object') fail(ErrorCode.INVALID_ARGUMENT, `upload: options must be an object like { maxPositions }; received ${describe(opts)}`);
   const S = opts.maxPositions ?? c.n_positions;
   if (!Number.isInteger(S) || S < 1 || S > c.n_positions) fail(ErrorCode.INVALID_ARGUMENT, `upload: maxPositions must be an integer in [1, n_positions = ${c.n_positions}]; received ${describe(S)}`);
+  const { reserve: given, tensors } = opts;
+  argumentsRead(rt, 'upload');
   freeModel(rt);
-  const first = opts.reserve ?? Math.min(S, FIRST_CACHE);
+  const first = given ?? Math.min(S, FIRST_CACHE);
   if (!Number.isInteger(first) || first < 1 || first > S) fail(ErrorCode.INVALID_ARGUMENT, `upload: reserve must be an integer in [1, maxPositions = ${S}]; received ${describe(first)}`);
   const model = { family, config: c, S, first, cfg: 0, params: null, cache: 0, capacity: 0 };
   rt.model = model;   // from here, freeModel undoes whatever part was made
   const fail_ = (e) => { freeModel(rt); rt.busy = false; throw e instanceof AttentionError ? e : asError(e, 'upload: fill failed'); };
   try {
     model.cfg = family.writeConfig(rt.mem, c);
-    return drive(uploadSteps(rt, model, fill, opts.tensors), fail_);
+    return drive(uploadSteps(rt, model, fill, tensors), fail_);
   } catch (e) {
     return fail_(e);
   }
@@ -215,6 +268,12 @@ function growCache(rt, model, positions) {
     mem.free(model.cache);
   }
   Object.assign(model, { cache, capacity: S, cacheBytes: bytes });
+}
+
+// After a call's arguments are read (each once, copied: what a getter does later cannot reach the
+// call) and before wasm memory is touched: a dispose from one of those getters fails the call here.
+function argumentsRead(rt, name) {
+  if (rt.disposing) fail(ErrorCode.INVALID_ARGUMENT, `${name}: the runtime was disposed while the arguments were read`);
 }
 
 function freeModel(rt) {
@@ -275,6 +334,7 @@ function forward(rt, ids, opts = {}) {
   const S = model.S, limit = S === P ? `n_positions = ${S}` : `maxPositions = ${S} (n_positions = ${P})`;
   const tokens = idsArg(ids, 'forward: ids', { max: S - pos, maxWhat: (n) => `positions ${pos} .. ${pos + n - 1} go past the model's ${limit}`, vocab: V });
   const T = tokens.length, m = pos + T, rows = lastOnly ? 1 : T;
+  argumentsRead(rt, 'forward');
   rt.length = Math.min(rt.length, pos);   // rows from pos on are rewritten: unspecified until it succeeds
   growCache(rt, model, m);
   const wsBytes = exports[f.workspaceSize](model.cfg, T, m) >>> 0;
@@ -330,6 +390,7 @@ function encoderForward(rt, ids, opts) {
   const { mem, exports, model } = rt, c = model.config, { n_layer: L, n_head: H, vocab_size: V, n_positions: P, n_embd: C } = c;
   const tokens = idsArg(ids, 'forward: ids', { max: P, maxWhat: (n) => `${n} ids; the model reads at most max_position_embeddings = ${P}`, vocab: V });
   const T = tokens.length, { heads, types, keep } = readEncoderOptions(rt, opts, T);
+  argumentsRead(rt, 'forward');
   const width = model.hasHead ? V : C;
   const wsBytes = exports[model.family.c.workspaceSize](model.cfg, T) >>> 0;
   if (wsBytes === 0) fail(ErrorCode.TOO_LARGE, `forward: ${T} tokens need more than wasm32's 4 GiB`);

@@ -19,4 +19,5 @@ export function spawnNode(workerData) {
   return { ready, exited, terminate: () => w.terminate() };
 }
 
+// the cores: runtime.js's default thread count (up to 8) and the most threads a model runs on
 export const cores = () => (typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length);

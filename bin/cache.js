@@ -4,13 +4,27 @@ import fs from 'node:fs';
 
 export const CACHE_USAGE = `Usage: attnmap cache [--dir DIR]
 
-Lists the models in the Hugging Face cache that attnmap can load by name (attnmap model
-ORG/NAME, loadModel('ORG/NAME')): those whose snapshot has config.json of a family attnmap
-runs and safetensors weights. The cache is DIR, else HF_HUB_CACHE, else HF_HOME/hub, else
-~/.cache/huggingface/hub.
+Lists the models in the Hugging Face cache, one line per snapshot: the repo, its revisions, its
+size, and the family when attnmap can load it by name (attnmap model ORG/NAME,
+loadModel('ORG/NAME')): config.json of a family attnmap runs and safetensors weights. Any other
+entry says why not (a missing or broken file, a link that leads nowhere, a folder whose name is
+not a repo); one bad entry never hides the rest. The cache is DIR, else HF_HUB_CACHE, else
+HF_HOME/hub, else ~/.cache/huggingface/hub.
 `;
 
 const mb = (n) => `${(n / 1e6).toFixed(1)} MB`;
+
+// names come from folder and file names anyone can write: control and bidi characters are shown
+// escaped, so a name cannot move the cursor, recolour the terminal or reorder the line
+// eslint-disable-next-line no-control-regex -- control characters are what this finds
+const shown = (s) => String(s).replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g,
+  (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
+// one entry of the listing: repo, revisions (or the commit; "-" when the entry has neither), size, family or why not
+function line({ repo, refs, commit, bytes, modelType, why }) {
+  const revisions = refs.length ? refs.join(', ') : commit ? commit.slice(0, 12) : '-';
+  return shown(`${repo}  ${revisions}  ${mb(bytes)}  ${why ? `(not loadable: ${why})` : modelType}`);
+}
 
 /** attnmap cache ...: the listing's text. */
 export async function runCache(argv, { usage }) {
@@ -20,8 +34,15 @@ export async function runCache(argv, { usage }) {
   const { hubCacheDir } = await import('../web/model/hub-node.js');
   const { scanHubCache } = await import('../web/model/hub-cache-node.js');
   const dir = at === 0 ? argv[1] : hubCacheDir();
-  if (!fs.existsSync(dir)) return `no Hugging Face cache at ${dir}\n`;
-  const lines = (await scanHubCache(dir)).map(({ repo, refs, commit, bytes, modelType, why }) =>
-    `${repo}  ${refs.length ? refs.join(', ') : commit.slice(0, 12)}  ${mb(bytes)}  ${why ? `(not loadable: ${why})` : modelType}`);
-  return lines.length ? `${lines.join('\n')}\n` : `no models in the Hugging Face cache at ${dir}\n`;
+  if (!fs.existsSync(dir)) return `no Hugging Face cache at ${shown(dir)}\n`;
+  let entries;
+  try {
+    entries = await scanHubCache(dir);
+  } catch (e) {
+    // the folder itself cannot be listed (a file given as --dir): the user's to fix
+    if (e?.code === 'INVALID_ARGUMENT') usage(e.message.replace(/^scanHubCache: /, ''));
+    throw e;
+  }
+  // one entry's trouble is that entry's line: the rest of the cache is listed all the same
+  return entries.length ? `${entries.map(line).join('\n')}\n` : `no models in the Hugging Face cache at ${shown(dir)}\n`;
 }

@@ -13,34 +13,51 @@
 // slice: the browser keeps them on disk, not twice in memory. cache: false keeps nothing (the
 // files are then Blobs in memory). The token goes in an Authorization header, which browsers
 // drop when a redirect leaves the hub's origin (Fetch: "cross-origin redirect"). A full quota is
-// an AttentionError (TOO_LARGE) saying how much was asked for.
+// an AttentionError (TOO_LARGE) saying how much was asked for. Sizes and time are bounded as
+// hub.js says (the caps; options.stallMs, minRate, graceMs). Cache keys name their repo exactly:
+// deleteCachedModel('gpt2') leaves 'gpt2/large-thing' alone.
 import { AttentionError, ErrorCode, fail, formatBytes } from '../core/errors.js';
 import { ModelFetchError } from './fetch-checkpoint.js';
-import { HUB_URL, INDEX, readRevision, resolveUrl, treeUrl, infoUrl, listTree, chooseFiles, shardNames, hubError, notTheHub } from './hub.js';
+import { HUB_URL, INDEX, isCommit, parseRepoId, repoArg, readRevision, resolveUrl, treeUrl, infoUrl, listTree, chooseFiles, shardsToFetch,
+  hubError, notTheHub, clocksOf, fetchWithin, bodyOf, readInfo, limitOf, overError } from './hub.js';
 
 const CACHE = 'attnmap-models';
-const refKey = (hub, repo, rev) => `${hub}/api/attnmap/refs/${repo}/${encodeURIComponent(rev)}`;
+const REFS = '/api/attnmap/refs/';
+const refKey = (hub, repo, rev) => `${hub}${REFS}${repo}/${encodeURIComponent(rev)}`;
+
+// a key refKey made, read back: { hub, repo, revision } for a ref, { hub, repo, commit } for the
+// list of a commit's files (refKey(…, commit)/files); null for another key or a repo id that is
+// not one
+function refOf(url) {
+  const at = url.indexOf(REFS);
+  if (at < 0) return null;
+  const hub = url.slice(0, at), parts = url.slice(at + REFS.length).split('/');
+  const files = parts.length >= 3 && parts.at(-1) === 'files' && isCommit(parts.at(-2));
+  const repo = parseRepoId(parts.slice(0, files ? -2 : -1).join('/'));
+  if (!repo) return null;
+  if (files) return { hub, repo, commit: parts.at(-2) };
+  try { return { hub, repo, revision: decodeURIComponent(parts.at(-1)) }; } catch { return null; }
+}
+
+// whether url is one of repo's files as resolveUrl(hub, repo, commit, file) made it, for one of hubs
+const isFileOf = (url, repo, hubs) => hubs.some((hub) => url.startsWith(`${hub}/${repo}/resolve/`) &&
+  /^[0-9a-f]{40}\/[^/]+$/.test(url.slice(`${hub}/${repo}/resolve/`.length)));
 
 function contextOf(repo, options = {}) {
   const hub = String(options.hubUrl ?? HUB_URL).replace(/\/+$/, '');
   return {
-    repo, hub, revision: readRevision(options.revision ?? 'main'), token: options.token ?? null, signal: options.signal,
+    repo, hub, revision: readRevision(options.revision ?? 'main'), token: options.token ?? null, signal: options.signal, clocks: clocksOf(options),
     onProgress: typeof options.onProgress === 'function' ? options.onProgress : () => {},
     useCache: options.cache !== false && typeof caches === 'object',
   };
 }
 
-async function hubFetch(ctx, url) {
+function hubFetch(ctx, url) {
   const headers = ctx.token && new URL(url).origin === new URL(ctx.hub).origin ? { authorization: `Bearer ${ctx.token}` } : {};
-  try {
-    return await fetch(url, { headers, signal: ctx.signal });
-  } catch (e) {
-    if (ctx.signal?.aborted) throw e;
-    throw new ModelFetchError(`${url}: could not be fetched (${e.message}; the hub needs a network, and a page's connect-src must allow it)`, url, 0);
-  }
+  return fetchWithin(url, { headers }, ctx.clocks, ctx.signal, '; the hub needs a network, and a page\'s connect-src must allow it');
 }
 
-const listFiles = (ctx) => listTree((u) => hubFetch(ctx, u), treeUrl(ctx.hub, ctx.repo, ctx.commit ?? ctx.revision), ctx.repo, ctx.revision);
+const listFiles = (ctx) => listTree((u) => hubFetch(ctx, u), treeUrl(ctx.hub, ctx.repo, ctx.commit ?? ctx.revision), ctx.repo, ctx.revision, ctx.clocks);
 
 // the commit the revision names (the model info's sha): every file is then fetched and kept under it
 async function pinCommit(ctx) {
@@ -48,7 +65,7 @@ async function pinCommit(ctx) {
   if (!res.ok) throw hubError(res, url, ctx.repo, ctx.revision);
   const html = notTheHub(res, url);
   if (html) throw html;
-  const sha = (await res.json().catch(() => null))?.sha;
+  const sha = (await readInfo(res, url, ctx.clocks))?.sha;
   if (!/^[0-9a-f]{40}$/.test(sha ?? '')) throw new ModelFetchError(`${url}: the hub's answer names no commit`, url, res.status);
   ctx.commit = sha;
 }
@@ -58,28 +75,27 @@ export async function hubSize(repo, options = {}) {
   const ctx = contextOf(repo, options);
   await pinCommit(ctx);
   const { files } = chooseFiles(await listFiles(ctx), repo);
-  return { files, total: files.reduce((sum, f) => sum + f.size, 0) };
+  return { files, total: files.reduce((sum, f) => sum + (f.size ?? 0), 0) };
 }
 
-// one file from the hub (at the pinned commit), streamed with progress: { blob }
+// one file from the hub (at the pinned commit), streamed with progress: { blob }; size: the
+// listing's (null: none), past which, or past the cap of its kind, nothing is kept
 async function download(ctx, file, size) {
-  const url = resolveUrl(ctx.hub, ctx.repo, ctx.commit ?? ctx.revision, file), res = await hubFetch(ctx, url);
+  const url = resolveUrl(ctx.hub, ctx.repo, ctx.commit ?? ctx.revision, file), limit = limitOf(file, size, url), res = await hubFetch(ctx, url);
   if (!res.ok) throw hubError(res, url, ctx.repo, file);
-  const reader = res.body.getReader(), chunks = [];
+  const body = bodyOf(res, url, ctx.clocks, { what: `the download of ${file}`, signal: ctx.signal }), chunks = [];
   let loaded = 0;
   ctx.onProgress({ file, loaded, total: size });
-  for (;;) {
-    let step;
-    try { step = await reader.read(); } catch (e) {
-      if (ctx.signal?.aborted) throw e;
-      throw new ModelFetchError(`${url}: the download of ${file} broke off after ${loaded} bytes (${e.message})`, url, res.status);
+  for (let chunk; (chunk = await body.next()) !== null;) {
+    if (loaded + chunk.length > limit) {
+      body.cancel();
+      throw overError(file, url, size, limit);
     }
-    if (step.done) break;
-    chunks.push(step.value);
-    loaded += step.value.length;
+    chunks.push(chunk);
+    loaded += chunk.length;
     ctx.onProgress({ file, loaded, total: size });
   }
-  if (size && loaded !== size) throw new ModelFetchError(`${url}: ${file} has ${loaded} bytes but the hub said ${size}`, url, res.status);
+  if (size !== null && loaded !== size) throw new ModelFetchError(`${url}: ${file} has ${loaded} bytes but the hub said ${size}`, url, res.status);
   return { blob: new Blob(chunks) };
 }
 
@@ -114,12 +130,12 @@ async function fromHub(ctx, cache) {
   await pinCommit(ctx);
   const { files } = chooseFiles(await listFiles(ctx), ctx.repo), sizes = new Map(files.map((f) => [f.path, f.size])), blobs = {};
   const get = async (name) => {
-    const { blob } = await download(ctx, name, sizes.get(name) ?? 0);
+    const { blob } = await download(ctx, name, sizes.get(name) ?? null);
     if (cache) await store(cache, resolveUrl(ctx.hub, ctx.repo, ctx.commit, name), blob, 'application/octet-stream');
     blobs[name] = blob;
   };
   for (const f of files) if (f.path === 'model.safetensors' || !/\.safetensors$/.test(f.path)) await get(f.path);
-  if (blobs[INDEX] && !blobs['model.safetensors']) for (const shard of shardNames(await blobs[INDEX].text())) await get(shard);
+  if (blobs[INDEX] && !blobs['model.safetensors']) for (const shard of shardsToFetch(await blobs[INDEX].text())) await get(shard);
   if (cache) {
     await store(cache, `${refKey(ctx.hub, ctx.repo, ctx.commit)}/files`, JSON.stringify(Object.keys(blobs)), 'application/json');
     await store(cache, refKey(ctx.hub, ctx.repo, ctx.revision), ctx.commit, 'text/plain');
@@ -155,10 +171,9 @@ export async function cachedModels() {
   if (typeof caches !== 'object') return [];
   const cache = await caches.open(CACHE), out = [];
   for (const req of await cache.keys()) {
-    const m = /\/api\/attnmap\/refs\/(.+)\/([^/]+)$/.exec(req.url);
-    if (!m || m[2] === 'files') continue;
-    const [repo, revision] = [m[1], decodeURIComponent(m[2])];
-    const commit = (await (await cache.match(req)).text()).trim(), hub = req.url.slice(0, req.url.indexOf('/api/attnmap/refs/'));
+    const ref = refOf(req.url);
+    if (!ref || ref.revision === undefined) continue;
+    const { hub, repo, revision } = ref, commit = (await (await cache.match(req)).text()).trim();
     const listed = await cache.match(`${refKey(hub, repo, commit)}/files`);
     if (!listed) continue;
     let bytes = 0;
@@ -168,13 +183,16 @@ export async function cachedModels() {
   return out;
 }
 
-/** Forgets a repo's cached files (every revision). */
+/** Forgets a repo's cached files (every revision): its keys alone, the repo named exactly. */
 export async function deleteCachedModel(repo) {
+  repo = repoArg(repo, 'deleteCachedModel');
   if (typeof caches !== 'object') return;
-  const cache = await caches.open(CACHE);
-  for (const req of await cache.keys()) {
-    const path = new URL(req.url).pathname;
-    if (path.startsWith(`/${repo}/resolve/`) || path.startsWith(`/api/attnmap/refs/${repo}/`)) await cache.delete(req);
+  const cache = await caches.open(CACHE), keys = await cache.keys();
+  // the hubs its keys were made for: those of the refs, and a hub at an origin's root
+  const hubs = [...new Set(keys.map((req) => refOf(req.url)?.hub).filter((h) => h !== undefined))];
+  for (const req of keys) {
+    const ref = refOf(req.url);
+    if (ref ? ref.repo === repo : isFileOf(req.url, repo, [...hubs, new URL(req.url).origin])) await cache.delete(req);
   }
 }
 

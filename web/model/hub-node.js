@@ -2,7 +2,7 @@
 // Python's transformers already downloaded loads with no network at all), else the hub, into
 // that same cache in Python's layout, so that Python sees the files too.
 //
-//   const { folder } = await hubSnapshot('Qwen/Qwen2.5-0.5B', { revision, offline, cacheDir, hubUrl, token, onProgress });
+//   const { dir } = await hubSnapshot('Qwen/Qwen2.5-0.5B', { revision, offline, cacheDir, hubUrl, token, onProgress, stallMs, minRate, graceMs });
 //
 // The cache (huggingface_hub's constants.py and file_download.py):
 //   CACHE = options.cacheDir, else HF_HUB_CACHE, else HF_HOME/hub, else XDG_CACHE_HOME/huggingface/hub,
@@ -19,20 +19,29 @@
 // file from /REPO/resolve/REVISION/FILE, whose answer names the commit (X-Repo-Commit), the blob
 // (X-Linked-Etag or ETag) and its size (X-Linked-Size or Content-Length), and for a large file
 // redirects (302) to a download host. The token (options.token, HF_TOKEN, or HF_HOME/token) is
-// sent to the hub's own host only, never to the host a redirect leads to. An interrupted file
-// resumes from its .incomplete part (a Range request); a file whose size is not what the hub
-// said is refused.
+// sent to the hub's own origin only (scheme, host and port): never to the host a redirect leads
+// to, nor over http after https. An interrupted file resumes from its .incomplete part (a Range
+// request) when the server answers from where it stopped, else starts again (a part as long as
+// the file or longer, a 416, a 206 from another offset); a blob named by a sha256 (an LFS file's
+// ETag) is checked against it before it takes that name, as Python's tools read it too. A size
+// the hub does not give is unknown, not 0; no file is written past its size (hub.js: the caps
+// and the clocks, options.stallMs, minRate, graceMs), and what went wrong deletes the part.
+// The cache is read as the folder loader reads (files-node.js): a ref or snapshot file that is
+// not a regular file (a FIFO, a link to /dev/zero) is not cached, and a download replaces it.
 //
 // Why not @huggingface/hub's downloadFileToCacheDir (npm): it asks the hub's paths-info API even
 // when the file is cached under main (no offline load), does not write refs/main (Python then
 // cannot find the snapshot by branch), and logs with console.debug. Its getHFHubCachePath and
 // scanCacheDir are used for what they do (the default cache folder; `attnmap cache`).
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ErrorCode, fail } from '../core/errors.js';
 import { ModelFetchError } from './fetch-checkpoint.js';
-import { HUB_URL, INDEX, isCommit, readRevision, resolveUrl, treeUrl, listTree, chooseFiles, shardNames, hubError } from './hub.js';
+import { readText } from './files-node.js';
+import { HUB_URL, INDEX, isCommit, readRevision, resolveUrl, treeUrl, listTree, chooseFiles, shardNames, shardsToFetch, hubError,
+  clocksOf, fetchWithin, bodyOf, sizeOf, limitOf, overError } from './hub.js';
 
 const truthy = (v) => ['1', 'true', 'yes', 'on'].includes(String(v ?? '').toLowerCase());
 
@@ -58,7 +67,7 @@ export function hubContext(repo, options = {}, env = process.env) {
     repo, hub, cache, revision: readRevision(options.revision ?? 'main'),
     repoDir: path.join(cache, `models--${repo.replace('/', '--')}`),
     offline: options.offline ?? truthy(env.HF_HUB_OFFLINE),
-    token: tokenOf(options, env), hubHost: new URL(hub).host,
+    token: tokenOf(options, env), hubOrigin: new URL(hub).origin, clocks: clocksOf(options),
     onProgress: typeof options.onProgress === 'function' ? options.onProgress : () => {},
   };
 }
@@ -67,13 +76,16 @@ export function hubContext(repo, options = {}, env = process.env) {
 // the cache
 
 const exists = (p) => { try { fs.statSync(p); return true; } catch { return false; } };
+// a regular file, links followed (stat, which does not open it: a FIFO cannot hang it)
+const isRegular = (p) => { try { return fs.statSync(p).isFile(); } catch { return false; } };
+// a cached text file, or null when it is absent or not one to read (files-node.js's rules: a
+// FIFO, a device, over the size cap): not cached, which a download then replaces
+const cachedText = (p, maxBytes) => { try { return readText(p, maxBytes) ?? null; } catch { return null; } };
 
 function readRef(ctx) {
   if (isCommit(ctx.revision)) return ctx.revision;
-  try {
-    const commit = fs.readFileSync(path.join(ctx.repoDir, 'refs', ctx.revision), 'utf8').trim();
-    return isCommit(commit) ? commit : null;
-  } catch { return null; }
+  const commit = cachedText(path.join(ctx.repoDir, 'refs', ctx.revision), 4096)?.trim();
+  return isCommit(commit) ? commit : null;
 }
 
 /** The cached snapshot's folder when it holds config.json and all the weights, else null. */
@@ -81,11 +93,12 @@ export function cachedSnapshot(ctx) {
   const commit = readRef(ctx);
   if (!commit) return null;
   const dir = path.join(ctx.repoDir, 'snapshots', commit);
-  if (!exists(path.join(dir, 'config.json'))) return null;
-  if (exists(path.join(dir, 'model.safetensors'))) return { dir, commit };
-  if (!exists(path.join(dir, INDEX))) return null;
-  const shards = shardNames(fs.readFileSync(path.join(dir, INDEX), 'utf8'));
-  return shards.length && shards.every((s) => exists(path.join(dir, s))) ? { dir, commit } : null;
+  if (!isRegular(path.join(dir, 'config.json'))) return null;
+  if (isRegular(path.join(dir, 'model.safetensors'))) return { dir, commit };
+  const index = cachedText(path.join(dir, INDEX));
+  if (index === null) return null;
+  const shards = shardNames(index);
+  return shards.length && shards.every((s) => isRegular(path.join(dir, s))) ? { dir, commit } : null;
 }
 
 // snapshots/COMMIT/FILE -> ../../blobs/ETAG, as huggingface_hub's _create_symlink makes it
@@ -99,84 +112,135 @@ function linkSnapshot(ctx, commit, file, etag) {
 
 function writeRef(ctx, commit) {
   if (isCommit(ctx.revision)) return;
-  const ref = path.join(ctx.repoDir, 'refs', ctx.revision);
+  const ref = path.join(ctx.repoDir, 'refs', ctx.revision), tmp = `${ref}.${process.pid}.tmp`;
   fs.mkdirSync(path.dirname(ref), { recursive: true });
-  fs.writeFileSync(ref, commit);
+  // written beside it and renamed over it: whatever was there (a FIFO, which a write would wait
+  // on forever) is replaced, and a reader sees the old commit or the new one
+  fs.writeFileSync(tmp, commit);
+  fs.renameSync(tmp, ref);
 }
 
 // ----------------------------------------------------------------------------
 // the hub
 
-// fetch with the token for the hub's own host only; redirects followed here, so that a hop to
-// another host goes without it. metadata: stop at a redirect to another host and return it, as
-// huggingface_hub's get_hf_file_metadata does (the redirect's own headers name the commit and
-// blob; the download host's do not): { res, url } with url where the redirect points
+// fetch with the token for the hub's own origin only; redirects followed here, so that a hop to
+// another origin (another host or port, or http after https) goes without it. metadata: stop at
+// a redirect to another origin and return it, as huggingface_hub's get_hf_file_metadata does
+// (the redirect's own headers name the commit and blob; the download host's do not): { res, url }
+// with url where the redirect points. Each answer must come within the stall clock.
 async function hubFetch(ctx, url, init = {}, { metadata = false } = {}) {
   for (let hops = 0; hops < 5; hops++) {
     const headers = { ...init.headers };
-    if (ctx.token && new URL(url).host === ctx.hubHost) headers.authorization = `Bearer ${ctx.token}`;
-    let res;
-    try {
-      res = await fetch(url, { ...init, headers, redirect: 'manual' });
-    } catch (e) {
-      throw new ModelFetchError(`${url}: could not be fetched (${e.cause?.code ?? e.message})`, url, 0);
-    }
+    if (ctx.token && new URL(url).origin === ctx.hubOrigin) headers.authorization = `Bearer ${ctx.token}`;
+    const res = await fetchWithin(url, { ...init, headers, redirect: 'manual' }, ctx.clocks);
     if (res.status < 300 || res.status >= 400 || !res.headers.get('location')) return { res, url };
     await res.body?.cancel();
     const next = new URL(res.headers.get('location'), url).href;
-    if (metadata && new URL(next).host !== new URL(url).host) return { res, url: next };
+    if (metadata && new URL(next).origin !== new URL(url).origin) return { res, url: next };
     url = next;
   }
   throw new ModelFetchError(`${url}: more than 5 redirects`, url, 0);
 }
 
 /** The repo's files at the revision: [{ path, size }] from the hub's tree. */
-const listFiles = (ctx) => listTree(async (u) => (await hubFetch(ctx, u)).res, treeUrl(ctx.hub, ctx.repo, ctx.revision), ctx.repo, ctx.revision);
+const listFiles = (ctx) => listTree(async (u) => (await hubFetch(ctx, u)).res, treeUrl(ctx.hub, ctx.repo, ctx.revision), ctx.repo, ctx.revision, ctx.clocks);
 
-// a file's blob, downloaded (or resumed) into blobs/ETAG and linked into snapshots/COMMIT/
-async function download(ctx, file, size) {
+// a file's blob, downloaded (or resumed) into blobs/ETAG and linked into snapshots/COMMIT/;
+// listed: the size the file list gave (null: none)
+async function download(ctx, file, listed) {
   const url = resolveUrl(ctx.hub, ctx.repo, ctx.commit ?? ctx.revision, file);   // once one file named the commit, that commit
   const head = await hubFetch(ctx, url, { method: 'HEAD' }, { metadata: true });
   if (!head.res.ok && !(head.res.status >= 300 && head.res.status < 400)) throw hubError(head.res, url, ctx.repo, file);
-  const meta = metaOf(head.res, url, ctx, file);
+  const meta = metaOf(head.res, url, ctx, file), size = meta.size ?? listed;
   const blob = path.join(ctx.repoDir, 'blobs', meta.etag);
   fs.mkdirSync(path.dirname(blob), { recursive: true });
-  if (!exists(blob) || fs.statSync(blob).size !== meta.size) await fetchBlob(ctx, head.url, blob, { file, size: meta.size ?? size });
+  if (!(isRegular(blob) && size !== null && fs.statSync(blob).size === size)) await fetchBlob(ctx, head.url, blob, { file, size, etag: meta.etag });
   linkSnapshot(ctx, meta.commit, file, meta.etag);
   return meta.commit;
 }
 
-// the commit, blob id and size the hub's answer names (the redirect's own headers, as Python reads them)
+// the commit, blob id and size the hub's answer names (the redirect's own headers, as Python
+// reads them). The size: X-Linked-Size, or the Content-Length of a 2xx (a redirect's counts its
+// own few bytes); none is null, unknown
 function metaOf(res, url, ctx, file) {
   const commit = res.headers.get('x-repo-commit');
   const etag = (res.headers.get('x-linked-etag') ?? res.headers.get('etag') ?? '').replace(/^W\//, '').replace(/"/g, '');
-  const size = Number(res.headers.get('x-linked-size') ?? res.headers.get('content-length'));
   if (!isCommit(commit) || !/^[\w-]{8,128}$/.test(etag)) {
     throw new ModelFetchError(`${url}: the answer does not name the commit and blob of ${file} (X-Repo-Commit, ETag): is ${ctx.hub} the hub?`, url, res.status);
   }
-  return { commit, etag, size: Number.isSafeInteger(size) && size >= 0 ? size : null };
+  const size = sizeOf(res.headers.get('x-linked-size')) ?? (res.ok ? sizeOf(res.headers.get('content-length')) : null);
+  return { commit, etag, size };
 }
 
-// GET the bytes into BLOB.incomplete, from where an earlier try stopped, then rename it
-async function fetchBlob(ctx, url, blob, { file, size }) {
-  const part = `${blob}.incomplete`;
-  const have = exists(part) ? fs.statSync(part).size : 0;
-  const { res, url: final } = await hubFetch(ctx, url, { headers: have ? { range: `bytes=${have}-` } : {} });
-  if (!res.ok) throw hubError(res, final, ctx.repo, file);
-  const resumed = res.status === 206 && have > 0;
-  const fd = fs.openSync(part, resumed ? 'a' : 'w');
-  let loaded = resumed ? have : 0;
+// the bytes of BLOB.incomplete an earlier try left, or 0: dropped when it is as long as the file
+// or longer (a resume would ask past the end), or not a plain file of ours (a link, a FIFO: not
+// written through)
+function partLength(part, size) {
+  let st;
+  try { st = fs.lstatSync(part); } catch { return 0; }
+  if (st.isFile() && (size === null || st.size < size)) return st.size;
+  fs.rmSync(part, { force: true });
+  return 0;
+}
+
+// the offset a 206 starts at (Content-Range: bytes START-END/SIZE), or -1 when it does not say
+const rangeStart = (res) => Number(/^bytes\s+(\d+)-\d+\/(?:\d+|\*)$/.exec(res.headers.get('content-range') ?? '')?.[1] ?? -1);
+
+// GET the file from have on (a Range request when have > 0): { res, final, from }, starting again
+// from 0 when the server cannot answer from there (416, or a 206 from another offset)
+async function getFrom(ctx, url, part, have, file) {
+  for (;;) {
+    const { res, url: final } = await hubFetch(ctx, url, { headers: have ? { range: `bytes=${have}-` } : {} });
+    const from = res.status === 206 ? rangeStart(res) : 0;
+    if (have && (res.status === 416 || (res.status === 206 && from !== have))) {
+      await res.body?.cancel();
+      fs.rmSync(part, { force: true });
+      have = 0;
+      continue;
+    }
+    if (!res.ok) throw hubError(res, final, ctx.repo, file);
+    if (from !== 0 && from !== have) throw new ModelFetchError(`${final}: ${file}: a 206 from byte ${from} (Content-Range), not the ${have} asked for`, final, res.status);
+    return { res, final, from };
+  }
+}
+
+// the sha256 of the first n bytes of a part file, to go on with as the rest comes
+function hashOf(part, n) {
+  const hash = crypto.createHash('sha256');
+  if (n === 0) return hash;
+  const buf = Buffer.alloc(1 << 20), fd = fs.openSync(part, 'r');
   try {
-    const reader = res.body.getReader();
+    for (let at = 0; at < n;) {
+      const k = fs.readSync(fd, buf, 0, Math.min(buf.length, n - at), at);
+      if (k === 0) break;
+      hash.update(buf.subarray(0, k));
+      at += k;
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+  return hash;
+}
+
+// GET the bytes into BLOB.incomplete, from where an earlier try stopped, check them, rename it
+async function fetchBlob(ctx, url, blob, { file, size, etag }) {
+  const part = `${blob}.incomplete`, limit = limitOf(file, size, url);
+  const { res, final, from } = await getFrom(ctx, url, part, partLength(part, size), file);
+  const lfs = /^[0-9a-f]{64}$/.test(etag), hash = lfs ? hashOf(part, from) : null;
+  const body = bodyOf(res, final, ctx.clocks, { what: `the download of ${file}`, from, after: '; the next load resumes it' });
+  const fd = fs.openSync(part, from ? 'a' : 'w');
+  let loaded = from;
+  try {
     ctx.onProgress({ file, loaded, total: size });
-    for (;;) {
-      let step;
-      try { step = await reader.read(); } catch (e) {
-        throw new ModelFetchError(`${final}: the download of ${file} broke off after ${loaded} bytes (${e.cause?.code ?? e.message}); the next load resumes it`, final, res.status);
+    for (let chunk; (chunk = await body.next()) !== null;) {
+      if (loaded + chunk.length > limit) {
+        body.cancel();
+        fs.rmSync(part, { force: true });
+        throw overError(file, final, size, limit, '; the partial file was deleted');
       }
-      if (step.done) break;
-      fs.writeSync(fd, step.value);
-      loaded += step.value.length;
+      fs.writeSync(fd, chunk);
+      hash?.update(chunk);
+      loaded += chunk.length;
       ctx.onProgress({ file, loaded, total: size });
     }
   } finally {
@@ -184,6 +248,11 @@ async function fetchBlob(ctx, url, blob, { file, size }) {
   }
   if (size !== null && loaded !== size) {
     throw new ModelFetchError(`${final}: ${file} has ${loaded} bytes but the hub said ${size}; the next load resumes or starts it again`, final, res.status);
+  }
+  const got = hash?.digest('hex');
+  if (lfs && got !== etag) {
+    fs.rmSync(part, { force: true });
+    throw new ModelFetchError(`${final}: ${file} is not the file the hub named: its sha256 is ${got}, expected ${etag} (its ETag); the download was deleted`, final, res.status);
   }
   fs.renameSync(part, blob);
 }
@@ -210,7 +279,7 @@ export async function hubSnapshot(repo, options = {}) {
   const dir = path.join(ctx.repoDir, 'snapshots', commit);
   if (exists(path.join(dir, INDEX)) && !exists(path.join(dir, 'model.safetensors'))) {
     const sizes = new Map(files.map((f) => [f.path, f.size]));
-    for (const shard of shardNames(fs.readFileSync(path.join(dir, INDEX), 'utf8'))) {
+    for (const shard of shardsToFetch(readText(path.join(dir, INDEX)))) {   // over MAX_SHARDS: refused before any
       await download(ctx, shard, sizes.get(shard) ?? null);
       downloaded.push(shard);
     }

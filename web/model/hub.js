@@ -10,12 +10,36 @@
 // model.safetensors.index.json and the shards it names; tokenizer.json and
 // tokenizer_config.json, or vocab.json + merges.txt, or vocab.txt. Never *.bin, *.onnx, *.gguf
 // or anything else a repo holds.
-import { AttentionError, ErrorCode, fail, quote } from '../core/errors.js';
+//
+// What a hub (or whatever HF_ENDPOINT / hubUrl points at) can make a load hold, and for how long,
+// is bounded (issue 35), in Node and browsers alike:
+// - the file list: MAX_LISTING_BYTES, all pages together (TOO_LARGE beyond);
+// - a file: the size the hub announced for it (its HEAD, else the listing), else 64 MiB for the
+//   text files (config.json, the tokenizer's, the index: files-node.js's cap) and 4 GiB for the
+//   weights (what wasm32 can hold); an announced size over those is TOO_LARGE before a byte comes;
+// - an index naming more than MAX_SHARDS shards is INVALID_MODEL before any shard is fetched;
+// - time: options.stallMs (default 30 s) with no answer or no bytes fails the file, and once
+//   options.graceMs (default 60 s) have passed a file must average options.minRate bytes/s
+//   (default 64 KiB/s; 0 for none), so a server that drips a byte now and then fails too: the
+//   clocks of fetch-checkpoint.js, with the same option names.
+import { AttentionError, ErrorCode, fail, quote, describe, formatBytes } from '../core/errors.js';
 import { ModelFetchError } from './fetch-checkpoint.js';
+import { stripBom } from './text-files.js';
 
 export const HUB_URL = 'https://huggingface.co';
 export const INDEX = 'model.safetensors.index.json';
 export const TOKENIZER_FILES = ['tokenizer.json', 'tokenizer_config.json', 'vocab.json', 'merges.txt', 'vocab.txt'];
+
+export const MAX_SHARDS = 4096;                        // weights.js's limit, applied before a shard is fetched
+// files-node.js's MAX_TEXT_BYTES, stated again: that module is Node's (node:fs), this one runs in browsers too
+export const MAX_TEXT_BYTES = 64 * 1024 * 1024;
+export const MAX_WEIGHTS_BYTES = 2 ** 32;              // what wasm32 can hold: no file of weights can be larger
+// The file list, every page together. A model repo's top level is tens of entries (~250 bytes
+// each as the tree API writes them, with lfs and xetHash); 16 MiB is over 60,000 of them, far
+// past any repo attnmap can load, and little enough for a tab to hold and parse.
+export const MAX_LISTING_BYTES = 16 * 1024 * 1024;
+const CLOCKS = { stallMs: 30_000, minRate: 64 * 1024, graceMs: 60_000 };
+const MAX_TIMER_MS = 2 ** 31 - 1;                      // setTimeout's limit: a longer delay fires at once
 
 // org/name as the hub allows them: letters, digits, "-", "_", "."; no "--" or ".." (the cache's
 // separator, a path); 96 characters a part
@@ -46,22 +70,35 @@ export const infoUrl = (hub, repo, rev) => `${hub}/api/models/${repo}/revision/$
 /**
  * The repo's top-level files, [{ path, size, type }], from the tree API, page after page (the
  * hub pages long lists and names the next page in a Link header, rel="next"). get(url) fetches
- * with the caller's headers and resolves to a Response.
+ * with the caller's headers and resolves to a Response. size: null when the entry gives none (an
+ * unknown size, not 0). The pages together are read up to MAX_LISTING_BYTES.
  */
-export async function listTree(get, url, repo, rev) {
+export async function listTree(get, url, repo, rev, clocks = clocksOf()) {
   const out = [];
+  let left = MAX_LISTING_BYTES;
   for (let next = url, pages = 0; next && pages < 100; pages++) {
     const res = await get(next);
     if (!res.ok) throw hubError(res, next, repo, rev);
     const html = notTheHub(res, next);
     if (html) throw html;
-    const list = await res.json().catch(() => null);
+    const bytes = await readCapped(res, next, clocks, left, () => fail(ErrorCode.TOO_LARGE,
+      `${next}: the file list of ${repo} (revision ${rev}) goes past ${formatBytes(MAX_LISTING_BYTES)}, all pages together; a model repo's is a few kB`));
+    left -= bytes.length;
+    let list = null;
+    try { list = JSON.parse(new TextDecoder().decode(bytes)); } catch { /* below */ }
     if (!Array.isArray(list)) throw new ModelFetchError(`${next}: not the hub's file list`, next, res.status);
-    out.push(...list.filter((f) => f && typeof f.path === 'string').map((f) => ({ path: f.path, size: f.lfs?.size ?? f.size ?? 0, type: f.type })));
+    // one by one: a spread of a long page (push(...list)) overflows the stack
+    for (const f of list) if (f && typeof f.path === 'string') out.push({ path: f.path, size: sizeOf(f.lfs?.size ?? f.size), type: f.type });
     const link = /<([^>]+)>\s*;\s*rel="next"/.exec(res.headers.get('link') ?? '');
     next = link ? new URL(link[1], next).href : null;
   }
   return out;
+}
+
+/** A size as the hub writes one (a listing's size, a header's digits), or null: unknown. */
+export function sizeOf(v) {
+  const n = typeof v === 'string' && /^\s*\d{1,16}\s*$/.test(v) ? Number(v) : v;
+  return Number.isSafeInteger(n) && n >= 0 ? n : null;
 }
 
 /**
@@ -94,6 +131,16 @@ export function shardNames(indexText) {
   return [...new Set(Object.values(map))].filter((n) => typeof n === 'string' && /^[\w.-]+\.safetensors$/.test(n) && !n.includes('..'));
 }
 
+/** The shards to download: shardNames, refused (INVALID_MODEL) before any is fetched when the
+ * index names more than weights.js would read. */
+export function shardsToFetch(indexText) {
+  let map;
+  try { map = JSON.parse(stripBom(indexText)).weight_map; } catch { return []; }
+  const count = map && typeof map === 'object' ? new Set(Object.values(map)).size : 0;
+  if (count > MAX_SHARDS) fail(ErrorCode.INVALID_MODEL, `${INDEX} names ${count} shards; at most ${MAX_SHARDS} are read, and none was downloaded`);
+  return shardNames(stripBom(indexText));
+}
+
 /** The hub's answer to a request as an error: a gated or missing repo, a missing file, a page that is not the hub. */
 export function hubError(res, url, repo, what) {
   const code = res.headers.get('x-error-code') ?? '';
@@ -113,6 +160,137 @@ export function hubError(res, url, repo, what) {
 export function notTheHub(res, url) {
   if (!/^text\/html\b/i.test(res.headers.get('content-type') ?? '')) return null;
   return new ModelFetchError(`${url}: the server answered with an HTML page, not the hub's API (is HF_ENDPOINT or hubUrl the hub?)`, url, res.status);
+}
+
+/** A repo id ('ORG/NAME' or 'NAME'), or INVALID_ARGUMENT naming fn. */
+export function repoArg(repo, fn) {
+  const id = parseRepoId(repo);
+  if (!id) fail(ErrorCode.INVALID_ARGUMENT, `${fn}: expected a Hugging Face repo id such as "Qwen/Qwen2.5-0.5B"; received ${describe(repo)}`);
+  return id;
+}
+
+// ----------------------------------------------------------------------------
+// caps and clocks (see the top of this file)
+
+/** options.stallMs, minRate and graceMs, checked, with their defaults. */
+export function clocksOf(options = {}) {
+  const out = { ...CLOCKS };
+  for (const [key, min] of [['stallMs', 1], ['minRate', 0], ['graceMs', 0]]) {
+    const v = options[key];
+    if (v === undefined) continue;
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < min) {
+      fail(ErrorCode.INVALID_ARGUMENT, `loadModel: options.${key} must be a finite number of at least ${min}; received ${describe(v)}`);
+    }
+    out[key] = v;
+  }
+  return out;
+}
+
+// a signal that aborts when either does: AbortSignal.any, which holds no listener on the caller's
+// signal past the request (a load makes one request a file); else a listener
+function anyOf(a, b) {
+  if (typeof AbortSignal.any === 'function') return AbortSignal.any([a, b]);
+  const ctl = new AbortController(), stop = (s) => () => ctl.abort(s.reason);
+  for (const s of [a, b]) if (s.aborted) ctl.abort(s.reason); else s.addEventListener('abort', stop(s), { once: true });
+  return ctl.signal;
+}
+
+/**
+ * fetch(url, init) whose answer must come within clocks.stallMs (a ModelFetchError "no answer
+ * within"); signal, the caller's, cancels it (its AbortError as it is). hint ends the message of
+ * a request that could not be made at all.
+ */
+export async function fetchWithin(url, init, clocks, signal, hint = '') {
+  const ctl = new AbortController(), timer = setTimeout(() => ctl.abort(), Math.min(clocks.stallMs, MAX_TIMER_MS));
+  try {
+    return await fetch(url, { ...init, signal: signal ? anyOf(signal, ctl.signal) : ctl.signal });
+  } catch (e) {
+    if (signal?.aborted) throw e;
+    if (ctl.signal.aborted) throw new ModelFetchError(`${url}: no answer within ${clocks.stallMs / 1000} s (options.stallMs)`, url, 0);
+    throw new ModelFetchError(`${url}: could not be fetched (${e.cause?.code ?? e.message}${hint})`, url, 0);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * A response's body, chunk by chunk under two clocks: next() -> the next chunk, or null at the
+ * end. No bytes for stallMs (a stall), or less than minRate bytes/s on average once graceMs have
+ * passed (a drip, which a chunk does not reset), or a cut: a ModelFetchError "URL: WHAT …"
+ * counting from bytes (a resumed download's offset), ending with after. The caller's signal:
+ * its AbortError as it is.
+ */
+export function bodyOf(res, url, clocks, { what = 'the download', from = 0, after = '', signal } = {}) {
+  const { stallMs, minRate, graceMs } = clocks, reader = res.body?.getReader(), start = Date.now();
+  let received = 0;
+  const error = (why) => new ModelFetchError(`${url}: ${what} ${why}${after}`, url, res.status);
+  const cancel = () => { reader?.cancel().catch(() => {}); };
+  async function next() {
+    if (!reader) return null;
+    const rateDue = minRate > 0 ? Math.max(graceMs, (received / minRate) * 1000) - (Date.now() - start) : Infinity;
+    const stall = stallMs <= rateDue, wait = Math.min(MAX_TIMER_MS, Math.max(0, Math.min(stallMs, rateDue)));
+    let timer, step;
+    const clock = new Promise((resolve, reject) => {
+      timer = setTimeout(() => reject(stall ? error(`stalled: no data for ${stallMs / 1000} s after ${from + received} bytes`)
+        : error(`is too slow: ${received} bytes in ${((Date.now() - start) / 1000).toFixed(1)} s, less than ${formatBytes(minRate)}/s ` +
+          `on average after the first ${graceMs / 1000} s (options.minRate): the server stalled, or drips`)), wait);
+    });
+    try {
+      step = await Promise.race([reader.read(), clock]);
+    } catch (e) {
+      cancel();
+      if (signal?.aborted || e instanceof ModelFetchError) throw e;
+      throw error(`broke off after ${from + received} bytes (${e.cause?.code ?? e.message})`);
+    } finally {
+      clearTimeout(timer);
+    }
+    if (step.done) return null;
+    received += step.value.length;
+    return step.value;
+  }
+  return { next, cancel };
+}
+
+// a small body (a file list, the model info) up to cap bytes; over(): what to throw beyond
+async function readCapped(res, url, clocks, cap, over) {
+  if ((sizeOf(res.headers.get('content-length')) ?? 0) > cap) { await res.body?.cancel(); over(); }
+  const body = bodyOf(res, url, clocks, { what: 'the answer' }), chunks = [];
+  let n = 0;
+  for (let chunk; (chunk = await body.next()) !== null;) {
+    if (n + chunk.length > cap) { body.cancel(); over(); }
+    chunks.push(chunk);
+    n += chunk.length;
+  }
+  const out = new Uint8Array(n);
+  for (let i = 0, at = 0; i < chunks.length; at += chunks[i].length, i++) out.set(chunks[i], at);
+  return out;
+}
+
+/** The model info's JSON, read as the file list is (MAX_LISTING_BYTES), or null when not JSON. */
+export async function readInfo(res, url, clocks) {
+  const bytes = await readCapped(res, url, clocks, MAX_LISTING_BYTES, () => fail(ErrorCode.TOO_LARGE,
+    `${url}: the hub's model info goes past ${formatBytes(MAX_LISTING_BYTES)}; a model's is a few kB`));
+  try { return JSON.parse(new TextDecoder().decode(bytes)); } catch { return null; }
+}
+
+const isTextFile = (file) => file === 'config.json' || file === INDEX || TOKENIZER_FILES.includes(file);
+
+/**
+ * The most bytes a file may have: the size the hub announced (null: none), else the cap of its
+ * kind; an announced size over that cap is TOO_LARGE before a byte is fetched.
+ */
+export function limitOf(file, size, url) {
+  const text = isTextFile(file), cap = text ? MAX_TEXT_BYTES : MAX_WEIGHTS_BYTES;
+  const kind = text ? 'a config, tokenizer or index file is read' : 'a file of weights is read, as wasm32 holds no more,';
+  if (size !== null && size > cap) fail(ErrorCode.TOO_LARGE, `${url}: the hub announces ${formatBytes(size)} (${size} bytes) for ${file}; ${kind} up to ${formatBytes(cap)}`);
+  return size ?? cap;
+}
+
+/** The error for a body that went past limitOf's limit. */
+export function overError(file, url, size, limit, after = '') {
+  if (size !== null) return new ModelFetchError(`${url}: more than the ${size} bytes the hub announced for ${file} came${after}`, url, 200);
+  return new AttentionError(ErrorCode.TOO_LARGE, `${url}: ${file} went past ${formatBytes(limit)} (${limit} bytes) and the hub announced no size; ` +
+    `${isTextFile(file) ? 'a config, tokenizer or index file' : 'a file of weights'} is read up to that${after}`);
 }
 
 /**

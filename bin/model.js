@@ -151,10 +151,18 @@ export async function runModel(argv, cli) {
 }
 
 // the arguments, checked before the checkpoint is read
+// `--head -1`: parseArgs takes "-1" for an option and says "ambiguous"; joined as --head=-1, the
+// value reaches intArg, which names the range
+const withNegatives = (argv) => argv.flatMap((a, i) => {
+  const name = /^--([\w-]+)$/.exec(a)?.[1];
+  if (name && OPTIONS[name]?.type === 'string' && /^-\d/.test(argv[i + 1] ?? '')) return [`${a}=${argv[i + 1]}`];
+  return /^-\d/.test(a) && OPTIONS[/^--([\w-]+)$/.exec(argv[i - 1] ?? '')?.[1]]?.type === 'string' ? [] : [a];
+});
+
 function readArgs(argv, { usage, maxBytesArg }) {
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args: withNegatives(argv), options: OPTIONS, allowPositionals: true, strict: true });
   } catch (e) {
     usage(`${e.message.replace(/\s+/g, ' ').trim()} (see attnmap model --help)`);
   }

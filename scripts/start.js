@@ -40,6 +40,17 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     execFileSync('bash', [path.join(root, 'build.sh')], { stdio: 'inherit' });
   }
   const port = process.env.PORT ? Number(process.env.PORT) : 8000;
-  const { url } = await startServer({ root, port, fallback: !process.env.PORT, headers: () => ISOLATED });
-  console.log(`attnmap: serving the page at ${url}  (Ctrl+C to stop)`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    console.error(`attnmap: PORT must be a port number from 0 to 65535; received ${JSON.stringify(process.env.PORT)}`);
+    process.exit(2);
+  }
+  try {
+    const { url } = await startServer({ root, port, fallback: !process.env.PORT, headers: () => ISOLATED });
+    console.log(`attnmap: serving the page at ${url}  (Ctrl+C to stop)`);
+  } catch (e) {
+    // a busy or forbidden port is the reader's to change: one line, not a stack trace
+    const why = e.code === 'EADDRINUSE' ? 'is in use' : e.code === 'EACCES' ? 'needs privileges this user lacks' : `cannot be used (${e.code ?? e.message})`;
+    console.error(`attnmap: port ${port} on 127.0.0.1 ${why}; try another, e.g. PORT=${port === 9000 ? 9001 : 9000} npm start`);
+    process.exit(1);
+  }
 }

@@ -237,7 +237,9 @@ const NUMBER_ARRAYS = new Set(['Int8Array', 'Uint8Array', 'Uint8ClampedArray', '
   'Int32Array', 'Uint32Array', 'Float32Array', 'Float64Array']);
 export const MAX_IDS = 1 << 24;
 
-export function idsArg(ids, name, { max = MAX_IDS, maxWhat, vocab = MAX_DIM } = {}) {
+// noun and bound word the elements (default: token ids below vocab_size); an index list passes its own
+export function idsArg(ids, name, { max = MAX_IDS, maxWhat, vocab = MAX_DIM, noun = 'token id', bound } = {}) {
+  bound ??= vocab === MAX_DIM ? '2^31' : `vocab_size = ${vocab}`;
   const kind = typedKind(ids);
   if (!Array.isArray(ids) && !NUMBER_ARRAYS.has(kind)) {
     fail(ErrorCode.INVALID_ARGUMENT, `${name} must be an array of token ids (integers); received ${describe(ids)}`);
@@ -245,7 +247,7 @@ export function idsArg(ids, name, { max = MAX_IDS, maxWhat, vocab = MAX_DIM } = 
   let n;
   try { n = lengthOf(ids, kind); } catch (e) { fail(ErrorCode.INVALID_ARGUMENT, `${name}: its length cannot be read (${errorText(e)})`); }
   if (!Number.isSafeInteger(n) || n < 0) fail(ErrorCode.INVALID_ARGUMENT, `${name} has length ${describe(n)}; expected a count of token ids`);
-  if (n === 0) fail(ErrorCode.INVALID_ARGUMENT, `${name} is empty: expected at least one token id`);
+  if (n === 0) fail(ErrorCode.INVALID_ARGUMENT, `${name} is empty: expected at least one ${noun}`);
   if (n > max) fail(ErrorCode.INVALID_ARGUMENT, maxWhat ? `${name}: ${maxWhat(n)}` : `${name} has ${n} ids; at most ${max} are taken`);
   const out = new Int32Array(n);
   const src = kind ? exactView(ids, globalThis[kind], n) : ids;
@@ -254,7 +256,7 @@ export function idsArg(ids, name, { max = MAX_IDS, maxWhat, vocab = MAX_DIM } = 
     let x;
     try { x = src[i]; } catch (e) { fail(ErrorCode.INVALID_ARGUMENT, `${name}[${i}] cannot be read (${errorText(e)})`); }
     if (typeof x !== 'number' || !Number.isInteger(x) || x < 0 || x >= vocab) {
-      fail(ErrorCode.INVALID_ARGUMENT, `${name}[${i}] must be an integer token id in [0, ${vocab === MAX_DIM ? '2^31' : `vocab_size = ${vocab}`}); received ${describe(x)}`);
+      fail(ErrorCode.INVALID_ARGUMENT, `${name}[${i}] must be an integer ${noun} in [0, ${bound}); received ${describe(x)}`);
     }
     out[i] = x;
   }

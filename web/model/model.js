@@ -168,15 +168,15 @@ function readAttention(attention, config) {
   for (const key of Object.keys(attention)) {
     if (key !== 'layers' && key !== 'heads') fail(ErrorCode.INVALID_ARGUMENT, `model.forward: unknown key "${String(key).slice(0, 40)}" in attention; expected layers, heads`);
   }
-  const layers = indexList(attention.layers, 'attention.layers', config.n_layer);
-  const heads = indexList(attention.heads, 'attention.heads', config.n_head);
+  const layers = indexList(attention.layers, 'attention.layers', config.n_layer, ['layer', 'n_layer']);
+  const heads = indexList(attention.heads, 'attention.heads', config.n_head, ['head', 'n_head']);
   return layers.flatMap((l) => heads.map((h) => [l, h]));
 }
 
-// a list of distinct indices in [0, count), or all of them when undefined
-function indexList(value, name, count) {
+// a list of distinct indices in [0, count), or all of them when undefined; what: [noun, config key]
+function indexList(value, name, count, [noun, key]) {
   if (value === undefined) return Array.from({ length: count }, (_, i) => i);
-  const ids = idsArg(value, `model.forward: ${name}`, { max: count, maxWhat: (n) => `${n} indices; the model has ${count}`, vocab: count });
+  const ids = idsArg(value, `model.forward: ${name}`, { max: count, maxWhat: (n) => `${n} ${noun}s; the model has ${key} = ${count}`, vocab: count, noun: `${noun} index`, bound: `${key} = ${count}` });
   if (new Set(ids).size !== ids.length) fail(ErrorCode.INVALID_ARGUMENT, `model.forward: ${name} lists an index twice`);
   return Array.from(ids);
 }
@@ -230,6 +230,8 @@ function makeModel(rt, config, tokenizer) {
       const sampling = readSampling(options, config);
       return generate(rt, state, tokenizer, config, readPrompt(ids, config), sampling);
     }),
+    // a decoder has no [MASK] to fill: a typed error where a script calls it, as the CLI says (bin/model.js)
+    fillMask: api('fillMask', () => fail(ErrorCode.INVALID_ARGUMENT, `model.fillMask is for BERT encoders; this checkpoint is ${config.modelType ?? config.family}, a decoder: use forward or generate`)),
     ...(config.encoder ? encoderMethods(rt, config, tokenizer, api, { needTokenizer, live }) : {}),
     /** Threads the model runs on (loadModel's options.threads, at most the host's cores; fewer after a thread failed). */
     get threads() { return rt.threads; },

@@ -18,9 +18,9 @@
 // that the loader would refuse.
 import fs from 'node:fs';
 import path from 'node:path';
-import { AttentionError, ErrorCode, describe, fail, formatBytes, quote } from '../core/errors.js';
+import { AttentionError, ErrorCode, formatBytes, quote } from '../core/errors.js';
 import { MODEL_TYPES } from './families/index.js';
-import { INDEX, TOKENIZER_FILES, parseRepoId, shardNames } from './hub.js';
+import { INDEX, TOKENIZER_FILES, parseRepoId, repoArg, shardNames } from './hub.js';
 import { MAX_TEXT_BYTES, openRegular, readText } from './files-node.js';
 import { stripBom } from './text-files.js';
 import { hubSize as hubSizeOf } from './hub-browser.js';
@@ -30,12 +30,6 @@ const REF_BYTES = 4096;     // a ref holds a 40-hex commit
 const MAX_DEPTH = 16;       // folders inside a snapshot or refs/ (Python writes a few at most)
 const LINK_TROUBLE = { ENOENT: 'a dangling link', ELOOP: 'a link loop', ENOTDIR: 'a link through a file' };
 
-// a repo id ('ORG/NAME' or 'NAME'), or INVALID_ARGUMENT
-function repoArg(repo, fn) {
-  const id = parseRepoId(repo);
-  if (!id) fail(ErrorCode.INVALID_ARGUMENT, `${fn}: expected a Hugging Face repo id such as "Qwen/Qwen2.5-0.5B"; received ${describe(repo)}`);
-  return id;
-}
 
 // ----------------------------------------------------------------------------
 // one file or folder, as the scan sees it

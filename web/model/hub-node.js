@@ -31,8 +31,8 @@
 //
 // Why not @huggingface/hub's downloadFileToCacheDir (npm): it asks the hub's paths-info API even
 // when the file is cached under main (no offline load), does not write refs/main (Python then
-// cannot find the snapshot by branch), and logs with console.debug. Its getHFHubCachePath and
-// scanCacheDir are used for what they do (the default cache folder; `attnmap cache`).
+// cannot find the snapshot by branch), and logs with console.debug. `attnmap cache` lists the cache
+// with a scanner of its own (hub-cache-node.js), which reports a broken entry instead of failing.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';

@@ -23,6 +23,7 @@
 //   (default 64 KiB/s; 0 for none), so a server that drips a byte now and then fails too: the
 //   clocks of fetch-checkpoint.js, with the same option names.
 import { AttentionError, ErrorCode, fail, quote, describe, formatBytes } from '../core/errors.js';
+import { MAX_SHARDS } from './weights.js';   // weights.js's limit, applied here before a shard is fetched
 import { ModelFetchError } from './fetch-checkpoint.js';
 import { stripBom } from './text-files.js';
 
@@ -30,7 +31,6 @@ export const HUB_URL = 'https://huggingface.co';
 export const INDEX = 'model.safetensors.index.json';
 export const TOKENIZER_FILES = ['tokenizer.json', 'tokenizer_config.json', 'vocab.json', 'merges.txt', 'vocab.txt'];
 
-export const MAX_SHARDS = 4096;                        // weights.js's limit, applied before a shard is fetched
 // files-node.js's MAX_TEXT_BYTES, stated again: that module is Node's (node:fs), this one runs in browsers too
 export const MAX_TEXT_BYTES = 64 * 1024 * 1024;
 export const MAX_WEIGHTS_BYTES = 2 ** 32;              // what wasm32 can hold: no file of weights can be larger

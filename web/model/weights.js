@@ -22,7 +22,7 @@ import { stripBom } from './text-files.js';
 
 const bad = (message) => fail(ErrorCode.INVALID_MODEL, message);
 const INDEX = 'model.safetensors.index.json';
-const MAX_SHARDS = 4096;
+export const MAX_SHARDS = 4096;
 
 /** A Blob (a File from an <input>) as a source read slice by slice: reads are promises; onRead(bytes) after each. */
 export const blobSource = (blob, onRead = () => {}) => makeSource(blob.size,

@@ -19,7 +19,7 @@ import path from 'node:path';
 import { startServer } from '../../scripts/serve.js';
 import { loadModel } from '../../web/model/model-node.js';
 import { defaultState, formatHash } from '../../web/page/page-state.js';
-import { zh, en } from '../../web/strings/page.js';
+import { zh, en } from '../../web/page/page-strings.js';
 import { root, assertClose } from '../helpers.js';
 import { launch, openPage } from './browser.js';
 

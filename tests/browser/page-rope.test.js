@@ -14,7 +14,7 @@ import path from 'node:path';
 import { startServer } from '../../scripts/serve.js';
 import { createAttention } from '../../web/core/attention.js';
 import { ropeModel, focusRow } from '../../web/page/page-rope.js';
-import * as WORDS from '../../web/strings/page-rope.js';
+import * as WORDS from '../../web/page/page-rope-strings.js';
 import { root, assertClose } from '../helpers.js';
 import { launch, openPage } from './browser.js';
 

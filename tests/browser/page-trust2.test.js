@@ -16,7 +16,7 @@ import path from 'node:path';
 import { startServer } from '../../scripts/serve.js';
 import { loadModel } from '../../web/model/model.js';
 import { loadError, errorText } from '../../web/page/page-load-errors.js';
-import { zh, en } from '../../web/strings/page.js';
+import { zh, en } from '../../web/page/page-strings.js';
 import { root } from '../helpers.js';
 import { randomGpt2, rawSafetensors } from '../model-helpers.js';
 import { launch, openPage } from './browser.js';

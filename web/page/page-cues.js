@@ -6,7 +6,7 @@
 //   revealExplanation(panel, map)      after a tap on a cell, bring its explanation into view when
 //                                      the layout put it below the map and out of sight
 //
-// DOM only; no strings of its own (page.js passes the hint from web/strings/page.js).
+// DOM only; no strings of its own (page.js passes the hint from page-strings.js).
 
 /** Which edges of a scrolling table have more beyond them (page.css fades those). */
 function markTableEdges(box) {

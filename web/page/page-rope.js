@@ -23,7 +23,7 @@ import { toRows } from '../core/attention.js';
 import { renderHeatmap } from '../heatmap/heatmap.js';
 import { fixed } from '../heatmap/text.js';
 import { inputWeights, reversed } from './page-pe.js';
-import * as WORDS from '../strings/page-rope.js';
+import * as WORDS from './page-rope-strings.js';
 
 /** The base of the section: LLaMA 2's rope_theta (Qwen2 uses 1e6, LLaMA 3 500000). */
 export const ROPE_BASE = 10000;

@@ -65,7 +65,7 @@ function renderFormula(env) {
     a.className = 'f-part';
     a.dataset.step = String(k);
     a.title = F.steps[k - 1];
-    a.innerHTML = children.join('');                     // trusted strings only (web/strings/page.js)
+    a.innerHTML = children.join('');                     // trusted strings only (page-strings.js)
     return a;
   };
   const f = document.createElement('span');

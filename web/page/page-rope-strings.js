@@ -1,4 +1,4 @@
-// strings/page-rope.js - the words of the page's RoPE section (web/page/page-rope.js), in Chinese
+// page-rope-strings.js - the words of the page's RoPE section (web/page/page-rope.js), in Chinese
 // and English. Strings set with innerHTML (text, pairsText, shiftText, orderText, pairsCaption)
 // are trusted: they never hold the reader's tokens, which the section inserts as text.
 // Positions are counted from 0, as RoPE counts them.

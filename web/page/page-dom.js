@@ -1,0 +1,47 @@
+// page-dom.js - the page's small DOM helpers: h() makes elements (text stays text), tok() a token,
+// matrixTable() a matrix as a compact table. Every section builds its DOM with them.
+import { fixed } from './page-format.js';
+
+/** h('td', { class: 'x' }, 'text', node): strings become text nodes, never markup. */
+export function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === 'class') el.className = v;
+    else if (k === 'html') el.innerHTML = v;          // trusted strings only (page-strings.js)
+    else el.setAttribute(k, v === true ? '' : String(v));
+  }
+  for (const c of children.flat()) {
+    if (c !== null && c !== undefined && c !== false) el.append(c instanceof Node ? c : String(c));
+  }
+  return el;
+}
+
+export const tok = (s) => h('span', { class: 'tok' }, s);
+
+/**
+ * A matrix as a compact table. caption: trusted HTML (names and shapes only).
+ * opts: rowLabels, colLabels, decimals, masked(i, j), maskText, extraCol { label, values },
+ * cell(i, j, v) -> Node (editable cells), follow: the table highlights the active row of `main`.
+ */
+export function matrixTable(caption, rows, opts = {}) {
+  const { rowLabels, colLabels, decimals = 4, masked, maskText = '−∞', extraCol, cell, follow } = opts;
+  const nc = rows[0].length;
+  const head = h('tr', {}, h('th', { class: 'corner', scope: 'col' }, ''),
+    ...Array.from({ length: nc }, (_, j) => h('th', { scope: 'col' }, colLabels ? colLabels[j] : String(j))));
+  if (extraCol) head.append(h('th', { scope: 'col', class: 'extra' }, extraCol.label));
+  const body = rows.map((r, i) => {
+    const label = rowLabels ? rowLabels[i] : String(i);
+    const tr = h('tr', { 'data-row': i }, h('th', { scope: 'row', title: label }, label));
+    r.forEach((v, j) => {
+      if (cell) tr.append(h('td', { class: 'edit' }, cell(i, j, v)));
+      else if (masked && masked(i, j)) tr.append(h('td', { class: 'masked', title: fixed(v, decimals) }, maskText));
+      else tr.append(h('td', {}, fixed(v, decimals)));
+    });
+    if (extraCol) tr.append(h('td', { class: 'extra' }, fixed(extraCol.values[i], decimals)));
+    return tr;
+  });
+  const table = h('table', { class: 'matrix' + (follow ? ' follow' : '') },
+    h('caption', { html: caption }), h('thead', {}, head), h('tbody', {}, body));
+  return h('div', { class: 'table-scroll' }, table);
+}

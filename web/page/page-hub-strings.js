@@ -1,0 +1,34 @@
+// page-hub-strings.js - the words of "load from Hugging Face" (web/page/page-hub.js, issue 23), in
+// Chinese (default) and English: T.models.hub once page-strings.js has merged them.
+
+export const zh = { models: { hub: {
+    label: '或者从 Hugging Face 加载（输入模型 id）',
+    check: '查看大小',
+    go: '下载并加载',
+    cancel: '取消',
+    noId: '请输入模型 id，例如 Qwen/Qwen2.5-0.5B。',
+    checking: (id) => `正在向 Hugging Face 查询 ${id} 的文件……`,
+    ask: (id, size, n) => `${id}：要下载 ${n} 个文件，共 ${size}。下载后保存在浏览器里，下次不用联网。`,
+    progress: (file, read, total) => `正在下载 ${file}：${read} / ${total}`,
+    cancelled: '已取消下载。',
+    failed: (m) => `没能从 Hugging Face 加载：${m}`,
+    cachedTitle: '已保存在这个浏览器里的模型（加载时不用联网）：',
+    delete: '删除',
+    deleteLabel: (repo) => `从浏览器里删除 ${repo}`,
+} } };
+
+export const en = { models: { hub: {
+    label: 'Or load from Hugging Face (a model id)',
+    check: 'Check size',
+    go: 'Download and load',
+    cancel: 'Cancel',
+    noId: 'Type a model id, such as Qwen/Qwen2.5-0.5B.',
+    checking: (id) => `Asking Hugging Face for ${id}'s files…`,
+    ask: (id, size, n) => `${id}: ${n} files to download, ${size} in all. They stay in this browser: the next visit needs no network.`,
+    progress: (file, read, total) => `Downloading ${file}: ${read} of ${total}`,
+    cancelled: 'Download cancelled.',
+    failed: (m) => `Could not load from Hugging Face: ${m}`,
+    cachedTitle: 'Models kept in this browser (they load without the network):',
+    delete: 'Delete',
+    deleteLabel: (repo) => `Delete ${repo} from this browser`,
+} } };

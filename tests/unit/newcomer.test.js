@@ -58,3 +58,11 @@ test('npm start on a busy port: one line naming the port and what to do, exit 1;
     busy.close();
   }
 });
+
+test('the page\'s byte counts: a size the hub did not give shows as "?", not "null B" (issue 35, finding 5)', async () => {
+  const { formatBytes } = await import('../../web/page/page-files.js');
+  assert.equal(formatBytes(null), '?');
+  assert.equal(formatBytes(undefined), '?');
+  assert.equal(formatBytes(999), '999 B');
+  assert.equal(formatBytes(548e6), '548 MB');
+});

@@ -5812,6 +5812,7 @@ ${svg}</svg>
     return ids.length && ids.every(Number.isSafeInteger) ? ids : null;
   }
   function formatBytes2(n2) {
+    if (typeof n2 !== "number" || !Number.isFinite(n2)) return "?";
     if (n2 < 1e3) return `${n2} B`;
     const units = ["kB", "MB", "GB"];
     let v = n2, u = -1;

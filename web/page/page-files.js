@@ -78,6 +78,7 @@ export function parseIds(text) {
 
 /** 548 MB, 12.3 kB: bytes for people (decimal units, as file managers show them). */
 export function formatBytes(n) {
+  if (typeof n !== 'number' || !Number.isFinite(n)) return '?';   // a size the hub did not give
   if (n < 1000) return `${n} B`;
   const units = ['kB', 'MB', 'GB'];
   let v = n, u = -1;

@@ -86,3 +86,40 @@ test('attnmap/model\'s types: a strict consumer compiles, and its mistakes do no
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+// issue 39, item 3: a Node-only project (lib es2022 and @types/node, no DOM lib, skipLibCheck
+// false) type-checks the core's and the model's types: they named WebAssembly and BufferSource,
+// which only the DOM lib declares. The DOM lib's WebAssembly.Module still fits where it has one.
+test('attnmap and attnmap/model\'s types compile in a Node-only project (no DOM lib) and with the DOM lib', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'attnmap-node-types-'));
+  const at = (p) => JSON.stringify(path.join(root, p));
+  const tsc = (lib, extra = '') => {
+    fs.writeFileSync(path.join(dir, 'consumer.ts'), `
+      import { createAttention, type CreateAttentionOptions } from ${at('web/core/attention.js')};
+      import { loadModel } from ${at('web/model/model.js')};
+      import { renderHeatmap } from ${at('web/heatmap/heatmap.js')};
+      const attn = await createAttention({ wasm: new Uint8Array(8) });
+      const opts: CreateAttentionOptions = { wasm: new ArrayBuffer(8), relaxed: false };
+      const m = await loadModel('toy-zh', { threads: 1 });
+      const t: number = m.threads + m.threadsRequested;
+      void attn; void opts; void t; void renderHeatmap;
+      ${extra}
+      export {};`);
+    fs.writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: {
+      module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', strict: true, noEmit: true, lib,
+      types: ['node'], typeRoots: [path.join(root, 'node_modules/@types')], skipLibCheck: false,
+    }, files: ['consumer.ts'] }));
+    try {
+      execFileSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', dir], { cwd: dir, stdio: 'pipe', encoding: 'utf8' });
+    } catch (e) {
+      throw new Error(`tsc (lib ${lib.join(', ')}): ${e.stdout}${e.stderr}`, { cause: e });
+    }
+  };
+  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ type: 'module' }));
+  try {
+    tsc(['es2022']);
+    tsc(['es2022', 'dom'], 'await createAttention({ wasm: new WebAssembly.Module(new Uint8Array(8)) });');
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});

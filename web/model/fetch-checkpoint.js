@@ -14,11 +14,27 @@
 // options.files, the names the folder holds, fetches those alone: no request for what is not there.
 // Same-origin requests need only `connect-src 'self'`; another host needs CORS.
 //
+// What a server can make the page hold, and for how long, is bounded (issue 35):
+// - the weights (model.safetensors, each shard) are read as far as their header says the file
+//   goes (8 + the header's length + the largest data_offsets end), into one array of that size; a
+//   Content-Length or a header over what wasm32 can hold (4 GiB, the shards together) is TOO_LARGE
+//   before the rest is read; a body that goes on past that size, or ends before it, INVALID_MODEL;
+// - the text files (config.json, the tokenizer's, the index) are read up to 64 MiB each, as the
+//   folder loader reads them from disk (files-node.js): TOO_LARGE beyond, at once when a
+//   Content-Length says so;
+// - options.stallMs (default 30 s): no answer, or no bytes, for that long fails the file;
+//   options.minRate (bytes/s, default 64 KiB/s; 0 for none) and options.graceMs (default 60 s):
+//   once graceMs have passed since the answer came, a file must average minRate, so a server that
+//   drips a byte now and then, which resets the stall clock every time, fails too. At 64 KiB/s a
+//   500 MB model may take up to 2 h; 4 GiB, 18 h.
+//
 // A file that cannot be fetched (HTTP status other than 2xx, network error, CSP, CORS, file://,
-// an HTML page where a required file should be), a body that stops (no bytes for
-// options.stallMs, default 30 s) or breaks off, rejects with a ModelFetchError naming its URL and
-// the HTTP status; a file that is there but broken is loadModel's AttentionError (INVALID_MODEL).
-import { AttentionError, ErrorCode } from '../core/errors.js';
+// an HTML page where a required file should be), a body that stalls, drips or breaks off, rejects
+// with a ModelFetchError naming its URL and the HTTP status; a file that is there but broken is
+// an AttentionError INVALID_MODEL, one too large TOO_LARGE (with the URL and both sizes), as
+// loadModel's own; options of the wrong kind INVALID_ARGUMENT.
+import { AttentionError, ErrorCode, fail, describe, formatBytes, quote } from '../core/errors.js';
+import { MAX_HEADER_BYTES } from './safetensors.js';
 
 /** An AttentionError (code FETCH_FAILED) with the file's URL and the HTTP status (0: no answer). */
 export class ModelFetchError extends AttentionError {
@@ -30,70 +46,249 @@ export class ModelFetchError extends AttentionError {
   }
 }
 
-const STALL_MS = 30_000;
+const STALL_MS = 30_000, MIN_RATE = 64 * 1024, GRACE_MS = 60_000;
+const MAX_TIMER_MS = 2 ** 31 - 1;     // setTimeout's limit: a longer delay fires at once
+// files-node.js's MAX_TEXT_BYTES, the folder loader's cap, stated again: that module is Node's
+// (node:fs) and this one runs in browsers too
+const MAX_TEXT_BYTES = 64 * 1024 * 1024;
+// what wasm32 can hold (families/table.js, WASM32_BYTES): all of a model's weights together
+const MAX_WEIGHTS_BYTES = 2 ** 32;
+const FIRST_BYTES = 64 * 1024;        // a text of unknown size: the buffer starts so, and doubles
+const HTML = Symbol('an HTML page');
+const LT = 0x3c;                      // "<"
 
-// an HTML page: by its content type, or a first byte of "<" (a file of ours never starts so)
-const isHtml = (res, first) => /^text\/html\b/i.test(res.headers.get('content-type') ?? '') || first === 0x3c;
+const invalid = (url, what) => fail(ErrorCode.INVALID_MODEL, `${url}: ${what}`);
+const isHtmlType = (res) => /^text\/html\b/i.test(res.headers.get('content-type') ?? '');
 
-// the body, chunk by chunk: a stall (no bytes for stallMs) or a cut cancels it and says so
-async function readBody(res, url, stallMs) {
-  const total = Number(res.headers.get('content-length') ?? NaN);
-  const reader = res.body.getReader(), chunks = [];
-  let received = 0, timer;
-  const stall = () => new Promise((resolve, reject) => {
-    timer = setTimeout(() => reject(new ModelFetchError(`${url}: no data for ${stallMs / 1000} s after ${received} bytes${Number.isFinite(total) ? ` of ${total}` : ''}: the server stalled`, url, res.status)), stallMs);
-  });
+// the Content-Length as a number, or undefined (none, or not a length)
+function lengthOf(res) {
+  const v = res.headers.get('content-length');
+  return v !== null && /^\s*\d{1,16}\s*$/.test(v) ? Number(v) : undefined;
+}
+
+// a new array of n bytes; an engine that cannot give it says OUT_OF_MEMORY, not a RangeError
+function alloc(n, url) {
   try {
-    for (;;) {
-      let step;
-      try {
-        step = await Promise.race([reader.read(), stall()]);
-      } catch (e) {
-        if (e instanceof ModelFetchError) throw e;
-        throw new ModelFetchError(`${url}: the download broke off after ${received} bytes${Number.isFinite(total) ? ` of ${total}` : ''} (${e.message})`, url, res.status);
-      } finally {
-        clearTimeout(timer);
-      }
-      if (step.done) break;
-      chunks.push(step.value);
-      received += step.value.length;
-    }
+    return new Uint8Array(n);
   } catch (e) {
-    reader.cancel().catch(() => {});
-    throw e;
+    throw new AttentionError(ErrorCode.OUT_OF_MEMORY, `${url}: ${formatBytes(n)} could not be allocated for the file (${e.message})`);
   }
-  if (Number.isFinite(total) && received < total) throw new ModelFetchError(`${url}: the download broke off after ${received} bytes of ${total}`, url, res.status);
-  const out = new Uint8Array(received);
+}
+
+// ----------------------------------------------------------------------------
+// the body: chunk by chunk, under two clocks
+
+// next() -> the next chunk, or null at the end. Two clocks: no bytes for stallMs (a stall), and
+// less than minRate bytes/s on average once graceMs have passed (a drip, which a chunk does not
+// reset). Either one, or a cut, rejects with a ModelFetchError saying how much came.
+function bodyOf(res, url, { stallMs, minRate, graceMs }) {
+  const reader = res.body?.getReader(), start = performance.now(), total = lengthOf(res);   // a monotonic clock
+  let received = 0;
+  const came = () => `${received} bytes${total === undefined ? '' : ` of ${total}`}`;
+  const error = (why) => new ModelFetchError(`${url}: ${why}`, url, res.status);
+  const slow = () => error(`only ${came()} in ${((performance.now() - start) / 1000).toFixed(1)} s, less than ${formatBytes(minRate)}/s on average ` +
+    `after the first ${graceMs / 1000} s (options.minRate): the server stalled, or drips`);
+  async function next() {
+    if (!reader) return null;
+    const rateDue = minRate > 0 ? Math.max(graceMs, (received / minRate) * 1000) - (performance.now() - start) : Infinity;
+    const stall = stallMs <= rateDue, wait = Math.max(0, Math.min(stallMs, rateDue));
+    let timer, step;
+    const clock = new Promise((resolve, reject) => {
+      timer = setTimeout(() => reject(stall ? error(`no data for ${stallMs / 1000} s after ${came()}: the server stalled`) : slow()), wait);
+    });
+    try {
+      step = await Promise.race([reader.read(), clock]);
+    } catch (e) {
+      if (e instanceof ModelFetchError) throw e;
+      throw error(`the download broke off after ${came()} (${e.message})`);
+    } finally {
+      clearTimeout(timer);
+    }
+    if (step.done) return null;
+    received += step.value.length;
+    return step.value;
+  }
+  // a body that ended short of its Content-Length broke off (a fetch usually says so itself)
+  function ended() {
+    if (total !== undefined && received < total) throw error(`the download broke off after ${came()}`);
+  }
+  return { next, ended, total, cancel: () => { reader?.cancel().catch(() => {}); } };
+}
+
+// ----------------------------------------------------------------------------
+// a text file: up to MAX_TEXT_BYTES
+
+async function readText(body, url) {
+  const over = (size) => fail(ErrorCode.TOO_LARGE, `${url}: ${size}; a config, tokenizer or index file is read up to ${formatBytes(MAX_TEXT_BYTES)} (${MAX_TEXT_BYTES} bytes)`);
+  if (body.total > MAX_TEXT_BYTES) over(`the server announces ${formatBytes(body.total)} (Content-Length ${body.total})`);
+  // the size announced, in one array; grown by doubling only when it said none, or less (a
+  // compressed body: Content-Length counts what came over the wire)
+  let bytes = alloc(body.total ?? FIRST_BYTES, url), at = 0;
+  for (let chunk; (chunk = await body.next()) !== null;) {
+    if (at === 0 && chunk.length > 0 && chunk[0] === LT) return HTML;     // a file of ours never starts so
+    if (at + chunk.length > MAX_TEXT_BYTES) over(`more than ${formatBytes(MAX_TEXT_BYTES)} came (${at + chunk.length} bytes, and the body went on)`);
+    if (at + chunk.length > bytes.length) {
+      const bigger = alloc(Math.min(MAX_TEXT_BYTES, Math.max(2 * bytes.length, at + chunk.length)), url);
+      bigger.set(bytes.subarray(0, at));
+      bytes = bigger;
+    }
+    bytes.set(chunk, at);
+    at += chunk.length;
+  }
+  body.ended();
+  return bytes.subarray(0, at);
+}
+
+// ----------------------------------------------------------------------------
+// model.safetensors or a shard: the header from the first bytes, then the file it describes
+
+// budget: { left, spent }: what wasm32 can still hold, and what the shards before this one took
+async function readWeights(body, url, budget) {
+  const bad = (what) => invalid(url, what);
+  const tooLarge = (what) => fail(ErrorCode.TOO_LARGE, `${url}: ${what}; the weights must fit in what wasm32 can hold, ` +
+    `${formatBytes(MAX_WEIGHTS_BYTES)}${budget.spent ? ` (${formatBytes(budget.left)} after the ${formatBytes(budget.spent)} of the shards before it)` : ''}`);
+  if (body.total > budget.left) tooLarge(`the server announces ${formatBytes(body.total)} (Content-Length ${body.total})`);
+  const head = await headOf(body, url);
+  if (head === HTML) return HTML;
+  // the size the header implies, checked before anything of that size is allocated
+  const { chunks, n } = head, size = 8 + n + dataEnd(joined(chunks, 8 + n).subarray(8), url);
+  if (size > budget.left) tooLarge(`its header describes a file of ${formatBytes(size)} (${size} bytes)`);
+  // the file into one array of that size: not a byte more is kept
+  const file = alloc(size, url);
+  const longer = () => bad(`the body goes on past the ${size} bytes its header describes (8 + ${n} + the data); a safetensors file ends with its last tensor`);
   let at = 0;
-  for (const c of chunks) { out.set(c, at); at += c.length; }
+  const put = (chunk) => {
+    if (at + chunk.length > size) longer();
+    file.set(chunk, at);
+    at += chunk.length;
+  };
+  chunks.forEach(put);
+  while (at < size) {
+    const chunk = await body.next();
+    if (chunk === null) {
+      body.ended();
+      bad(`the file ends after ${at} bytes; its header describes ${size} (a truncated file?)`);
+    }
+    put(chunk);
+  }
+  // the end: known when the server announced this very size; else nothing more may come
+  if (body.total !== size) for (let more; (more = await body.next()) !== null;) if (more.length) longer();
+  budget.left -= size;
+  budget.spent += size;
+  return file;
+}
+
+// the first chunks, up to the end of the JSON header: { chunks, n } (n: the header's length), or
+// HTML; at most 8 + MAX_HEADER_BYTES and one chunk are held
+async function headOf(body, url) {
+  const chunks = [];
+  let got = 0, n = -1;
+  while (n < 0 || got < 8 + n) {
+    const chunk = await body.next();
+    if (chunk === null) {
+      body.ended();
+      invalid(url, `the file ends after ${got} bytes, inside its header` + (n < 0 ? ' (a safetensors file starts with an 8-byte header length)' : ` (its first 8 bytes give a header of ${n} bytes)`));
+    }
+    chunks.push(chunk);
+    got += chunk.length;
+    if (n < 0 && got >= 8) n = headerLength(joined(chunks, 8), body.total, url);
+    if (n === HTML) return HTML;
+  }
+  return { chunks, n };
+}
+
+// the first k bytes of the chunks, as one array
+function joined(chunks, k) {
+  const out = new Uint8Array(k);
+  for (let i = 0, at = 0; at < k; at += chunks[i].length, i++) out.set(chunks[i].subarray(0, k - at), at);
   return out;
 }
 
-/** One file's bytes; undefined for an optional file that is absent (404, or an HTML page). */
-async function get(url, { optional, stallMs }) {
-  let res;
+// The header's length from the first 8 bytes (little-endian u64), or HTML: "<!doctype" or
+// "<html" read so is far above any header (a header's length may well start with 0x3c).
+// The limits as safetensors.js has them, which checks the whole file again later.
+function headerLength(first, total, url) {
+  const n = new DataView(first.buffer).getBigUint64(0, true);
+  if (n > BigInt(MAX_HEADER_BYTES) && first[0] === LT) return HTML;
+  if (n > BigInt(MAX_WEIGHTS_BYTES) || (total !== undefined && n > BigInt(Math.max(0, total - 8)))) {
+    invalid(url, `not a safetensors file, or a truncated one: its first 8 bytes give a header length of ${n} bytes` +
+      (total === undefined ? '' : ` but the server announces only ${Math.max(0, total - 8)} bytes after them`));
+  }
+  if (n > BigInt(MAX_HEADER_BYTES)) fail(ErrorCode.TOO_LARGE, `${url}: the header length says ${n} bytes; at most ${MAX_HEADER_BYTES} are read`);
+  return Number(n);
+}
+
+// The end of the data section: the largest data_offsets end. Only what the size needs is checked
+// here; safetensors.js reads the header again, with all of the format's rules.
+function dataEnd(raw, url) {
+  const bad = (what) => invalid(url, what);
+  if (raw[0] !== 0x7b) bad(`not a safetensors file: the header must be a JSON object starting with "{"; it starts with ${raw.length ? `byte 0x${raw[0].toString(16).padStart(2, '0')}` : 'nothing (length 0)'}`);
+  let header;
+  try {
+    header = JSON.parse(new TextDecoder().decode(raw));
+  } catch (e) {
+    bad(`the header is not valid JSON (${e.message})`);
+  }
+  if (header === null || typeof header !== 'object' || Array.isArray(header)) bad(`the header must be a JSON object { name: { dtype, shape, data_offsets } }; received ${describe(header)}`);
+  let end = 0;
+  for (const [name, entry] of Object.entries(header)) {
+    if (name === '__metadata__') continue;
+    const offsets = entry?.data_offsets;
+    if (!Array.isArray(offsets) || !Number.isSafeInteger(offsets[1]) || offsets[1] < 0) {
+      bad(`the header's entry ${quote(name)} has no data_offsets [begin, end] with an end in bytes; received ${describe(offsets)}`);
+    }
+    end = Math.max(end, offsets[1]);
+  }
+  return end;
+}
+
+// ----------------------------------------------------------------------------
+// one file, and the folder
+
+// the answer's headers within stallMs
+async function answer(url, stallMs) {
   const headers = new AbortController(), timer = setTimeout(() => headers.abort(), stallMs);
   try {
-    res = await fetch(url, { signal: headers.signal });
+    return await fetch(url, { signal: headers.signal });
   } catch (e) {
     throw new ModelFetchError(headers.signal.aborted ? `${url}: no answer within ${stallMs / 1000} s`
       : `${url}: could not be fetched (${e.message}; a page opened from disk cannot fetch, and another host needs CORS and connect-src)`, url, 0);
   } finally {
     clearTimeout(timer);
   }
-  if (optional && res.status === 404) return undefined;
-  if (!res.ok) throw new ModelFetchError(`${url}: HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ''}`, url, res.status);
-  const bytes = await readBody(res, url, stallMs);
-  if (isHtml(res, bytes[0])) {
+}
+
+/** One file's bytes; undefined for an optional file that is absent (404, or an HTML page). */
+async function get(url, { optional, weights, limits, budget }) {
+  const res = await answer(url, limits.stallMs);
+  const body = bodyOf(res, url, limits);
+  try {
+    if (optional && res.status === 404) return undefined;
+    if (!res.ok) throw new ModelFetchError(`${url}: HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ''}`, url, res.status);
+    const bytes = isHtmlType(res) ? HTML : weights ? await readWeights(body, url, budget) : await readText(body, url);
+    if (bytes !== HTML) return bytes;
     if (optional) return undefined;
     throw new ModelFetchError(`${url}: the server answered with an HTML page, not the file (a missing file behind a single-page app's fallback?)`, url, res.status);
+  } finally {
+    body.cancel();     // what was not read is not waited for (a body longer than its file, a 404's page)
   }
-  return bytes;
 }
 
 const text = (bytes) => (bytes === undefined ? undefined : new TextDecoder().decode(bytes));
 
 const INDEX = 'model.safetensors.index.json';
+
+// options.stallMs, minRate, graceMs, checked (null or undefined: the default)
+function limitsOf(options) {
+  const stallMs = options.stallMs ?? STALL_MS, minRate = options.minRate ?? MIN_RATE, graceMs = options.graceMs ?? GRACE_MS;
+  const check = (name, x, ok, what) => {
+    if (typeof x !== 'number' || !ok(x)) fail(ErrorCode.INVALID_ARGUMENT, `fetchCheckpoint: options.${name} must be ${what}; received ${describe(x)}`);
+  };
+  check('stallMs', stallMs, (x) => x > 0 && x <= MAX_TIMER_MS, `a number of milliseconds above 0, at most ${MAX_TIMER_MS}`);
+  check('minRate', minRate, (x) => x >= 0 && Number.isFinite(x), 'a number of bytes per second, 0 or more (0: no minimum)');
+  check('graceMs', graceMs, (x) => x >= 0 && x <= MAX_TIMER_MS, `a number of milliseconds from 0 to ${MAX_TIMER_MS}`);
+  return { stallMs, minRate, graceMs };
+}
 
 /**
  * The folder's files as loadModel takes them: { config, weights, tokenizer?, tokenizerConfig? }
@@ -101,12 +296,13 @@ const INDEX = 'model.safetensors.index.json';
  * (404) { index, shards } from model.safetensors.index.json and the shards it names.
  */
 export async function fetchCheckpoint(folder, base, options = {}) {
+  const limits = limitsOf(options ?? {});
   const url = new URL(folder, base);
   if (!url.pathname.endsWith('/')) url.pathname += '/';
-  const stallMs = options.stallMs ?? STALL_MS;
-  const listed = options.files ? new Set(options.files) : null;
+  const listed = options?.files ? new Set(options.files) : null;
   const has = (name) => listed === null || listed.has(name);
-  const at = (name, optional) => (has(name) ? get(new URL(name, url).href, { optional, stallMs }) : Promise.resolve(undefined));
+  const budget = { left: MAX_WEIGHTS_BYTES, spent: 0 };       // the weights, all shards together
+  const at = (name, optional, weights = false) => (has(name) ? get(new URL(name, url).href, { optional, weights, limits, budget }) : Promise.resolve(undefined));
   at.folder = url;
   const config = text(await at('config.json', false));
   const [weights, tokenizer] = await Promise.all([weightsOf(at, listed), at('tokenizer.json', true)]);
@@ -124,7 +320,7 @@ export async function fetchCheckpoint(folder, base, options = {}) {
 // model.safetensors, or the index and its shards (a sharded checkpoint has no model.safetensors)
 async function weightsOf(at, listed) {
   const sharded = listed ? !listed.has('model.safetensors') && listed.has(INDEX) : false;
-  const single = sharded ? undefined : await at('model.safetensors', !listed);
+  const single = sharded ? undefined : await at('model.safetensors', !listed, true);
   if (single !== undefined) return single;
   const indexBytes = await at(INDEX, true);
   if (indexBytes === undefined) {
@@ -135,6 +331,6 @@ async function weightsOf(at, listed) {
   let names = [];
   try { names = [...new Set(Object.values(JSON.parse(index).weight_map ?? {}))].filter((n) => typeof n === 'string' && /^[\w.-]+$/.test(n) && !n.includes('..')); } catch { /* weights.js says what is wrong */ }
   const shards = {};
-  for (const name of names) shards[name] = await at(name, false);
+  for (const name of names) shards[name] = await at(name, false, true);
   return { index, shards };
 }

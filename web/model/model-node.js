@@ -116,7 +116,7 @@ const MODELS = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'mo
 /**
  * loadModel(files) as in model.js; loadModel(folder) with the path of a checkpoint folder;
  * loadModel('toy-zh'), a model shipped in the package (when no folder of that name is there);
- * loadModel('https://…/folder/'), fetched (fetch-checkpoint.js; options { files, stallMs });
+ * loadModel('https://…/folder/'), fetched (fetch-checkpoint.js; options { files, stallMs, minRate, graceMs });
  * loadModel('Qwen/Qwen2.5-0.5B'), a repo on the Hugging Face Hub: from the cache Python's
  * transformers shares, or downloaded into it (hub-node.js; options { revision, offline,
  * cacheDir, hubUrl, token, onProgress }).

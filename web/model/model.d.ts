@@ -260,8 +260,13 @@ export interface CachedModel {
 export interface FetchOptions {
   /** The files the folder holds: only these are fetched (no request for the optional files it lacks). */
   files?: string[];
-  /** A download with no bytes for this long fails with a ModelFetchError (default 30,000 ms). */
+  /** A download with no bytes for this long fails with a ModelFetchError (default 30,000 ms). Also a load by name. */
   stallMs?: number;
+  /** Once graceMs have passed, a file must average at least this many bytes per second, else a
+   * ModelFetchError: a server that drips a byte now and then fails (default 65,536; 0: no minimum). Also a load by name. */
+  minRate?: number;
+  /** How long a file may take before minRate applies (default 60,000 ms). */
+  graceMs?: number;
 }
 
 /** A file of a checkpoint folder that could not be fetched: its URL and HTTP status (0: no answer). An AttentionError with code FETCH_FAILED. */

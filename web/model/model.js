@@ -65,7 +65,7 @@ function readFiles(files) {
 /**
  * Load a checkpoint: its files ({ config, weights, … }; weights may be File objects, read slice
  * by slice, with options.onProgress({ file, loaded, total })), or a checkpoint folder's URL
- * (fetched: fetch-checkpoint.js; relative to the page; options { files, stallMs }). Resolves to a Model;
+ * (fetched: fetch-checkpoint.js; relative to the page; options { files, stallMs, minRate, graceMs }). Resolves to a Model;
  * rejects with an AttentionError (INVALID_MODEL for a broken or unsupported checkpoint, naming the
  * file and the field or tensor; TOO_LARGE when it cannot fit) or a ModelFetchError (a file that
  * could not be fetched, with its URL and HTTP status).
@@ -123,7 +123,8 @@ async function loadByName(name, options) {
   const repo = isFolderUrl(name) ? null : parseRepoId(name);
   if (repo) {
     const onProgress = forwardOnly(given);   // the download, then the reading: forward only
-    return loadModel(await hubFiles(repo, { onProgress, revision, hubUrl, token, cache, signal }), { onProgress, threads });
+    const { stallMs, minRate, graceMs } = fetching;   // the clocks of a download apply to the hub's too
+    return loadModel(await hubFiles(repo, { onProgress, revision, hubUrl, token, cache, signal, stallMs, minRate, graceMs }), { onProgress, threads });
   }
   const base = globalThis.document?.baseURI ?? globalThis.location?.href;
   return loadModel(await fetchCheckpoint(name, base, fetching), { onProgress: given, threads });

@@ -182,7 +182,7 @@ test('config.json at a byte every 50 ms, in the page: a ModelFetchError below mi
   assert.ok(e, 'the drip loaded');
   assert.notEqual(typeof e, 'string', e);
   assert.deepEqual([e.name, e.code, e.status], ['ModelFetchError', 'FETCH_FAILED', 200]);
-  assert.match(e.message, new RegExp(`^${S}drip/config\\.json: only \\d+ bytes in [\\d.]+ s, less than 100 bytes/s on average after the first 0\\.5 s \\(options\\.minRate\\): the server stalled, or drips`));
+  assert.match(e.message, new RegExp(`^${S}drip/config\\.json: the download is too slow: \\d+ bytes in [\\d.]+ s, less than 100 bytes/s on average after the first 0\\.5 s \\(options\\.minRate\\): the server stalled, or drips`));
   for (let i = 0; i < 100 && !log['drip/config.json'].hungUp; i++) await new Promise((r) => setTimeout(r, 50));
   assert.ok(log['drip/config.json'].hungUp, 'the browser kept the drip open');
   await p.close();

@@ -201,7 +201,7 @@ test('config.json with a Content-Length of 100 MiB: TOO_LARGE at once', async ()
 test('config.json at a byte every 50 ms: a ModelFetchError once graceMs have passed below minRate, though no stall ever came', async () => {
   const s = await serve({ 'config.json': drip(Buffer.from('{')) });
   const r = await inChild(s.url, 'm.loadModel(url, { stallMs: 10_000, minRate: 100, graceMs: 500 })');
-  expectError(r, 'FETCH_FAILED', /m\/config\.json: only \d+ bytes in [\d.]+ s, less than 100 bytes\/s on average after the first 0\.5 s \(options\.minRate\): the server stalled, or drips/);
+  expectError(r, 'FETCH_FAILED', /m\/config\.json: the download is too slow: \d+ bytes in [\d.]+ s, less than 100 bytes\/s on average after the first 0\.5 s \(options\.minRate\): the server stalled, or drips/);
   assert.equal(r.error.name, 'ModelFetchError');
   assert.equal(r.error.status, 200);
 });
@@ -210,7 +210,7 @@ test('model.safetensors that drips after its first bytes, with a Content-Length:
   const weights = toyFile('model.safetensors');
   const s = await serve({ ...toy, 'model.safetensors': drip(weights.subarray(0, 2000), { 'content-length': String(weights.length) }) });
   const r = await inChild(s.url, 'm.loadModel(url, { stallMs: 10_000, minRate: 10_000, graceMs: 500 })');
-  expectError(r, 'FETCH_FAILED', new RegExp(`m/model\\.safetensors: only \\d+ bytes of ${weights.length} in [\\d.]+ s, less than 9\\.8 KiB/s on average`));
+  expectError(r, 'FETCH_FAILED', new RegExp(`m/model\\.safetensors: the download is too slow: \\d+ bytes of ${weights.length} in [\\d.]+ s, less than 9\\.8 KiB/s on average`));
 });
 
 // ----------------------------------------------------------------------------

@@ -324,7 +324,7 @@ test('6: a HEAD with no answer, a body that stops, a body that drips: each fails
     });
     const dir = tmp();
     assertFailed(await snapshot(REPO, { cacheDir: dir, hubUrl: hub.url, ...FAST, minRate: 0 }), 'FETCH_FAILED',
-      /the download of config\.json stalled: no data for 2 s after 10 bytes; the next load resumes it/);
+      /the download of config\.json stalled: no data for 2 s after 10 bytes of 22; the next load resumes it/);
     assert.equal(blobs(dir).filter((b) => b.endsWith('.incomplete')).length, 1, 'the part is kept, to resume');
 
     hub.setIntercept(({ host, req, res, url }) => {
@@ -336,7 +336,7 @@ test('6: a HEAD with no answer, a body that stops, a body that drips: each fails
       return true;
     });
     assertFailed(await snapshot(REPO, { cacheDir: tmp(), hubUrl: hub.url, ...FAST }), 'FETCH_FAILED',
-      /the download of config\.json is too slow: \d+ bytes in [\d.]+ s, less than 1000 bytes\/s on average after the first 1 s \(options\.minRate\)/);
+      /the download of config\.json is too slow: \d+ bytes (of \d+ )?in [\d.]+ s, less than 1000 bytes\/s on average after the first 1 s \(options\.minRate\)/);
     const browser = await inChild('hubFiles', [REPO, { hubUrl: hub.url, cache: false, ...FAST }], { module: HUB_BROWSER });
     assertFailed(browser, 'FETCH_FAILED', /the download of config\.json is too slow/);
   } finally {
@@ -366,8 +366,8 @@ test('6: the caller\'s signal still cancels a download under the clocks (the bro
 });
 
 test('6: clocks of the wrong kind are INVALID_ARGUMENT', async () => {
-  for (const bad of [{ stallMs: 0 }, { stallMs: '5' }, { minRate: -1 }, { graceMs: Infinity }]) {
-    assertFailed(await snapshot(REPO, { cacheDir: tmp(), hubUrl: 'http://127.0.0.1:9', ...bad }), 'INVALID_ARGUMENT', /options\.(stallMs|minRate|graceMs) must be a finite number/);
+  for (const bad of [{ stallMs: 0 }, { stallMs: '5' }, { minRate: -1 }, { graceMs: 1e300 }]) {   // JSON-safe: they go to a child
+    assertFailed(await snapshot(REPO, { cacheDir: tmp(), hubUrl: 'http://127.0.0.1:9', ...bad }), 'INVALID_ARGUMENT', /options\.(stallMs|minRate|graceMs) must be a number/);
   }
 });
 

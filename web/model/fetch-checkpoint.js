@@ -35,36 +35,16 @@
 // loadModel's own; options of the wrong kind INVALID_ARGUMENT.
 import { AttentionError, ErrorCode, fail, describe, formatBytes, quote } from '../core/errors.js';
 import { MAX_HEADER_BYTES } from './safetensors.js';
+import { ModelFetchError, MAX_TEXT_BYTES, MAX_WEIGHTS_BYTES, clocksOf, fetchWithin, bodyOf } from './fetch-body.js';
 
-/** An AttentionError (code FETCH_FAILED) with the file's URL and the HTTP status (0: no answer). */
-export class ModelFetchError extends AttentionError {
-  constructor(message, url, status) {
-    super(ErrorCode.FETCH_FAILED, message);
-    this.name = 'ModelFetchError';
-    this.url = url;
-    this.status = status;       // 0: no HTTP answer
-  }
-}
+export { ModelFetchError };
 
-const STALL_MS = 30_000, MIN_RATE = 64 * 1024, GRACE_MS = 60_000;
-const MAX_TIMER_MS = 2 ** 31 - 1;     // setTimeout's limit: a longer delay fires at once
-// files-node.js's MAX_TEXT_BYTES, the folder loader's cap, stated again: that module is Node's
-// (node:fs) and this one runs in browsers too
-const MAX_TEXT_BYTES = 64 * 1024 * 1024;
-// what wasm32 can hold (families/table.js, WASM32_BYTES): all of a model's weights together
-const MAX_WEIGHTS_BYTES = 2 ** 32;
 const FIRST_BYTES = 64 * 1024;        // a text of unknown size: the buffer starts so, and doubles
 const HTML = Symbol('an HTML page');
 const LT = 0x3c;                      // "<"
 
 const invalid = (url, what) => fail(ErrorCode.INVALID_MODEL, `${url}: ${what}`);
 const isHtmlType = (res) => /^text\/html\b/i.test(res.headers.get('content-type') ?? '');
-
-// the Content-Length as a number, or undefined (none, or not a length)
-function lengthOf(res) {
-  const v = res.headers.get('content-length');
-  return v !== null && /^\s*\d{1,16}\s*$/.test(v) ? Number(v) : undefined;
-}
 
 // a new array of n bytes; an engine that cannot give it says OUT_OF_MEMORY, not a RangeError
 function alloc(n, url) {
@@ -73,46 +53,6 @@ function alloc(n, url) {
   } catch (e) {
     throw new AttentionError(ErrorCode.OUT_OF_MEMORY, `${url}: ${formatBytes(n)} could not be allocated for the file (${e.message})`);
   }
-}
-
-// ----------------------------------------------------------------------------
-// the body: chunk by chunk, under two clocks
-
-// next() -> the next chunk, or null at the end. Two clocks: no bytes for stallMs (a stall), and
-// less than minRate bytes/s on average once graceMs have passed (a drip, which a chunk does not
-// reset). Either one, or a cut, rejects with a ModelFetchError saying how much came.
-function bodyOf(res, url, { stallMs, minRate, graceMs }) {
-  const reader = res.body?.getReader(), start = performance.now(), total = lengthOf(res);   // a monotonic clock
-  let received = 0;
-  const came = () => `${received} bytes${total === undefined ? '' : ` of ${total}`}`;
-  const error = (why) => new ModelFetchError(`${url}: ${why}`, url, res.status);
-  const slow = () => error(`only ${came()} in ${((performance.now() - start) / 1000).toFixed(1)} s, less than ${formatBytes(minRate)}/s on average ` +
-    `after the first ${graceMs / 1000} s (options.minRate): the server stalled, or drips`);
-  async function next() {
-    if (!reader) return null;
-    const rateDue = minRate > 0 ? Math.max(graceMs, (received / minRate) * 1000) - (performance.now() - start) : Infinity;
-    const stall = stallMs <= rateDue, wait = Math.max(0, Math.min(stallMs, rateDue));
-    let timer, step;
-    const clock = new Promise((resolve, reject) => {
-      timer = setTimeout(() => reject(stall ? error(`no data for ${stallMs / 1000} s after ${came()}: the server stalled`) : slow()), wait);
-    });
-    try {
-      step = await Promise.race([reader.read(), clock]);
-    } catch (e) {
-      if (e instanceof ModelFetchError) throw e;
-      throw error(`the download broke off after ${came()} (${e.message})`);
-    } finally {
-      clearTimeout(timer);
-    }
-    if (step.done) return null;
-    received += step.value.length;
-    return step.value;
-  }
-  // a body that ended short of its Content-Length broke off (a fetch usually says so itself)
-  function ended() {
-    if (total !== undefined && received < total) throw error(`the download broke off after ${came()}`);
-  }
-  return { next, ended, total, cancel: () => { reader?.cancel().catch(() => {}); } };
 }
 
 // ----------------------------------------------------------------------------
@@ -245,22 +185,9 @@ function dataEnd(raw, url) {
 // ----------------------------------------------------------------------------
 // one file, and the folder
 
-// the answer's headers within stallMs
-async function answer(url, stallMs) {
-  const headers = new AbortController(), timer = setTimeout(() => headers.abort(), stallMs);
-  try {
-    return await fetch(url, { signal: headers.signal });
-  } catch (e) {
-    throw new ModelFetchError(headers.signal.aborted ? `${url}: no answer within ${stallMs / 1000} s`
-      : `${url}: could not be fetched (${e.message}; a page opened from disk cannot fetch, and another host needs CORS and connect-src)`, url, 0);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 /** One file's bytes; undefined for an optional file that is absent (404, or an HTML page). */
 async function get(url, { optional, weights, limits, budget }) {
-  const res = await answer(url, limits.stallMs);
+  const res = await fetchWithin(url, {}, limits, undefined, '; a page opened from disk cannot fetch, and another host needs CORS and connect-src');
   const body = bodyOf(res, url, limits);
   try {
     if (optional && res.status === 404) return undefined;
@@ -278,25 +205,13 @@ const text = (bytes) => (bytes === undefined ? undefined : new TextDecoder().dec
 
 const INDEX = 'model.safetensors.index.json';
 
-// options.stallMs, minRate, graceMs, checked (null or undefined: the default)
-function limitsOf(options) {
-  const stallMs = options.stallMs ?? STALL_MS, minRate = options.minRate ?? MIN_RATE, graceMs = options.graceMs ?? GRACE_MS;
-  const check = (name, x, ok, what) => {
-    if (typeof x !== 'number' || !ok(x)) fail(ErrorCode.INVALID_ARGUMENT, `fetchCheckpoint: options.${name} must be ${what}; received ${describe(x)}`);
-  };
-  check('stallMs', stallMs, (x) => x > 0 && x <= MAX_TIMER_MS, `a number of milliseconds above 0, at most ${MAX_TIMER_MS}`);
-  check('minRate', minRate, (x) => x >= 0 && Number.isFinite(x), 'a number of bytes per second, 0 or more (0: no minimum)');
-  check('graceMs', graceMs, (x) => x >= 0 && x <= MAX_TIMER_MS, `a number of milliseconds from 0 to ${MAX_TIMER_MS}`);
-  return { stallMs, minRate, graceMs };
-}
-
 /**
  * The folder's files as loadModel takes them: { config, weights, tokenizer?, tokenizerConfig? }
  * or { …, vocab, merges } or { …, vocabTxt }. weights: model.safetensors, or when it is absent
  * (404) { index, shards } from model.safetensors.index.json and the shards it names.
  */
 export async function fetchCheckpoint(folder, base, options = {}) {
-  const limits = limitsOf(options ?? {});
+  const limits = clocksOf(options, 'fetchCheckpoint');
   const url = new URL(folder, base);
   if (!url.pathname.endsWith('/')) url.pathname += '/';
   const listed = options?.files ? new Set(options.files) : null;

@@ -7,8 +7,9 @@
 //   const text = readText(file);          // a text file up to MAX_TEXT_BYTES, or undefined
 import fs from 'node:fs';
 import { ErrorCode, AttentionError, fail, formatBytes } from '../core/errors.js';
+import { MAX_TEXT_BYTES } from './fetch-body.js';     // config and tokenizer files (tokenizer.json: a few MB)
 
-export const MAX_TEXT_BYTES = 64 * 1024 * 1024;     // config and tokenizer files (tokenizer.json: a few MB)
+export { MAX_TEXT_BYTES };
 const OPEN_FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0);
 
 // what a stat says a path is, in words

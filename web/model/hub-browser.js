@@ -17,7 +17,7 @@
 // hub.js says (the caps; options.stallMs, minRate, graceMs). Cache keys name their repo exactly:
 // deleteCachedModel('gpt2') leaves 'gpt2/large-thing' alone.
 import { AttentionError, ErrorCode, fail, formatBytes } from '../core/errors.js';
-import { ModelFetchError } from './fetch-checkpoint.js';
+import { ModelFetchError } from './fetch-body.js';
 import { HUB_URL, INDEX, isCommit, parseRepoId, repoArg, readRevision, resolveUrl, treeUrl, infoUrl, listTree, chooseFiles, shardsToFetch,
   hubError, notTheHub, clocksOf, fetchWithin, bodyOf, readInfo, limitOf, overError } from './hub.js';
 
@@ -46,7 +46,7 @@ const isFileOf = (url, repo, hubs) => hubs.some((hub) => url.startsWith(`${hub}/
 function contextOf(repo, options = {}) {
   const hub = String(options.hubUrl ?? HUB_URL).replace(/\/+$/, '');
   return {
-    repo, hub, revision: readRevision(options.revision ?? 'main'), token: options.token ?? null, signal: options.signal, clocks: clocksOf(options),
+    repo, hub, revision: readRevision(options.revision ?? 'main'), token: options.token ?? null, signal: options.signal, clocks: clocksOf(options, 'loadModel'),
     onProgress: typeof options.onProgress === 'function' ? options.onProgress : () => {},
     useCache: options.cache !== false && typeof caches === 'object',
   };

@@ -38,7 +38,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ErrorCode, fail } from '../core/errors.js';
-import { ModelFetchError } from './fetch-checkpoint.js';
+import { ModelFetchError } from './fetch-body.js';
 import { readText } from './files-node.js';
 import { HUB_URL, INDEX, isCommit, readRevision, resolveUrl, treeUrl, listTree, chooseFiles, shardNames, shardsToFetch, hubError,
   clocksOf, fetchWithin, bodyOf, sizeOf, limitOf, overError } from './hub.js';
@@ -67,7 +67,7 @@ export function hubContext(repo, options = {}, env = process.env) {
     repo, hub, cache, revision: readRevision(options.revision ?? 'main'),
     repoDir: path.join(cache, `models--${repo.replace('/', '--')}`),
     offline: options.offline ?? truthy(env.HF_HUB_OFFLINE),
-    token: tokenOf(options, env), hubOrigin: new URL(hub).origin, clocks: clocksOf(options),
+    token: tokenOf(options, env), hubOrigin: new URL(hub).origin, clocks: clocksOf(options, 'loadModel'),
     onProgress: typeof options.onProgress === 'function' ? options.onProgress : () => {},
   };
 }

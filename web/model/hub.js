@@ -24,22 +24,19 @@
 //   clocks of fetch-checkpoint.js, with the same option names.
 import { AttentionError, ErrorCode, fail, quote, describe, formatBytes } from '../core/errors.js';
 import { MAX_SHARDS } from './weights.js';   // weights.js's limit, applied here before a shard is fetched
-import { ModelFetchError } from './fetch-checkpoint.js';
+import { ModelFetchError, MAX_TEXT_BYTES, MAX_WEIGHTS_BYTES, clocksOf, fetchWithin, bodyOf } from './fetch-body.js';
 import { stripBom } from './text-files.js';
+
+export { clocksOf, fetchWithin, bodyOf };
 
 export const HUB_URL = 'https://huggingface.co';
 export const INDEX = 'model.safetensors.index.json';
 export const TOKENIZER_FILES = ['tokenizer.json', 'tokenizer_config.json', 'vocab.json', 'merges.txt', 'vocab.txt'];
 
-// files-node.js's MAX_TEXT_BYTES, stated again: that module is Node's (node:fs), this one runs in browsers too
-export const MAX_TEXT_BYTES = 64 * 1024 * 1024;
-export const MAX_WEIGHTS_BYTES = 2 ** 32;              // what wasm32 can hold: no file of weights can be larger
 // The file list, every page together. A model repo's top level is tens of entries (~250 bytes
 // each as the tree API writes them, with lfs and xetHash); 16 MiB is over 60,000 of them, far
 // past any repo attnmap can load, and little enough for a tab to hold and parse.
 export const MAX_LISTING_BYTES = 16 * 1024 * 1024;
-const CLOCKS = { stallMs: 30_000, minRate: 64 * 1024, graceMs: 60_000 };
-const MAX_TIMER_MS = 2 ** 31 - 1;                      // setTimeout's limit: a longer delay fires at once
 
 // org/name as the hub allows them: letters, digits, "-", "_", "."; no "--" or ".." (the cache's
 // separator, a path); 96 characters a part
@@ -73,7 +70,7 @@ export const infoUrl = (hub, repo, rev) => `${hub}/api/models/${repo}/revision/$
  * with the caller's headers and resolves to a Response. size: null when the entry gives none (an
  * unknown size, not 0). The pages together are read up to MAX_LISTING_BYTES.
  */
-export async function listTree(get, url, repo, rev, clocks = clocksOf()) {
+export async function listTree(get, url, repo, rev, clocks = clocksOf({}, 'loadModel')) {
   const out = [];
   let left = MAX_LISTING_BYTES;
   for (let next = url, pages = 0; next && pages < 100; pages++) {
@@ -171,85 +168,6 @@ export function repoArg(repo, fn) {
 
 // ----------------------------------------------------------------------------
 // caps and clocks (see the top of this file)
-
-/** options.stallMs, minRate and graceMs, checked, with their defaults. */
-export function clocksOf(options = {}) {
-  const out = { ...CLOCKS };
-  for (const [key, min] of [['stallMs', 1], ['minRate', 0], ['graceMs', 0]]) {
-    const v = options[key];
-    if (v === undefined) continue;
-    if (typeof v !== 'number' || !Number.isFinite(v) || v < min) {
-      fail(ErrorCode.INVALID_ARGUMENT, `loadModel: options.${key} must be a finite number of at least ${min}; received ${describe(v)}`);
-    }
-    out[key] = v;
-  }
-  return out;
-}
-
-// a signal that aborts when either does: AbortSignal.any, which holds no listener on the caller's
-// signal past the request (a load makes one request a file); else a listener
-function anyOf(a, b) {
-  if (typeof AbortSignal.any === 'function') return AbortSignal.any([a, b]);
-  const ctl = new AbortController(), stop = (s) => () => ctl.abort(s.reason);
-  for (const s of [a, b]) if (s.aborted) ctl.abort(s.reason); else s.addEventListener('abort', stop(s), { once: true });
-  return ctl.signal;
-}
-
-/**
- * fetch(url, init) whose answer must come within clocks.stallMs (a ModelFetchError "no answer
- * within"); signal, the caller's, cancels it (its AbortError as it is). hint ends the message of
- * a request that could not be made at all.
- */
-export async function fetchWithin(url, init, clocks, signal, hint = '') {
-  const ctl = new AbortController(), timer = setTimeout(() => ctl.abort(), Math.min(clocks.stallMs, MAX_TIMER_MS));
-  try {
-    return await fetch(url, { ...init, signal: signal ? anyOf(signal, ctl.signal) : ctl.signal });
-  } catch (e) {
-    if (signal?.aborted) throw e;
-    if (ctl.signal.aborted) throw new ModelFetchError(`${url}: no answer within ${clocks.stallMs / 1000} s (options.stallMs)`, url, 0);
-    throw new ModelFetchError(`${url}: could not be fetched (${e.cause?.code ?? e.message}${hint})`, url, 0);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/**
- * A response's body, chunk by chunk under two clocks: next() -> the next chunk, or null at the
- * end. No bytes for stallMs (a stall), or less than minRate bytes/s on average once graceMs have
- * passed (a drip, which a chunk does not reset), or a cut: a ModelFetchError "URL: WHAT …"
- * counting from bytes (a resumed download's offset), ending with after. The caller's signal:
- * its AbortError as it is.
- */
-export function bodyOf(res, url, clocks, { what = 'the download', from = 0, after = '', signal } = {}) {
-  const { stallMs, minRate, graceMs } = clocks, reader = res.body?.getReader(), start = Date.now();
-  let received = 0;
-  const error = (why) => new ModelFetchError(`${url}: ${what} ${why}${after}`, url, res.status);
-  const cancel = () => { reader?.cancel().catch(() => {}); };
-  async function next() {
-    if (!reader) return null;
-    const rateDue = minRate > 0 ? Math.max(graceMs, (received / minRate) * 1000) - (Date.now() - start) : Infinity;
-    const stall = stallMs <= rateDue, wait = Math.min(MAX_TIMER_MS, Math.max(0, Math.min(stallMs, rateDue)));
-    let timer, step;
-    const clock = new Promise((resolve, reject) => {
-      timer = setTimeout(() => reject(stall ? error(`stalled: no data for ${stallMs / 1000} s after ${from + received} bytes`)
-        : error(`is too slow: ${received} bytes in ${((Date.now() - start) / 1000).toFixed(1)} s, less than ${formatBytes(minRate)}/s ` +
-          `on average after the first ${graceMs / 1000} s (options.minRate): the server stalled, or drips`)), wait);
-    });
-    try {
-      step = await Promise.race([reader.read(), clock]);
-    } catch (e) {
-      cancel();
-      if (signal?.aborted || e instanceof ModelFetchError) throw e;
-      throw error(`broke off after ${from + received} bytes (${e.cause?.code ?? e.message})`);
-    } finally {
-      clearTimeout(timer);
-    }
-    if (step.done) return null;
-    received += step.value.length;
-    return step.value;
-  }
-  return { next, cancel };
-}
 
 // a small body (a file list, the model info) up to cap bytes; over(): what to throw beyond
 async function readCapped(res, url, clocks, cap, over) {

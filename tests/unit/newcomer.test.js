@@ -66,3 +66,32 @@ test('the page\'s byte counts: a size the hub did not give shows as "?", not "nu
   assert.equal(formatBytes(999), '999 B');
   assert.equal(formatBytes(548e6), '548 MB');
 });
+
+// issue 39, item 2: a folder on disk, or a load by name from the Hugging Face cache, reported no
+// progress at all, while the same weights as a Blob gave one event per slice read
+test('onProgress fires for a folder and for a Hugging Face cache hit: forward only, ending at the file\'s size', async () => {
+  const fs = await import('node:fs');
+  const os = await import('node:os');
+  const { writePythonCache } = await import('../fixtures/hub/python-cache.js');
+  const folder = path.join(root, 'tests/golden/gpt2/tiny-f32');
+  const size = fs.statSync(path.join(folder, 'model.safetensors')).size;
+  const check = (events, how) => {
+    const weights = events.filter((e) => e.file === 'model.safetensors');
+    assert.ok(weights.length >= 2, `${how}: ${weights.length} progress events for model.safetensors`);
+    for (let i = 1; i < weights.length; i++) assert.ok(weights[i].loaded > weights[i - 1].loaded, `${how}: event ${i} goes back`);
+    assert.deepEqual(weights.at(-1), { file: 'model.safetensors', loaded: size, total: size }, how);
+  };
+  const fromFolder = [];
+  (await loadModel(folder, { onProgress: (e) => fromFolder.push(e) })).dispose();
+  check(fromFolder, 'a folder');
+  const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'attnmap-progress-'));
+  try {
+    const files = Object.fromEntries(fs.readdirSync(folder).filter((f) => /\.(json|safetensors|txt)$/.test(f) && f !== 'expected.json').map((f) => [f, fs.readFileSync(path.join(folder, f))]));
+    writePythonCache(cacheDir, 'attnmap/tiny', { commit: 'a'.repeat(40), files });
+    const fromCache = [];
+    (await loadModel('attnmap/tiny', { cacheDir, offline: true, onProgress: (e) => fromCache.push(e) })).dispose();
+    check(fromCache, 'the cache');
+  } finally {
+    fs.rmSync(cacheDir, { recursive: true, force: true });
+  }
+});

@@ -28,27 +28,45 @@ export { AttentionError };
 export { ModelFetchError, fetchCheckpoint } from './fetch-checkpoint.js';
 export { loadTokenizer } from './load-tokenizer.js';
 
-/** A safetensors file as a source that reads a piece at a time (close() when done). */
-function fileSource(file) {
+/**
+ * A safetensors file as a source that reads a piece at a time (close() when done); onRead(name,
+ * bytes, size) after each read, for loadModel's onProgress: reading 500 MB from disk deserves the
+ * progress a download gets (issue 39).
+ */
+function fileSource(file, onRead = () => {}) {
   const f = openRegular(file);
   if (!f) return undefined;
+  const name = path.basename(file);
   let piece = new Uint8Array(0);
   const read = (begin, end) => {
     if (piece.length < end - begin) piece = new Uint8Array(end - begin);
     const out = piece.subarray(0, end - begin);
     readFully(f.fd, out, begin, file);
+    onRead(name, out.length, f.size);
     return out;
   };
-  return { source: makeSource(f.size, read, (begin, dest) => readFully(f.fd, dest, begin, file)), close: () => fs.closeSync(f.fd) };
+  const readInto = (begin, dest) => { readFully(f.fd, dest, begin, file); onRead(name, dest.length, f.size); };
+  return { source: makeSource(f.size, read, readInto), close: () => fs.closeSync(f.fd) };
+}
+
+// onProgress({ file, loaded, total }) as each weights file is read: loaded counts its bytes read
+// (the header is read twice, so it is capped at the size); a callback that throws is ignored
+function progressOf(onProgress) {
+  if (typeof onProgress !== 'function') return undefined;
+  const loaded = new Map();
+  return (file, n, total) => {
+    loaded.set(file, Math.min(total, (loaded.get(file) ?? 0) + n));
+    try { onProgress({ file, loaded: loaded.get(file), total }); } catch { /* the caller's problem, not the load's */ }
+  };
 }
 
 const INDEX = 'model.safetensors.index.json';
 
 // the weights: model.safetensors, or the index and every shard it names, each a source read a
 // piece at a time; close() closes them all
-function readWeightFiles(folder) {
+function readWeightFiles(folder, onRead) {
   const at = (name) => path.join(folder, name);
-  const single = fileSource(at('model.safetensors'));
+  const single = fileSource(at('model.safetensors'), onRead);
   if (single) return { weights: single.source, close: single.close };
   const index = readText(at(INDEX));
   if (index === undefined) fail(ErrorCode.INVALID_MODEL, `${folder} has no model.safetensors nor ${INDEX} (other weight formats, such as pytorch_model.bin, are not read)`);
@@ -61,7 +79,7 @@ function readWeightFiles(folder) {
     for (const name of names) {
       // a name with a folder in it is weights.js's to refuse: never opened here
       if (name.includes('/') || name.includes('\\') || name.includes('..') || name === '') continue;
-      const f = fileSource(at(name));
+      const f = fileSource(at(name), onRead);
       if (f) { opened.push(f); shards[name] = f.source; }
     }
   } catch (e) {
@@ -71,15 +89,18 @@ function readWeightFiles(folder) {
   return { weights: { index, shards }, close };
 }
 
-/** The files of a checkpoint folder, as loadModel({ ... }) takes them; close() releases the weights files. */
-export function readCheckpointFolder(folder) {
+/**
+ * The files of a checkpoint folder, as loadModel({ ... }) takes them; close() releases the weights
+ * files. onProgress({ file, loaded, total }) as the weights are read.
+ */
+export function readCheckpointFolder(folder, onProgress) {
   const stat = fs.statSync(folder, { throwIfNoEntry: false });
   if (!stat?.isDirectory()) fail(ErrorCode.INVALID_ARGUMENT, `loadModel: ${folder} is not a folder (expected a checkpoint folder with config.json and model.safetensors)`);
   const at = (name) => path.join(folder, name);
   const config = readText(at('config.json'));
   if (config === undefined) fail(ErrorCode.INVALID_MODEL, `${folder} has no config.json`);
   const [tokenizer, vocab, merges, vocabTxt, tokenizerConfig] = ['tokenizer.json', 'vocab.json', 'merges.txt', 'vocab.txt', 'tokenizer_config.json'].map((n) => readText(at(n)));
-  const { weights, close } = readWeightFiles(folder);
+  const { weights, close } = readWeightFiles(folder, progressOf(onProgress));
   const files = { config, weights };
   try {
     if (tokenizer !== undefined) Object.assign(files, { tokenizer }, tokenizerConfig === undefined ? {} : { tokenizerConfig });
@@ -126,7 +147,7 @@ export async function loadModel(source, options = {}) {
   if (/^https?:\/\//i.test(source)) return loadFiles(source, options);
   const onProgress = forwardOnly(options.onProgress);   // a repo's download, then the reading: forward only
   const folder = await folderOf(source, { ...options, onProgress });
-  const { files, close } = readCheckpointFolder(folder);
+  const { files, close } = readCheckpointFolder(folder, onProgress);
   try {
     return await loadFiles(files, { onProgress, threads: options.threads });
   } finally {

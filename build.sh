@@ -55,30 +55,32 @@ flags=(-msimd128 -ffp-contract=off
   -sALLOW_MEMORY_GROWTH -sMAXIMUM_MEMORY=4GB -sINITIAL_MEMORY=1MB -sTOTAL_STACK=64KB
   -sFILESYSTEM=0 -sMALLOC=emmalloc
   -sEXPORTED_FUNCTIONS="$exports")
-emcc c_src/attention.c c_src/mha.c -O3 "${flags[@]}" -o "$out/attention.wasm"
+emcc c_src/attention.c c_src/rope.c c_src/mha.c -O3 "${flags[@]}" -o "$out/attention.wasm"
 
 # The same core with fused multiply-add in the tiled kernel (wasm relaxed SIMD), for engines that
 # have it; createAttention({ relaxed: true }) picks it. clang 14 writes the draft opcode of
 # f32x4.relaxed_madd: scripts/patch-relaxed.js rewrites it to the standard one and checks it.
-emcc c_src/attention.c c_src/mha.c -O3 "${flags[@]}" -mrelaxed-simd -DATTN_RELAXED -o "$out/attention-relaxed.wasm"
+emcc c_src/attention.c c_src/rope.c c_src/mha.c -O3 "${flags[@]}" -mrelaxed-simd -DATTN_RELAXED -o "$out/attention-relaxed.wasm"
 node scripts/patch-relaxed.js "$out/attention-relaxed.wasm"
 
 # The one-file embed's build (web/dist/attention-heatmap.min.js): optimised for size, and without
 # the tiled kernel (-DATTN_EMBED: the element always asks for the weights, which the row path
-# computes, so the tiled path never runs there). Same sources, same exports, and the same bits
-# as the default build wherever weights are asked for. -Oz: smaller gzipped than -Os.
+# computes, so the tiled path never runs there) and without RoPE (c_src/rope.c keeps only
+# attn_rope's "not in this build" there). Same sources, same exports, and the same bits as the
+# default build wherever weights are asked for. -Oz: smaller gzipped than -Os.
 # -mbulk-memory: memcpy and memset are the memory.copy and memory.fill instructions, not libc's
 # loops (250 B less gzipped); every engine with wasm SIMD (-msimd128) has bulk memory.
-emcc c_src/attention.c c_src/mha.c -Oz "${flags[@]}" -mbulk-memory -DATTN_EMBED -o "$out/attention-embed.wasm"
+emcc c_src/attention.c c_src/rope.c c_src/mha.c -Oz "${flags[@]}" -mbulk-memory -DATTN_EMBED -o "$out/attention-embed.wasm"
 
-# The models (web/model/runtime.js): the default core, c_src/gpt2.c, linear.c, llama.c and bert.c, its own export list
+# The models (web/model/runtime.js): the default core (with rope.c), c_src/gpt2.c, linear.c, llama.c,
+# bert.c and their per-head job (heads.c), its own export list
 # (WASM_MODEL_FUNCTIONS). GPT-2 small's parameters are ~500 MB of float32: memory grows to what
 # the model needs, up to wasm32's 4 GiB.
 # Compiled at -O3 file by file, then linked at -O1: Binaryen's -O2/-O3 link passes (they inline
 # the matmul kernels into their callers) made V8's code for GPT-2 small's forward pass over 64
 # tokens 16 % slower (423 → 491 ms, the same bits; docs/BENCHMARKS.md).
 objs="$(mktemp -d)"
-for f in attention mha gpt2 linear llama bert parallel; do
+for f in attention rope mha gpt2 linear llama bert heads parallel; do
   emcc -c "c_src/$f.c" -O3 -msimd128 -ffp-contract=off -o "$objs/$f.o"
 done
 emcc "$objs"/*.o -O1 "${flags[@]}" -sEXPORTED_FUNCTIONS="$model_exports" -o "$out/attention-model.wasm"
@@ -90,7 +92,7 @@ rm -rf "$objs"
 # c_src/parallel.c hands each job's parts to the host's env.attn_parallel. No Emscripten
 # pthreads: the host runs the workers; each gets its own stack (stackRestore, exported).
 objs="$(mktemp -d)"
-for f in attention mha gpt2 linear llama bert parallel; do
+for f in attention rope mha gpt2 linear llama bert heads parallel; do
   emcc -c "c_src/$f.c" -O3 -msimd128 -matomics -mbulk-memory -ffp-contract=off -DATTN_THREADS -o "$objs/$f.o"
 done
 emcc "$objs"/*.o -O1 "${flags[@]}" -matomics -mbulk-memory -sIMPORTED_MEMORY -Wl,--shared-memory \

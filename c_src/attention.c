@@ -343,6 +343,17 @@ static void pack_keys(float *kp, const float *k, int m, int d_k) {
     }
 }
 
+// One step of the tiled kernel's 8 × 4 register tile (passes 1 and 4): t[2c] += a[0..4)·s[c] and
+// t[2c + 1] += a[4..8)·s[c] for c < 4: eight rows (a, one transposed column of 8) times four
+// values s (keys, value columns). Inlined: the compiler keeps t in eight registers.
+static inline __attribute__((always_inline)) void tile_step(v4f t[8], const float *a, const float *s) {
+    const v4f x0 = load4(a), x1 = load4(a + 4), s0 = splat(s[0]), s1 = splat(s[1]), s2 = splat(s[2]), s3 = splat(s[3]);
+    t[0] = MADD(x0, s0, t[0]); t[1] = MADD(x1, s0, t[1]);
+    t[2] = MADD(x0, s1, t[2]); t[3] = MADD(x1, s1, t[3]);
+    t[4] = MADD(x0, s2, t[4]); t[5] = MADD(x1, s2, t[5]);
+    t[6] = MADD(x0, s3, t[6]); t[7] = MADD(x1, s3, t[7]);
+}
+
 // pass 1: st (bk4, 8) = (Q·Kᵀ·scale)ᵀ for keys j0 .. j0 + bk4, 8 rows × 4 keys per register
 // tile; padding keys past bk and keys the mask or causality forbid get -inf
 static void block_scores(float *st, const float *qt, const float *kp, const uint8_t *mask,
@@ -351,20 +362,10 @@ static void block_scores(float *st, const float *qt, const float *kp, const uint
     int bk4 = (int)round_up((size_t)bk, 4);
     for (int jj = 0; jj < bk4; jj += 4) {
         const float *kq = kp + (size_t)(j0 + jj) * d_k, *qq = qt;
-        v4f a0 = zero, a1 = zero, a2 = zero, a3 = zero, b0 = zero, b1 = zero, b2 = zero, b3 = zero;
-        for (int c = 0; c < d_k; c++, qq += 8, kq += 4) {
-            v4f x0 = load4(qq), x1 = load4(qq + 4);
-            v4f k0 = splat(kq[0]), k1 = splat(kq[1]), k2 = splat(kq[2]), k3 = splat(kq[3]);
-            a0 = MADD(x0, k0, a0); b0 = MADD(x1, k0, b0);
-            a1 = MADD(x0, k1, a1); b1 = MADD(x1, k1, b1);
-            a2 = MADD(x0, k2, a2); b2 = MADD(x1, k2, b2);
-            a3 = MADD(x0, k3, a3); b3 = MADD(x1, k3, b3);
-        }
+        v4f t[8] = {zero, zero, zero, zero, zero, zero, zero, zero};
+        for (int c = 0; c < d_k; c++, qq += 8, kq += 4) tile_step(t, qq, kq);
         float *s = st + jj * 8;
-        store4(s, a0 * vscale); store4(s + 4, b0 * vscale);
-        store4(s + 8, a1 * vscale); store4(s + 12, b1 * vscale);
-        store4(s + 16, a2 * vscale); store4(s + 20, b2 * vscale);
-        store4(s + 24, a3 * vscale); store4(s + 28, b3 * vscale);
+        for (int r = 0; r < 8; r++) store4(s + 4 * r, t[r] * vscale);
     }
     for (int jj = bk; jj < bk4; jj++) { store4(st + jj * 8, ninf); store4(st + jj * 8 + 4, ninf); }
     if (mask || ((flags & ATTN_CAUSAL) && j0 + bk > i0 + 1)) {
@@ -414,19 +415,11 @@ static void block_values(float *ot, const float *pt, const float *v, int j0, int
     int c0 = 0;
     for (; c0 + 4 <= d_v; c0 += 4) {
         float *o = ot + c0 * 8;
-        v4f o00 = load4(o), o01 = load4(o + 4), o10 = load4(o + 8), o11 = load4(o + 12);
-        v4f o20 = load4(o + 16), o21 = load4(o + 20), o30 = load4(o + 24), o31 = load4(o + 28);
+        v4f t[8];
+        for (int r = 0; r < 8; r++) t[r] = load4(o + 4 * r);
         const float *pp = pt, *vr = v + (size_t)j0 * d_v + c0;
-        for (int jj = 0; jj < bk; jj++, pp += 8, vr += d_v) {
-            v4f p0 = load4(pp), p1 = load4(pp + 4);
-            v4f v0 = splat(vr[0]), v1 = splat(vr[1]), v2 = splat(vr[2]), v3 = splat(vr[3]);
-            o00 = MADD(p0, v0, o00); o01 = MADD(p1, v0, o01);
-            o10 = MADD(p0, v1, o10); o11 = MADD(p1, v1, o11);
-            o20 = MADD(p0, v2, o20); o21 = MADD(p1, v2, o21);
-            o30 = MADD(p0, v3, o30); o31 = MADD(p1, v3, o31);
-        }
-        store4(o, o00); store4(o + 4, o01); store4(o + 8, o10); store4(o + 12, o11);
-        store4(o + 16, o20); store4(o + 20, o21); store4(o + 24, o30); store4(o + 28, o31);
+        for (int jj = 0; jj < bk; jj++, pp += 8, vr += d_v) tile_step(t, pp, vr);
+        for (int r = 0; r < 8; r++) store4(o + 4 * r, t[r]);
     }
     for (; c0 < d_v; c0++) {  // the last d_v % 4 columns
         float *o = ot + (size_t)c0 * 8;
@@ -765,99 +758,3 @@ attn_status attn_self_forward(float *q, float *k, float *v, float *scores, float
     }
     return ATTN_OK;
 }
-
-// ----------------------------------------------------------------------------
-#ifdef ATTN_EMBED
-// The one-file embed's build (-DATTN_EMBED) has no RoPE: its element never rotates, and the
-// maths below would add ~1.3 KB to the file blog authors copy. The export stays (one export list
-// for every build); ATTN_ERR_FLAGS, which attn_rope cannot return otherwise (it takes no flags),
-// says "not in this build" (web/core/ops.js words it so).
-attn_status attn_rope(float *out, float *theta, const float *x, int n, int heads, int d, float base, int pos0) {
-    (void)out; (void)theta; (void)x; (void)n; (void)heads; (void)d; (void)base; (void)pos0;
-    return ATTN_ERR_FLAGS;
-}
-#else
-// RoPE, rotary position embedding (Su et al. 2021), rotate-half as Hugging Face's LLaMA applies
-// it and as c_src/llama.c does: θ_i rounded to float32, the angle pos·θ_i and its cosine and sine
-// in double, rounded once. The double maths is written out below (no libm): the three builds and
-// the native one give the same bits, and the wasm gains no sin/cos/pow tables. RoPE is a small
-// part of the work (n·d values, against attention's n²·d): its functions are compiled for size
-// (clang's minsize: no unrolled or vectorised copies), which keeps the wasm ~2 KB smaller.
-#if defined(__clang__)
-#define ROPE_FN __attribute__((minsize, noinline))
-#else
-#define ROPE_FN __attribute__((noinline))
-#endif
-
-// e^y for y <= 0, in double: y = k·ln2 + r with |r| <= ln2/2, Taylor to r^16 (error < 1e-17)
-ROPE_FN static double rope_exp(double y) {
-    const double ln2_hi = 6.93147180369123816490e-01, ln2_lo = 1.90821492927058770002e-10;
-    if (y < -700.0) return 0.0;
-    const int k = (int)(y * 1.44269504088896338700 - 0.5);   // round(y / ln2), y <= 0
-    const double r = (y - k * ln2_hi) - k * ln2_lo;
-    double s = 1.0;
-    for (int j = 16; j >= 1; j--) s = 1.0 + s * r / j;
-    for (int j = 0; j < -k; j++) s *= 0.5;                   // 2^k, exact
-    return s;
-}
-
-// ln(b) for a finite b > 0, in double: b = m·2^e with m in [√½, √2), ln m = 2·atanh((m-1)/(m+1))
-ROPE_FN static double rope_log(double b) {
-    int e = 0;
-    while (b >= 1.4142135623730951) { b *= 0.5; e++; }
-    while (b < 0.7071067811865476) { b *= 2.0; e--; }
-    const double s = (b - 1.0) / (b + 1.0), s2 = s * s;
-    double t = 0.0;
-    for (int j = 25; j >= 1; j -= 2) t = 1.0 / j + s2 * t;   // s·(1 + s²/3 + s⁴/5 + ...), s <= 0.172
-    return 2.0 * s * t + e * 6.93147180559945309417e-01;
-}
-
-// cos a and sin a for 0 <= a < 2^20·π/2, in double: a = k·π/2 + r with |r| <= π/4 (π/2 in three
-// parts, Cody-Waite, k·part exact), then the Taylor series of cos r and sin r
-ROPE_FN static void rope_sincos(double a, float *c, float *s) {
-    const double p1 = 1.57079632673412561417e+00, p2 = 6.07710050630396597660e-11,
-                 p3 = 2.02226624879595063154e-21;
-    const int k = (int)(a * 6.36619772367581382433e-01 + 0.5);
-    const double r = ((a - k * p1) - k * p2) - k * p3, r2 = r * r;
-    double cs = 1.0, sn = 1.0;
-    for (int j = 18; j >= 2; j -= 2) cs = 1.0 - cs * r2 / (j * (j - 1));
-    for (int j = 19; j >= 3; j -= 2) sn = 1.0 - sn * r2 / (j * (j - 1));
-    sn *= r;
-    switch (k & 3) {
-    case 0: *c = (float)cs; *s = (float)sn; break;
-    case 1: *c = (float)-sn; *s = (float)cs; break;
-    case 2: *c = (float)-cs; *s = (float)-sn; break;
-    default: *c = (float)sn; *s = (float)-cs; break;
-    }
-}
-
-ROPE_FN attn_status attn_rope(float *out, float *theta, const float *x, int n, int heads, int d, float base,
-                             int pos0) {
-    if (!out || !x) return ATTN_ERR_NULL;
-    if (n < 1 || heads < 1 || d < 2 || d % 2) return ATTN_ERR_SIZE;
-    if (!(base >= 1.0f) || !(base <= FLT_MAX) || pos0 < 0 || pos0 > ATTN_ROPE_MAX_POSITION - n)
-        return ATTN_ERR_RANGE;
-    if (!fits((size_t)heads, (size_t)d) || !fits((size_t)n, (size_t)heads * d)) return ATTN_ERR_TOO_LARGE;
-    const size_t width = (size_t)heads * d;
-    if (!all_finite(x, (size_t)n * width)) return ATTN_ERR_NON_FINITE;
-    const int half = d / 2;
-    const double lb = rope_log(base);
-    for (int i = 0; i < half; i++) {
-        // θ_i = base^(-2i/d) in float32, then each row's angle (pos0 + r)·θ_i in double
-        const float th = (float)rope_exp(-(2.0 * i / d) * lb);
-        if (theta) theta[i] = th;
-        for (int r = 0; r < n; r++) {
-            float c, s;
-            rope_sincos((double)(pos0 + r) * th, &c, &s);
-            for (int h = 0; h < heads; h++) {
-                float *o = out + (size_t)r * width + (size_t)h * d + i;
-                const float a = x[o - out], b = x[o - out + half];
-                o[0] = a * c - b * s;                 // x[i]·cos − x[i + d/2]·sin
-                o[half] = b * c + a * s;              // x[i + d/2]·cos + x[i]·sin
-                if (!(fabsf(o[0]) <= FLT_MAX) || !(fabsf(o[half]) <= FLT_MAX)) return ATTN_ERR_OVERFLOW;
-            }
-        }
-    }
-    return ATTN_OK;
-}
-#endif // ATTN_EMBED

@@ -49,7 +49,7 @@ typedef enum attn_status {
     ATTN_ERR_TOO_LARGE = 6,   // a buffer size does not fit in size_t
     ATTN_ERR_FLAGS = 7,       // unknown bits in flags
     ATTN_ERR_RANGE = 8,       // gpt2.h: a token id outside the vocabulary, a position past the model's;
-                              // attn_rope: base < 1 or not finite, a position outside [0, 2^20)
+                              // attn_rope*: base < 1 or not finite, a position outside [0, 2^20)
 } attn_status;
 
 // flags
@@ -106,20 +106,57 @@ attn_status attn_matmul(float *out, const float *a, const float *b, int n, int c
 
 // ----------------------------------------------------------------------------
 // RoPE, rotary position embedding (Su et al. 2021), the position encoding of LLaMA, Qwen2 and
-// Mistral, in the rotate-half layout of Hugging Face's LLaMA (apply_rotary_pos_emb) and of
-// c_src/llama.c. Each head's vector of d values is seen as d/2 pairs (x[i], x[i + d/2]); pair i
-// of the token at position p turns by the angle p·θ_i, θ_i = base^(-2i/d):
-//   out[i]       = x[i]·cos(p·θ_i) − x[i + d/2]·sin(p·θ_i)
-//   out[i + d/2] = x[i + d/2]·cos(p·θ_i) + x[i]·sin(p·θ_i)
+// Mistral (c_src/rope.c; llama.c runs the same functions). Each head's vector of d values is seen
+// as d/2 pairs; pair i of the token at position p turns by the angle p·θ_i, θ_i = base^(-2i/d):
+//   out[a] = x[a]·cos(p·θ_i) − x[b]·sin(p·θ_i)
+//   out[b] = x[b]·cos(p·θ_i) + x[a]·sin(p·θ_i)
+// with (a, b) = (i, i + d/2) in the rotate-half layout of Hugging Face's LLaMA
+// (apply_rotary_pos_emb), or (2i, 2i + 1) interleaved (ATTN_ROPE_INTERLEAVED: llama.cpp's "normal"
+// RoPE, which GGUF files of the `llama` architecture need; ggml's NEOX mode is rotate-half).
 // Applied to q and k (not v), the score q_i·k_j then depends on the positions only through j − i.
 // θ_i is rounded to float32 (as a checkpoint's inv_freq is), the angle and its cosine and sine
-// are computed in double and rounded once, the rotation in float32.
-//
-// x (n, heads·d), row r at position pos0 + r -> out (n, heads·d), theta (d/2) or NULL: θ_i as used
-// (float32). out may be x (in place). d even >= 2 (ATTN_ERR_SIZE); base >= 1 and finite,
-// 0 <= pos0 and pos0 + n <= 2^20 (ATTN_ERR_RANGE); NaN or ±Inf in x: ATTN_ERR_NON_FINITE; an
-// output past float32: ATTN_ERR_OVERFLOW.
+// are computed in double and rounded once (the core's own double maths: the same bits natively
+// and in every wasm build), the rotation in float32.
+// More legend: half = d/2; positions run from 0 to ATTN_ROPE_MAX_POSITION - 1.
 #define ATTN_ROPE_MAX_POSITION (1 << 20)
+
+// flags of attn_rope_rotate
+#define ATTN_ROPE_INTERLEAVED 1u  // pairs (x[2i], x[2i + 1]); without it (x[i], x[i + d/2])
+
+// Llama 3's frequency scaling (rope_type "llama3": transformers' _compute_llama3_parameters), the
+// config's numbers: wavelengths 2π/θ longer than original_max_positions / low_freq_factor get
+// θ / factor, those shorter than original_max_positions / high_freq_factor keep θ, and the band
+// between is blended: (1 − s)·θ/factor + s·θ, s = (original_max_positions / wavelength −
+// low_freq_factor) / (high_freq_factor − low_freq_factor).
+typedef struct attn_rope_scaling {
+    double factor;                  // >= 1
+    double low_freq_factor;         // > 0
+    double high_freq_factor;        // > low_freq_factor
+    double original_max_positions;  // original_max_position_embeddings, >= 1
+} attn_rope_scaling;
+
+// 1. The inverse frequencies: theta (half) = base^(-2i/d), scaled when scaling is not NULL,
+// computed in double and rounded once to float32 (each within (0, 1]).
+// d even >= 2 (ATTN_ERR_SIZE); base >= 1 and finite, scaling's numbers as above (ATTN_ERR_RANGE).
+attn_status attn_rope_frequencies(float *theta, int d, double base, const attn_rope_scaling *scaling);
+
+// 2. The cosines and sines of rows at positions pos0 .. pos0 + n - 1: theta (half) ->
+// cos (n, half), sin (n, half), cos[r][i] = cos((pos0 + r)·theta[i]). half >= 1, n >= 1
+// (ATTN_ERR_SIZE); 0 <= pos0, pos0 + n <= 2^20, every theta in [0, 1] (ATTN_ERR_RANGE).
+attn_status attn_rope_table(float *cos, float *sin, const float *theta, int n, int half, int pos0);
+
+// 3. The rotation: x (n, heads·d), cos (n, d/2), sin (n, d/2) (row r's from attn_rope_table) ->
+// out (n, heads·d); out may be x (in place). flags: ATTN_ROPE_INTERLEAVED or 0 (ATTN_ERR_FLAGS);
+// d even >= 2 (ATTN_ERR_SIZE); NaN or ±Inf in x, cos or sin: ATTN_ERR_NON_FINITE; an output past
+// float32: ATTN_ERR_OVERFLOW.
+attn_status attn_rope_rotate(float *out, const float *x, const float *cos, const float *sin, int n, int heads,
+                             int d, unsigned flags);
+
+// RoPE in one call, rotate-half, no scaling: the bits of 1, 2 and 3 in turn, without their
+// buffers. x (n, heads·d), row r at position pos0 + r -> out (n, heads·d), theta (d/2) or NULL:
+// θ_i as used (float32). out may be x (in place). d even >= 2 (ATTN_ERR_SIZE); base >= 1 and
+// finite, 0 <= pos0 and pos0 + n <= 2^20 (ATTN_ERR_RANGE); NaN or ±Inf in x:
+// ATTN_ERR_NON_FINITE; an output past float32: ATTN_ERR_OVERFLOW.
 attn_status attn_rope(float *out, float *theta, const float *x, int n, int heads, int d, float base, int pos0);
 
 // ----------------------------------------------------------------------------

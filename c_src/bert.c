@@ -3,9 +3,10 @@
 // Sections: sizes and layouts; the layers' pieces (embeddings, exact gelu, bidirectional
 // attention under a key mask); the forward pass. The products are linear.c's (weights in their
 // own dtype, widened as they are read), LayerNorm is gpt2.c's (internal.h), attention itself is
-// attention.c's, one head at a time.
+// attention.c's, one head at a time in heads.c's job.
 #include "bert.h"
-#include "internal.h"  // fits, all_finite, layernorm, gather, scatter
+#include "heads.h"     // attn_heads_run
+#include "internal.h"  // fits, all_finite, layernorm
 #include "parallel.h"  // attn_linear_t_par, attn_cols_*, attn_threads (a scratch per thread)
 
 #include <math.h>
@@ -80,9 +81,9 @@ static int add_floats(size_t *total, size_t rows, size_t cols) {
 // (T, C); y (T, C), the heads side by side; inter (T, F); one head's q, k, v and output (T, d);
 // the key mask as attention.c takes it (T, T) bytes; attn_forward's workspace; linear.c's scratch.
 typedef struct {
-    float *h, *x, *q, *k, *v, *y, *inter, *qh, *kh, *vh, *oh, *aws, *scratch;
+    float *h, *x, *q, *k, *v, *y, *inter, *scratch;
     uint8_t *mask;
-    size_t aws_floats;   // one thread's attn_forward workspace: the heads' buffers, aws and scratch hold one per thread
+    attn_heads_scratch heads;   // the heads' q, k, v, output and attn_forward's workspace, one per thread (scratch too)
 } bert_buffers;
 
 enum { N_BUFFERS = 14 };
@@ -105,8 +106,8 @@ static size_t workspace_layout(bert_buffers *ws, float *base, const attn_bert_co
         float *p[N_BUFFERS];
         for (int i = 0; i < N_BUFFERS; i++) p[i] = base + at[i];
         *ws = (bert_buffers){.h = p[0], .x = p[1], .q = p[2], .k = p[3], .v = p[4], .y = p[5], .inter = p[6],
-                             .qh = p[7], .kh = p[8], .vh = p[9], .oh = p[10], .mask = (uint8_t *)p[11],
-                             .aws = p[12], .scratch = p[13], .aws_floats = (aws + 3) / 4};
+                             .mask = (uint8_t *)p[11], .scratch = p[13],
+                             .heads = {.qh = p[7], .kh = p[8], .vh = p[9], .oh = p[10], .aws = p[12], .aws_floats = (aws + 3) / 4}};
     }
     return total;
 }
@@ -155,55 +156,6 @@ static attn_status linear(float *out, const float *a, const attn_tensor *w, cons
     return (attn_status)attn_linear_t_par(out, a, w->data, w->dtype, (const float *)b->data, T, k, p, scratch, after, ctx);
 }
 
-// where head i of layer l writes its weights (T, T): gpt2.c's rule
-static float *weights_of(float *attention, const int32_t *slots, int T, int H, int l, int i) {
-    const size_t block = (size_t)T * T;
-    if (!attention) return NULL;
-    if (!slots) return attention + ((size_t)l * H + (size_t)i) * block;
-    const int32_t s = slots[(size_t)l * H + i];
-    return s < 0 ? NULL : attention + (size_t)s * block;
-}
-
-// y (T, C) = every head's attention over all T keys the mask keeps. The heads are cut into
-// chunks (parallel.h): head i writes its weights and its columns of y alone, and each thread has
-// its own q, k, v, output and attn_forward workspace.
-typedef struct {
-    const bert_buffers *ws;
-    float *attention;
-    const int32_t *slots;
-    int T, C, H, l;
-    int status[ATTN_MAX_CHUNKS];
-} heads_job;
-
-static void heads_chunk(void *job, int chunk, int chunks, int thread) {
-    heads_job *j = job;
-    const bert_buffers *ws = j->ws;
-    const int T = j->T, C = j->C, d = C / j->H;
-    const float scale = attn_default_scale(d);
-    const size_t own = (size_t)thread * T * d;
-    float *qh = ws->qh + own, *kh = ws->kh + own, *vh = ws->vh + own, *oh = ws->oh + own;
-    float *aws = ws->aws + (size_t)thread * ws->aws_floats;
-    int h0, h1;
-    attn_part_range(&h0, &h1, j->H, chunk, chunks);
-    j->status[chunk] = ATTN_OK;
-    for (int i = h0; i < h1; i++) {
-        gather(qh, ws->q, T, C, i * d, d);
-        gather(kh, ws->k, T, C, i * d, d);
-        gather(vh, ws->v, T, C, i * d, d);
-        attn_status st = attn_forward(oh, weights_of(j->attention, j->slots, T, j->H, j->l, i), aws,
-                                      qh, kh, vh, ws->mask, T, T, d, d, scale, 0);
-        if (st != ATTN_OK) { j->status[chunk] = st; return; }
-        scatter(ws->y, oh, T, C, i * d, d);
-    }
-}
-
-static attn_status attention_heads(bert_buffers *ws, float *attention, const int32_t *slots, int T, int C, int H, int l) {
-    heads_job job = {.ws = ws, .attention = attention, .slots = slots, .T = T, .C = C, .H = H, .l = l};
-    const int chunks = attn_head_chunks(H);
-    attn_run_chunks(heads_chunk, &job, chunks);
-    return (attn_status)attn_first_failure(job.status, chunks);
-}
-
 // h = LayerNorm(h; w, b), in place, h + y already added (the product's job, attn_cols_residual)
 static attn_status norm(bert_buffers *ws, const attn_tensor *w, const attn_tensor *b, int T, int C, float eps) {
     layernorm(ws->h, ws->h, (const float *)w->data, (const float *)b->data, T, C, eps);
@@ -217,7 +169,10 @@ static attn_status attention_block(bert_buffers *ws, float *attention, const int
     attn_status st = linear(ws->q, ws->h, &lt[ATTN_BERT_WQ], &lt[ATTN_BERT_BQ], T, C, C, ws->scratch, attn_cols_finite, NULL);
     if (st == ATTN_OK) st = linear(ws->k, ws->h, &lt[ATTN_BERT_WK], &lt[ATTN_BERT_BK], T, C, C, ws->scratch, attn_cols_finite, NULL);
     if (st == ATTN_OK) st = linear(ws->v, ws->h, &lt[ATTN_BERT_WV], &lt[ATTN_BERT_BV], T, C, C, ws->scratch, attn_cols_finite, NULL);
-    if (st == ATTN_OK) st = attention_heads(ws, attention, slots, T, C, cfg->n_head, l);
+    // every head over all T keys the mask keeps (heads.h: no cache)
+    const attn_heads_plan pl = {T, 0, T, T, cfg->n_head, cfg->n_head, C / cfg->n_head, 0, ws->mask};
+    const attn_heads_input in = {ws->q, ws->k, ws->v, C, C, NULL};
+    if (st == ATTN_OK) st = attn_heads_run(ws->y, attention, slots, l, &pl, &ws->heads, &in);
     if (st == ATTN_OK) st = linear(ws->q, ws->y, &lt[ATTN_BERT_WO], &lt[ATTN_BERT_BO], T, C, C, ws->scratch, attn_cols_residual, ws->h);
     return st == ATTN_OK ? norm(ws, &lt[ATTN_BERT_LN1_W], &lt[ATTN_BERT_LN1_B], T, C, cfg->eps) : st;
 }

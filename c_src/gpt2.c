@@ -4,9 +4,11 @@
 // the layers (embedding, LayerNorm, attention over the cache, MLP); the forward pass.
 // The matmuls are what costs (GPT-2 small: 85 M multiply-adds per token in the layers, 38 M for
 // its logits): they use 4-wide vectors (internal.h: SSE natively, wasm simd128 under -msimd128,
-// so the native tests run the very kernel the wasm runs). Attention itself is attention.c's.
+// so the native tests run the very kernel the wasm runs). Attention itself is attention.c's, a
+// head at a time in heads.c's job.
 #include "gpt2.h"
-#include "internal.h"  // v4f, load4, store4, splat, hsum, dot, exp4, fits, all_finite, gather, scatter,
+#include "heads.h"     // attn_heads_causal, attn_heads_run
+#include "internal.h"  // v4f, load4, store4, splat, hsum, dot, exp4, fits, all_finite, layernorm,
                        // attn_linear_t_fast
 #include "tensor.h"    // ATTN_F32
 #include "parallel.h"  // attn_linear_par, attn_linear_t_par, attn_cols_finite, attn_cols_residual
@@ -82,9 +84,9 @@ size_t attn_gpt2_cache_size(const attn_gpt2_config *cfg, int S) {
 // side by side; one head's q and output (T, d); the causal mask (T, m) bytes; attn_forward's
 // workspace.
 typedef struct {
-    float *h, *a, *big, *y, *qh, *oh, *aws;
+    float *h, *a, *big, *y;
     uint8_t *mask;
-    size_t aws_floats;   // one thread's attn_forward workspace: qh, oh and aws hold one per thread
+    attn_heads_scratch heads;   // qh, oh and attn_forward's workspace, one per thread
 } gpt2_buffers;
 
 // the workspace's floats (0 when the sizes are invalid or too large); with base, its layout
@@ -102,8 +104,8 @@ static size_t workspace_layout(gpt2_buffers *ws, float *base, const attn_gpt2_co
     }
     if (base) {
         *ws = (gpt2_buffers){.h = base + at[0], .a = base + at[1], .big = base + at[2], .y = base + at[3],
-                          .qh = base + at[4], .oh = base + at[5], .mask = (uint8_t *)(base + at[6]),
-                          .aws = base + at[7], .aws_floats = (aws + 3) / 4};
+                             .mask = (uint8_t *)(base + at[6]),
+                             .heads = {.qh = base + at[4], .oh = base + at[5], .aws = base + at[7], .aws_floats = (aws + 3) / 4}};
     }
     return total;
 }
@@ -155,16 +157,23 @@ attn_status attn_linear_packed(float *out, const float *a, const float *packed, 
     return product_status(out, (size_t)n * p, a, (size_t)n * k, packed, (size_t)k * p, b, (size_t)p);
 }
 
-attn_status attn_linear_naive(float *out, const float *a, const float *w, const float *b, int n, int k, int p) {
-    attn_status st = check_linear(out, a, w, n, k, p);
-    if (st != ATTN_OK) return st;
+// out (n, p) = a (n, k)·w + b (b may be NULL), w's element (t, j) at w[t·wt + j·wj], in the plain
+// loop both naive products share: w (k, p) is wt = p, wj = 1; w (p, k) read transposed, wt = 1, wj = k
+static void naive_product(float *out, const float *a, const float *w, const float *b, int n, int k, int p,
+                          size_t wt, size_t wj) {
     for (int i = 0; i < n; i++) {
         for (int j = 0; j < p; j++) {
             float s = 0.0f;
-            for (int t = 0; t < k; t++) s += a[(size_t)i * k + t] * w[(size_t)t * p + j];
+            for (int t = 0; t < k; t++) s += a[(size_t)i * k + t] * w[(size_t)t * wt + (size_t)j * wj];
             out[(size_t)i * p + j] = b ? s + b[j] : s;
         }
     }
+}
+
+attn_status attn_linear_naive(float *out, const float *a, const float *w, const float *b, int n, int k, int p) {
+    attn_status st = check_linear(out, a, w, n, k, p);
+    if (st != ATTN_OK) return st;
+    naive_product(out, a, w, b, n, k, p, (size_t)p, 1);
     return product_status(out, (size_t)n * p, a, (size_t)n * k, w, (size_t)k * p, b, (size_t)p);
 }
 
@@ -178,13 +187,7 @@ attn_status attn_linear_t(float *out, const float *a, const float *w, int n, int
 attn_status attn_linear_t_naive(float *out, const float *a, const float *w, int n, int k, int p) {
     attn_status st = check_linear(out, a, w, n, k, p);
     if (st != ATTN_OK) return st;
-    for (int i = 0; i < n; i++) {
-        for (int j = 0; j < p; j++) {
-            float s = 0.0f;
-            for (int t = 0; t < k; t++) s += a[(size_t)i * k + t] * w[(size_t)j * k + t];
-            out[(size_t)i * p + j] = s;
-        }
-    }
+    naive_product(out, a, w, NULL, n, k, p, 1, (size_t)k);
     return product_status(out, (size_t)n * p, a, (size_t)n * k, w, (size_t)p * k, NULL, 0);
 }
 
@@ -265,97 +268,15 @@ static int gelu_cols(void *ctx, float *x, int n, int p, int c0, int c1) {
     return ATTN_OK;
 }
 
-// What the attention of every layer shares: the model's sizes, this call's positions, the
-// cache's capacity S, and how queries see keys (flags, mask).
-typedef struct {
-    int T, pos, m, S, C, H, d;
-    unsigned flags;
-    const uint8_t *mask;
-} attn_plan;
-
-// Query pos + i sees keys 0 .. pos + i. attention.c's ATTN_CAUSAL (query i sees keys j <= i)
-// says that for pos = 0; one query (T = 1) sees every key; otherwise a mask (T, m).
-static attn_plan plan_attention(uint8_t *mask, const attn_gpt2_config *cfg, int T, int pos, int S) {
-    attn_plan pl = {T, pos, pos + T, S, cfg->n_embd, cfg->n_head, cfg->n_embd / cfg->n_head, 0, NULL};
-    if (pos == 0 && T > 1) pl.flags = ATTN_CAUSAL;
-    if (pos > 0 && T > 1) {
-        for (int i = 0; i < T; i++)
-            for (int j = 0; j < pl.m; j++) mask[(size_t)i * pl.m + j] = j <= pos + i;
-        pl.mask = mask;
-    }
-    return pl;
-}
-
-// the cache of layer l, head i: keys (S, d), then after all heads' keys, values (S, d)
-static float *cache_k(float *cache, const attn_plan *pl, int l, int i) {
-    return cache + ((size_t)(2 * l) * pl->H + (size_t)i) * pl->S * pl->d;
-}
-static float *cache_v(float *cache, const attn_plan *pl, int l, int i) {
-    return cache + ((size_t)(2 * l + 1) * pl->H + (size_t)i) * pl->S * pl->d;
-}
-
-// where head i of layer l writes its weights (T, m): block l·H + i of attention without slots
-// (layer_slots NULL), else block layer_slots[i], or nowhere for -1 or no attention at all
-static float *weights_of(float *attention, const int32_t *layer_slots, const attn_plan *pl, int l, int i) {
-    const size_t block = (size_t)pl->T * pl->m;
-    if (!attention) return NULL;
-    if (!layer_slots) return attention + ((size_t)l * pl->H + (size_t)i) * block;
-    return layer_slots[i] < 0 ? NULL : attention + (size_t)layer_slots[i] * block;
-}
-
-// y (T, C) = the heads of causal self-attention over qkv (T, 3C) and the cache of layer l,
-// after writing this call's keys and values (columns C.. and 2C.. of qkv) into the cache;
-// each head's weights where weights_of says. The heads are cut into chunks (parallel.h):
-// head i writes its cache rows, its weights and its columns of y alone, and each thread has its
-// own q, output and attn_forward workspace.
-typedef struct {
-    float *y, *attention, *cache;
-    const int32_t *layer_slots;
-    const gpt2_buffers *ws;
-    const float *qkv;
-    const attn_plan *pl;
-    int l;
-    int status[ATTN_MAX_CHUNKS];
-} heads_job;
-
-static void heads_chunk(void *job, int chunk, int chunks, int thread) {
-    heads_job *j = job;
-    const attn_plan *pl = j->pl;
-    const int T = pl->T, m = pl->m, d = pl->d, C3 = 3 * pl->C;
-    const float scale = attn_default_scale(d);
-    float *qh = j->ws->qh + (size_t)thread * T * d, *oh = j->ws->oh + (size_t)thread * T * d;
-    float *aws = j->ws->aws + (size_t)thread * j->ws->aws_floats;
-    int h0, h1;
-    attn_part_range(&h0, &h1, pl->H, chunk, chunks);
-    j->status[chunk] = ATTN_OK;
-    for (int i = h0; i < h1; i++) {
-        float *k = cache_k(j->cache, pl, j->l, i), *v = cache_v(j->cache, pl, j->l, i);
-        gather(k + (size_t)pl->pos * d, j->qkv, T, C3, pl->C + i * d, d);
-        gather(v + (size_t)pl->pos * d, j->qkv, T, C3, 2 * pl->C + i * d, d);
-        gather(qh, j->qkv, T, C3, i * d, d);
-        float *w = weights_of(j->attention, j->layer_slots, pl, j->l, i);
-        attn_status st = attn_forward(oh, w, aws, qh, k, v, pl->mask, T, m, d, d, scale, pl->flags);
-        if (st != ATTN_OK) { j->status[chunk] = st; return; }
-        scatter(j->y, oh, T, pl->C, i * d, d);
-    }
-}
-
-static attn_status attention_heads(float *y, float *attention, const int32_t *layer_slots, float *cache,
-                                   const gpt2_buffers *ws, const float *qkv, const attn_plan *pl, int l) {
-    heads_job job = {.y = y, .attention = attention, .cache = cache, .layer_slots = layer_slots, .ws = ws,
-                     .qkv = qkv, .pl = pl, .l = l};
-    const int chunks = attn_head_chunks(pl->H);
-    attn_run_chunks(heads_chunk, &job, chunks);
-    return (attn_status)attn_first_failure(job.status, chunks);
-}
-
 // h += attn.c_proj(attention(ln_1(h))) for layer l
-static attn_status attention_block(gpt2_buffers *ws, float *attention, const int32_t *layer_slots, float *cache,
-                                   const gpt2_layer *p, const attn_plan *pl, int l, float eps) {
-    const int T = pl->T, C = pl->C;
+static attn_status attention_block(gpt2_buffers *ws, float *attention, const int32_t *slots, float *cache,
+                                   const gpt2_layer *p, const attn_heads_plan *pl, int l, float eps) {
+    const int T = pl->T, C = pl->H * pl->d;
     layernorm(ws->a, ws->h, p->ln1_w, p->ln1_b, T, C, eps);
     attn_status st = (attn_status)attn_linear_par(ws->big, ws->a, p->qkv_w, p->qkv_b, T, C, 3 * C, attn_cols_finite, NULL);
-    if (st == ATTN_OK) st = attention_heads(ws->y, attention, layer_slots, cache, ws, ws->big, pl, l);
+    // the heads' q, k and v: columns 0, C and 2C of qkv (T, 3C); keys and values through the cache
+    const attn_heads_input in = {ws->big, ws->big + C, ws->big + 2 * C, 3 * C, 3 * C, cache};
+    if (st == ATTN_OK) st = attn_heads_run(ws->y, attention, slots, l, pl, &ws->heads, &in);
     if (st != ATTN_OK) return st;
     return (attn_status)attn_linear_par(ws->a, ws->y, p->attproj_w, p->attproj_b, T, C, C, attn_cols_residual, ws->h);
 }
@@ -440,14 +361,14 @@ attn_status attn_gpt2_forward(float *logits, float *attention, const int32_t *sl
     const int C = cfg->n_embd, H = cfg->n_head, m = pos + T;
     gpt2_buffers ws;
     workspace_layout(&ws, workspace, cfg, T, m);
-    const attn_plan pl = plan_attention(ws.mask, cfg, T, pos, S);
+    const attn_heads_plan pl = attn_heads_causal(ws.mask, T, pos, S, H, H, C / H);
 
     // 1. token and position embeddings
     embed(ws.h, p.wte, p.wpe, ids, T, pos, C);
     // 2. the layers: attention, then MLP, each added to the residual stream
     for (int l = 0; l < cfg->n_layer && st == ATTN_OK; l++) {
         const gpt2_layer layer = layer_of(&p, l, (size_t)C);
-        st = attention_block(&ws, attention, slots ? slots + (size_t)l * H : NULL, kv_cache, &layer, &pl, l, cfg->eps);
+        st = attention_block(&ws, attention, slots, kv_cache, &layer, &pl, l, cfg->eps);
         if (st == ATTN_OK) st = mlp_block(&ws, &layer, T, C, cfg->eps);
     }
     // 3. final LayerNorm and the logits (tied to wte)

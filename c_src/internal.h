@@ -1,4 +1,4 @@
-// internal.h - what attention.c, mha.c, gpt2.c, llama.c and bert.c share; not part of the API
+// internal.h - what attention.c, mha.c, rope.c, gpt2.c, llama.c and bert.c share; not part of the API
 // (attention.h is).
 //
 //   - 4-wide vectors (GCC/Clang vector extensions: SSE natively, wasm simd128 under
@@ -104,9 +104,9 @@ static inline void layernorm(float *out, const float *x, const float *w, const f
     }
 }
 
-// The models' attention slots (gpt2.c, llama.c, bert.c): the number of (layer, head) blocks the
-// attention output holds for `heads` = L·H heads: all of them without slots, else 1 + the
-// largest slot (slots of -1 are not written); -1 when a slot is below -1
+// The models' attention slots (gpt2.c, llama.c, bert.c check them; heads.c writes them): the
+// number of (layer, head) blocks the attention output holds for `heads` = L·H heads: all of them
+// without slots, else 1 + the largest slot (slots of -1 are not written); -1 when a slot is below -1
 static inline long attention_blocks(const int32_t *slots, long heads) {
     if (!slots) return heads;
     long blocks = 0;
@@ -117,7 +117,7 @@ static inline long attention_blocks(const int32_t *slots, long heads) {
     return blocks;
 }
 
-// One head's columns (mha.c, gpt2.c):
+// One head's columns (mha.c, heads.c):
 // dst (rows, width) = columns [col, col + width) of src (rows, src_cols)
 static inline void gather(float *dst, const float *src, int rows, int src_cols, int col, int width) {
     for (int i = 0; i < rows; i++)
@@ -146,5 +146,11 @@ void attn_linear_t_fast(float *out, const float *a, const void *w, int dtype, co
 // its columns [c0, c1) alone: c0 a multiple of 8; the bits of the whole call
 void attn_linear_t_cols(float *out, const float *a, const void *w, int dtype, const float *b,
                         int n, int k, int p, float *scratch, int c0, int c1);
+
+// rope.c's table and rotation without the checks (attention.h attn_rope_table, attn_rope_rotate),
+// for llama.c, which checks its positions and its results itself
+void attn_rope_cos_sin(float *cos, float *sin, const float *theta, int n, int half, int pos0);
+void attn_rope_rotate_fast(float *out, const float *x, const float *cos, const float *sin, int n, int heads,
+                           int d, unsigned flags);
 
 #endif // ATTN_INTERNAL_H

@@ -1,12 +1,15 @@
 // llama.c - the LLaMA family's forward pass with a KV cache; see llama.h for the model, shapes
 // and statuses.
 //
-// Sections: sizes and layouts; the layers' pieces (embedding, RMSNorm, RoPE, SiLU, attention over
-// the cache with grouped keys and values); the forward pass. The products are linear.c's
-// (attn_linear_t_fast: weights in their own dtype, widened as they are read); attention itself
-// is attention.c's, one query head at a time, as gpt2.c does it.
+// Sections: sizes and layouts; the layers' pieces (embedding, RMSNorm, SiLU, attention over the
+// cache with grouped keys and values); the forward pass. RoPE is rope.c's (its table of cosines
+// and sines, its rotation). The products are linear.c's (attn_linear_t_fast: weights in their own
+// dtype, widened as they are read); attention itself is attention.c's, one query head at a time
+// in heads.c's job, as gpt2.c and bert.c run it.
 #include "llama.h"
-#include "internal.h"  // v4f, load4, store4, splat, exp4, select4, fits, all_finite, gather, scatter
+#include "heads.h"     // attn_heads_causal, attn_heads_run
+#include "internal.h"  // v4f, load4, store4, splat, exp4, select4, fits, all_finite, attn_rope_cos_sin,
+                       // attn_rope_rotate_fast
 #include "parallel.h"  // attn_linear_t_par(_gated), attn_cols_*, attn_threads (a scratch per thread)
 
 #include <math.h>
@@ -37,6 +40,9 @@ attn_status attn_llama_check(const attn_llama_config *cfg, const attn_tensor *t)
     if (!t || !t[ATTN_LLAMA_EMBED].data || !t[ATTN_LLAMA_NORM].data || !t[ATTN_LLAMA_INV_FREQ].data) return ATTN_ERR_NULL;
     if (!matrix_ok(&t[ATTN_LLAMA_EMBED]) || (t[ATTN_LLAMA_LM_HEAD].data && !matrix_ok(&t[ATTN_LLAMA_LM_HEAD])) ||
         !vector_ok(&t[ATTN_LLAMA_NORM], 0) || !vector_ok(&t[ATTN_LLAMA_INV_FREQ], 0)) return ATTN_ERR_FLAGS;
+    const float *inv_freq = t[ATTN_LLAMA_INV_FREQ].data;   // rope.c's angles need θ in [0, 1]
+    for (int i = 0; i < cfg->head_dim / 2; i++)
+        if (!(inv_freq[i] >= 0.0f && inv_freq[i] <= 1.0f)) return ATTN_ERR_RANGE;
     static const int matrices[] = {ATTN_LLAMA_WQ, ATTN_LLAMA_WK, ATTN_LLAMA_WV, ATTN_LLAMA_WO, ATTN_LLAMA_WGATE, ATTN_LLAMA_WUP, ATTN_LLAMA_WDOWN};
     static const int required[] = {ATTN_LLAMA_LN1, ATTN_LLAMA_LN2};
     static const int optional[] = {ATTN_LLAMA_BQ, ATTN_LLAMA_BK, ATTN_LLAMA_BV, ATTN_LLAMA_QNORM, ATTN_LLAMA_KNORM,
@@ -80,9 +86,9 @@ size_t attn_llama_cache_size(const attn_llama_config *cfg, int S) {
 // head's q and output (T, D); RoPE's cos and sin (T, D/2); the causal mask (T, m) bytes;
 // attn_forward's workspace; linear.c's scratch for widening weights.
 typedef struct {
-    float *h, *x, *q, *k, *v, *y, *gate, *up, *qh, *oh, *cos, *sin, *aws, *scratch;
+    float *h, *x, *q, *k, *v, *y, *gate, *up, *cos, *sin, *scratch;
     uint8_t *mask;
-    size_t aws_floats;   // one thread's attn_forward workspace: qh, oh, aws and scratch hold one per thread
+    attn_heads_scratch heads;   // qh, oh and attn_forward's workspace, one per thread (scratch too)
 } llama_buffers;
 
 static size_t workspace_layout(llama_buffers *ws, float *base, const attn_llama_config *cfg, int T, int m) {
@@ -105,8 +111,8 @@ static size_t workspace_layout(llama_buffers *ws, float *base, const attn_llama_
         float *p[15];
         for (int i = 0; i < 15; i++) p[i] = base + at[i];
         *ws = (llama_buffers){.h = p[0], .x = p[1], .q = p[2], .k = p[3], .v = p[4], .y = p[5], .gate = p[6], .up = p[7],
-                              .qh = p[8], .oh = p[9], .cos = p[10], .sin = p[11], .mask = (uint8_t *)p[12],
-                              .aws = p[13], .scratch = p[14], .aws_floats = (aws + 3) / 4};
+                              .cos = p[10], .sin = p[11], .mask = (uint8_t *)p[12], .scratch = p[14],
+                              .heads = {.qh = p[8], .oh = p[9], .aws = p[13], .aws_floats = (aws + 3) / 4}};
     }
     return total;
 }
@@ -141,33 +147,6 @@ static void rmsnorm(float *out, const float *x, const float *w, int rows, int n,
         for (int c = 0; c < n; c++) sq += (double)xi[c] * xi[c];
         const float rstd = (float)(1.0 / sqrt(sq / n + eps));
         for (int c = 0; c < n; c++) o[c] = (xi[c] * rstd) * w[c];
-    }
-}
-
-// cos and sin (T, D/2) of the angles (pos + r)·inv_freq[i], in double, rounded once
-static void rope_table(float *cs, float *sn, const float *inv_freq, int T, int pos, int half) {
-    for (int r = 0; r < T; r++) {
-        for (int i = 0; i < half; i++) {
-            const double a = (double)(pos + r) * (double)inv_freq[i];
-            cs[(size_t)r * half + i] = (float)cos(a);
-            sn[(size_t)r * half + i] = (float)sin(a);
-        }
-    }
-}
-
-// x (T, heads·D): each head's vector rotated, rotate-half: (x1, x2) -> (x1·c - x2·s, x2·c + x1·s)
-static void rope(float *x, const float *cs, const float *sn, int T, int heads, int D) {
-    const int half = D / 2;
-    for (int r = 0; r < T; r++) {
-        const float *c = cs + (size_t)r * half, *s = sn + (size_t)r * half;
-        for (int h = 0; h < heads; h++) {
-            float *v = x + ((size_t)r * heads + h) * D;
-            for (int i = 0; i < half; i++) {
-                const float a = v[i], b = v[i + half];
-                v[i] = a * c[i] - b * s[i];
-                v[i + half] = b * c[i] + a * s[i];
-            }
-        }
     }
 }
 
@@ -207,91 +186,10 @@ static attn_status linear(float *out, const float *a, const attn_tensor *w, cons
     return (attn_status)attn_linear_t_par(out, a, w->data, w->dtype, (const float *)b->data, T, k, p, scratch, after, ctx);
 }
 
-// What the attention of every layer shares: sizes, this call's positions, the cache's capacity,
-// how queries see keys (flags, mask: gpt2.c's rule).
-typedef struct {
-    int T, pos, m, S, H, G, D;
-    unsigned flags;
-    const uint8_t *mask;
-} llama_plan;
-
-static llama_plan plan_attention(uint8_t *mask, const attn_llama_config *cfg, int T, int pos, int S) {
-    llama_plan pl = {T, pos, pos + T, S, cfg->n_head, cfg->n_kv_head, cfg->head_dim, 0, NULL};
-    if (pos == 0 && T > 1) pl.flags = ATTN_CAUSAL;
-    if (pos > 0 && T > 1) {
-        for (int i = 0; i < T; i++)
-            for (int j = 0; j < pl.m; j++) mask[(size_t)i * pl.m + j] = j <= pos + i;
-        pl.mask = mask;
-    }
-    return pl;
-}
-
-// the cache of layer l, kv head g: keys (S, D), then after all kv heads' keys, values (S, D)
-static float *cache_at(float *cache, const llama_plan *pl, int l, int kv, int g) {
-    return cache + ((size_t)(2 * l + kv) * pl->G + (size_t)g) * pl->S * pl->D;
-}
-
-// where query head i of layer l writes its weights (gpt2.c's rule)
-static float *weights_of(float *attention, const int32_t *slots, const llama_plan *pl, int l, int i) {
-    const size_t block = (size_t)pl->T * pl->m;
-    if (!attention) return NULL;
-    if (!slots) return attention + ((size_t)l * pl->H + (size_t)i) * block;
-    const int32_t s = slots[(size_t)l * pl->H + i];
-    return s < 0 ? NULL : attention + (size_t)s * block;
-}
-
-// y (T, H·D) = every query head's attention over the cache of layer l, after writing this call's
-// keys and values into it; head i reads kv head i / (H / G). The query heads are cut into
-// chunks (parallel.h): head i writes its weights and its columns of y alone, and each thread has
-// its own q, output and attn_forward workspace.
-typedef struct {
-    const llama_buffers *ws;
-    float *attention, *cache;
-    const int32_t *slots;
-    const llama_plan *pl;
-    int l;
-    int status[ATTN_MAX_CHUNKS];
-} heads_job;
-
-static void heads_chunk(void *job, int chunk, int chunks, int thread) {
-    heads_job *j = job;
-    const llama_plan *pl = j->pl;
-    const llama_buffers *ws = j->ws;
-    const int T = pl->T, D = pl->D, HD = pl->H * D;
-    const float scale = attn_default_scale(D);
-    float *qh = ws->qh + (size_t)thread * T * D, *oh = ws->oh + (size_t)thread * T * D;
-    float *aws = ws->aws + (size_t)thread * ws->aws_floats;
-    int h0, h1;
-    attn_part_range(&h0, &h1, pl->H, chunk, chunks);
-    j->status[chunk] = ATTN_OK;
-    for (int i = h0; i < h1; i++) {
-        const int g = i / (pl->H / pl->G);
-        gather(qh, ws->q, T, HD, i * D, D);
-        attn_status st = attn_forward(oh, weights_of(j->attention, j->slots, pl, j->l, i), aws, qh,
-                                      cache_at(j->cache, pl, j->l, 0, g), cache_at(j->cache, pl, j->l, 1, g),
-                                      pl->mask, T, pl->m, D, D, scale, pl->flags);
-        if (st != ATTN_OK) { j->status[chunk] = st; return; }
-        scatter(ws->y, oh, T, HD, i * D, D);
-    }
-}
-
-static attn_status attention_heads(llama_buffers *ws, float *attention, const int32_t *slots, float *cache,
-                                   const llama_plan *pl, int l) {
-    const int T = pl->T, D = pl->D, GD = pl->G * D;
-    for (int g = 0; g < pl->G; g++) {
-        gather(cache_at(cache, pl, l, 0, g) + (size_t)pl->pos * D, ws->k, T, GD, g * D, D);
-        gather(cache_at(cache, pl, l, 1, g) + (size_t)pl->pos * D, ws->v, T, GD, g * D, D);
-    }
-    heads_job job = {.ws = ws, .attention = attention, .cache = cache, .slots = slots, .pl = pl, .l = l};
-    const int chunks = attn_head_chunks(pl->H);
-    attn_run_chunks(heads_chunk, &job, chunks);
-    return (attn_status)attn_first_failure(job.status, chunks);
-}
-
 // h += o_proj(attention(RoPE(q, k), v)) for layer l, from x = RMSNorm(h; ln1)
 static attn_status attention_block(llama_buffers *ws, float *attention, const int32_t *slots, float *cache,
-                                   const attn_llama_config *cfg, const attn_tensor *lt, const llama_plan *pl, int l) {
-    const int T = pl->T, C = cfg->hidden, D = pl->D, HD = pl->H * D, GD = pl->G * D;
+                                   const attn_llama_config *cfg, const attn_tensor *lt, const attn_heads_plan *pl, int l) {
+    const int T = pl->T, C = cfg->hidden, D = pl->d, HD = pl->H * D, GD = pl->G * D;
     rmsnorm(ws->x, ws->h, (const float *)lt[ATTN_LLAMA_LN1].data, T, C, cfg->eps);
     linear(ws->q, ws->x, &lt[ATTN_LLAMA_WQ], &lt[ATTN_LLAMA_BQ], T, C, HD, ws->scratch, NULL, NULL);
     linear(ws->k, ws->x, &lt[ATTN_LLAMA_WK], &lt[ATTN_LLAMA_BK], T, C, GD, ws->scratch, NULL, NULL);
@@ -300,11 +198,12 @@ static attn_status attention_block(llama_buffers *ws, float *attention, const in
         rmsnorm(ws->q, ws->q, (const float *)lt[ATTN_LLAMA_QNORM].data, T * pl->H, D, cfg->eps);
         rmsnorm(ws->k, ws->k, (const float *)lt[ATTN_LLAMA_KNORM].data, T * pl->G, D, cfg->eps);
     }
-    rope(ws->q, ws->cos, ws->sin, T, pl->H, D);
-    rope(ws->k, ws->cos, ws->sin, T, pl->G, D);
+    attn_rope_rotate_fast(ws->q, ws->q, ws->cos, ws->sin, T, pl->H, D, 0);   // rotate-half, as HF's LLaMA
+    attn_rope_rotate_fast(ws->k, ws->k, ws->cos, ws->sin, T, pl->G, D, 0);
     if (!all_finite(ws->q, (size_t)T * HD) || !all_finite(ws->k, (size_t)T * GD) || !all_finite(ws->v, (size_t)T * GD))
         return ATTN_ERR_OVERFLOW;
-    attn_status st = attention_heads(ws, attention, slots, cache, pl, l);
+    const attn_heads_input in = {ws->q, ws->k, ws->v, HD, GD, cache};
+    attn_status st = attn_heads_run(ws->y, attention, slots, l, pl, &ws->heads, &in);
     if (st != ATTN_OK) return st;
     return linear(ws->x, ws->y, &lt[ATTN_LLAMA_WO], &lt[ATTN_LLAMA_BO], T, HD, C, ws->scratch, attn_cols_residual, ws->h);
 }
@@ -341,7 +240,7 @@ static attn_status check_forward(const float *attention, const int32_t *slots, c
     if (st != ATTN_OK) return st;
     if (T < 1 || S < 1) return ATTN_ERR_SIZE;
     if (flags & ~ATTN_LLAMA_LAST_ONLY) return ATTN_ERR_FLAGS;
-    if (pos < 0 || pos > cfg->n_positions - T || pos > S - T) return ATTN_ERR_RANGE;
+    if (pos < 0 || pos > cfg->n_positions - T || pos > S - T || pos > ATTN_ROPE_MAX_POSITION - T) return ATTN_ERR_RANGE;
     for (int i = 0; i < T; i++)
         if (ids[i] < 0 || ids[i] >= cfg->vocab_size) return ATTN_ERR_RANGE;
     const long blocks = attention_blocks(slots, (long)cfg->n_layer * cfg->n_head);
@@ -359,8 +258,8 @@ attn_status attn_llama_forward(float *logits, float *attention, const int32_t *s
     if (st != ATTN_OK) return st;
     llama_buffers ws;
     workspace_layout(&ws, workspace, cfg, T, pos + T);
-    const llama_plan pl = plan_attention(ws.mask, cfg, T, pos, S);
-    rope_table(ws.cos, ws.sin, (const float *)t[ATTN_LLAMA_INV_FREQ].data, T, pos, cfg->head_dim / 2);
+    const attn_heads_plan pl = attn_heads_causal(ws.mask, T, pos, S, cfg->n_head, cfg->n_kv_head, cfg->head_dim);
+    attn_rope_cos_sin(ws.cos, ws.sin, (const float *)t[ATTN_LLAMA_INV_FREQ].data, T, cfg->head_dim / 2, pos);
 
     // 1. the token embeddings (no positions: RoPE puts them into q and k)
     embed(ws.h, &t[ATTN_LLAMA_EMBED], ids, T, cfg->hidden, cfg->vocab_size);

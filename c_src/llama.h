@@ -48,7 +48,8 @@ enum {
     ATTN_LLAMA_EMBED = 0,   // (V, C)     embed_tokens.weight                   any dtype
     ATTN_LLAMA_NORM,        // (C)        norm.weight                           F32
     ATTN_LLAMA_LM_HEAD,     // (V, C)     lm_head.weight, or NULL when tied     any dtype
-    ATTN_LLAMA_INV_FREQ,    // (D/2)      RoPE's inverse frequencies, after any scaling   F32
+    ATTN_LLAMA_INV_FREQ,    // (D/2)      RoPE's inverse frequencies, after any scaling (attention.h's
+                            //            attn_rope_frequencies), each in [0, 1]    F32
     ATTN_LLAMA_GLOBALS
 };
 enum {
@@ -78,7 +79,8 @@ enum {
 
 // ATTN_OK for a table the forward pass can run: every required tensor there, matrices of a known
 // dtype, vectors F32; both q/k norms or neither in every layer. ATTN_ERR_NULL, ATTN_ERR_SIZE (a
-// size < 1, H not a multiple of G, D odd), ATTN_ERR_RANGE (eps), ATTN_ERR_FLAGS (a dtype).
+// size < 1, H not a multiple of G, D odd), ATTN_ERR_RANGE (eps, an inverse frequency outside
+// [0, 1]), ATTN_ERR_FLAGS (a dtype).
 attn_status attn_llama_check(const attn_llama_config *cfg, const attn_tensor *tensors);
 
 // Bytes of a KV cache for positions 0 .. S - 1: (L, 2, G, S, D) floats, as gpt2.h's with G
@@ -91,8 +93,9 @@ size_t attn_llama_workspace_size(const attn_llama_config *cfg, int T, int m);
 // The forward pass of ids (T) at positions pos .. pos + T - 1, as gpt2.h's attn_gpt2_forward:
 // logits (T, V), (1, V) with ATTN_LLAMA_LAST_ONLY, or NULL; attention and slots as there, one
 // block per query head (H per layer); the cache holds positions 0 .. pos - 1 and gets this
-// call's. ATTN_ERR_RANGE for an id outside [0, V) or positions past P or S; ATTN_ERR_OVERFLOW
-// when a result is not finite (the weights are checked when loaded: attn_first_non_finite).
+// call's. ATTN_ERR_RANGE for an id outside [0, V) or positions past P, S or 2^20 (RoPE's
+// ATTN_ROPE_MAX_POSITION); ATTN_ERR_OVERFLOW when a result is not finite (the weights are checked
+// when loaded: attn_first_non_finite).
 attn_status attn_llama_forward(float *logits, float *attention, const int32_t *slots, float *kv_cache,
                                float *workspace, const attn_llama_config *cfg, const attn_tensor *tensors,
                                const int32_t *ids, int T, int pos, int S, unsigned flags);

@@ -34,7 +34,7 @@ if ! "$CC" -fsanitize=fuzzer,address,undefined "$probe.c" -o "$probe" 2> "$probe
 fi
 rm -f "$probe" "$probe.c" "$probe.log"
 
-sources=(c_src/attention.c)
+sources=(c_src/attention.c c_src/rope.c)
 [ -f c_src/mha.c ] && sources+=(c_src/mha.c)
 
 if [ $# -gt 0 ]; then

@@ -16,7 +16,7 @@ const SECONDS = Number(process.env.FUZZ_TEST_SECONDS || 1);
 const INSTALL = 'apt-get install -y clang libclang-rt-14-dev';
 const fuzzDir = path.join(root, 'tests/fuzz');
 const targets = fs.readdirSync(fuzzDir).filter((f) => /^fuzz_\w+\.c$/.test(f)).map((f) => f.slice(5, -2)).sort();
-const sources = ['c_src/attention.c', 'c_src/mha.c'].filter((f) => fs.existsSync(path.join(root, f)));
+const sources = ['c_src/attention.c', 'c_src/mha.c', 'c_src/rope.c'].filter((f) => fs.existsSync(path.join(root, f)));
 const out = path.join(root, 'build/fuzz-test');
 fs.mkdirSync(out, { recursive: true });
 

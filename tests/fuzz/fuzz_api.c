@@ -10,7 +10,9 @@
 //                        and row range, but every buffer NULL, or 64-byte buffers and a size < 1:
 //                        never ATTN_OK, never a read or write (AddressSanitizer), no signed
 //                        overflow in the size arithmetic (UndefinedBehaviorSanitizer);
-//   attn_rope            any sizes, base and position (see fuzz_rope).
+//   attn_rope            any sizes, base and position (see fuzz_rope);
+//   attn_rope_frequencies, attn_rope_table, attn_rope_rotate: the same, piece by piece, with any
+//                        scaling numbers and flags (see fuzz_rope_pieces).
 #include "fuzz.h"
 
 #include <ctype.h>
@@ -49,6 +51,57 @@ static void fuzz_rope(fz *in) {
         }
     }
     free(x); free(out); free(theta);
+}
+
+// the three pieces of RoPE: NULL buffers refused before any access; with small sizes, a status
+// of its list; frequencies finite and in [0, 1], a table of cosines and sines of length 1 within
+// float rounding, and a rotation (either pairing) that keeps each pair's length
+// RoPE's statuses: status_valid's, and ATTN_ERR_RANGE (a base, position or factor out of range)
+static int rope_status(attn_status s) { return s >= ATTN_OK && s <= ATTN_ERR_RANGE; }
+
+static void fuzz_rope_pieces(fz *in) {
+    const int n = fz_int(in), heads = fz_int(in), d = fz_int(in), pos0 = fz_int(in);
+    const unsigned flags = fz_u8(in) < 200 ? ATTN_ROPE_INTERLEAVED * (fz_u8(in) & 1) : fz_u32(in);
+    const double base = fz_u8(in) < 192 ? (1 + fz_u8(in)) * 1000.0 : (double)bits_to_float(fz_u32(in));
+    attn_rope_scaling sc = {bits_to_float(fz_u32(in)), bits_to_float(fz_u32(in)), bits_to_float(fz_u32(in)), fz_int(in)};
+    if (fz_u8(in) < 128) sc = (attn_rope_scaling){8.0, 1.0, 4.0, 8192};
+    const attn_rope_scaling *scaling = fz_u8(in) & 1 ? &sc : NULL;
+    attn_status st = attn_rope_frequencies(NULL, d, base, scaling);
+    CHECK(st != ATTN_OK && rope_status(st), "attn_rope_frequencies with NULL returned %d", st);
+    st = attn_rope_table(NULL, NULL, NULL, n, d / 2, pos0);
+    CHECK(st != ATTN_OK && rope_status(st), "attn_rope_table with NULL returned %d", st);
+    st = attn_rope_rotate(NULL, NULL, NULL, NULL, n, heads, d, flags);
+    CHECK(st != ATTN_OK && rope_status(st), "attn_rope_rotate with NULL returned %d", st);
+    if (n < 1 || heads < 1 || d < 2 || d % 2 || n > 16 || heads > 16 || d > 16 || n * heads * d > 16) return;
+    const int half = d / 2;
+    const size_t count = (size_t)n * (size_t)heads * (size_t)d;
+    float *theta = fz_output((size_t)half), *cs = fz_output((size_t)n * half), *sn = fz_output((size_t)n * half);
+    float *x = fz_matrix(in, count), *out = fz_output(count);
+    st = attn_rope_frequencies(theta, d, base, scaling);
+    CHECK(rope_status(st), "attn_rope_frequencies returned %d", st);
+    if (st == ATTN_OK) {
+        for (int i = 0; i < half; i++) CHECK(theta[i] >= 0.0f && theta[i] <= 1.0f, "theta[%d] = %g is outside [0, 1]", i, theta[i]);
+        st = attn_rope_table(cs, sn, theta, n, half, pos0);
+        CHECK(rope_status(st), "attn_rope_table returned %d", st);
+    }
+    if (st == ATTN_OK) {
+        for (size_t k = 0; k < (size_t)n * half; k++) CHECK(fabs(hypot(cs[k], sn[k]) - 1.0) <= 1e-6, "cos² + sin² of entry %zu is not 1", k);
+        st = attn_rope_rotate(out, x, cs, sn, n, heads, d, flags);
+        CHECK(rope_status(st), "attn_rope_rotate returned %d", st);
+        if (st == ATTN_OK) {
+            CHECK(flags == 0 || flags == ATTN_ROPE_INTERLEAVED, "attn_rope_rotate took flags %u", flags);
+            const int stride = flags ? 1 : half, step = flags ? 2 : 1;
+            for (size_t r = 0; r < count / (size_t)d; r++) {
+                for (int i = 0; i < half; i++) {
+                    const int a = i * step, b = a + stride;
+                    const float *u = x + r * (size_t)d, *v = out + r * (size_t)d;
+                    const double before = hypot(u[a], u[b]), after = hypot(v[a], v[b]);
+                    CHECK(fabs(after - before) <= 4e-7 * before + 1e-37, "attn_rope_rotate: pair %d of row %zu: length %g became %g", i, r, before, after);
+                }
+            }
+        }
+    }
+    free(theta); free(cs); free(sn); free(x); free(out);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -140,5 +193,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         free(mask);
     }
     fuzz_rope(&in);
+    fuzz_rope_pieces(&in);
     return 0;
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
-"""Golden data for RoPE, the core's attn_rope / attn.rope (c_src/attention.c, web/core/ops.js), and
-for the page's RoPE section (web/page/page-rope.js).
+"""Golden data for RoPE, the core's attn_rope / attn.rope (c_src/rope.c, web/core/ops.js), its
+inverse frequencies with Llama 3's scaling (attn_rope_frequencies, which the LLaMA family's model
+runs), and for the page's RoPE section (web/page/page-rope.js).
 
     /usr/bin/python3 tests/golden/make_rope.py      # writes tests/golden/rope.json
 
@@ -32,16 +33,29 @@ computes them for 猫吃鱼 and 鱼吃猫 (seeds 0 and 42, d_k 8 and 4); for the
 maps softmax(q·kᵀ/√d) at positions 0..n-1 and 1..n (equal: the scores depend on j - i only) and
 without RoPE.
 
+Frequencies ("frequencies"): θ_i for head widths and bases of real checkpoints, without scaling and
+with rope_type "llama3" (Llama 3.1's and 3.2's numbers, and original_max_position_embeddings 40,
+which puts most pairs in the blended band), from transformers' _compute_llama3_parameters as
+llama/make_golden.py writes it (inv_freq_torch):
+  theta: the scaling in float64 from float64 θ, rounded once to float32 (attn_rope_frequencies'
+         convention); theta_hf_f32: the same in float32 throughout, as transformers computes it;
+  bands: how many pairs are kept (high), divided by factor (low) and blended (medium);
+  hf_f32_rel_error: the largest relative gap of theta_hf_f32 from the float64 values.
+
 Needs PyTorch 1.13 (apt-get install -y python3-torch). The random draws follow torch's AVX2 kernels
 (see make_torch_rng.py). Deterministic output.
 """
 import json
 import math
 import os
+import sys
 import zlib
 
 import numpy as np
 import torch
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), 'llama'))
+from make_golden import inv_freq_torch  # noqa: E402  (the LLaMA goldens' transformers RoPE, one copy)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, 'rope.json')
@@ -74,6 +88,8 @@ def f64_rows(t):
 def emit(o):
     if isinstance(o, Raw):
         return str(o)
+    if o is None:
+        return 'null'
     if isinstance(o, bool):
         return 'true' if o else 'false'
     if isinstance(o, int):
@@ -150,6 +166,40 @@ def rope_case(name, x, heads, d, base, offset):
     }
 
 
+# ---------------------------------------------------------------- the frequencies, with llama3 scaling
+
+def frequency_case(name, d, base, scaling):
+    """θ as transformers computes it (tests/golden/llama/make_golden.py's inv_freq_torch: the default
+    frequencies, then _compute_llama3_parameters), in float64 and in float32."""
+    c = {'D': d, 'theta': base, 'scaling': scaling and {**scaling, 'rope_type': 'llama3'}}
+    theta64, theta_hf = inv_freq_torch(c, torch.float64), inv_freq_torch(c, torch.float32)
+    bands = {'high': d // 2, 'low': 0, 'medium': 0}
+    if scaling:
+        wavelen = 2 * math.pi / inv_freq(d, base, torch.float64)
+        old = scaling['original_max_position_embeddings']
+        high, low = wavelen < old / scaling['high_freq_factor'], wavelen > old / scaling['low_freq_factor']
+        bands = {'high': int(high.sum()), 'low': int(low.sum()), 'medium': int((~high & ~low).sum())}
+    # float32's relative error (the blend's old/wavelen − low cancels in the medium band)
+    error = float(((theta_hf.double() - theta64).abs() / theta64).max())
+    return {'name': name, 'd': d, 'base': float(base), 'scaling': scaling, 'bands': bands,
+            'theta': f32_rows(theta64.float()), 'theta_hf_f32': f32_rows(theta_hf), 'hf_f32_rel_error': error}
+
+
+def frequency_cases():
+    def l3(factor, original):
+        return {'factor': factor, 'low_freq_factor': 1.0, 'high_freq_factor': 4.0,
+                'original_max_position_embeddings': original}
+    return [frequency_case(*c) for c in [
+        ('llama2-d128', 128, 10000.0, None),
+        ('qwen2-d64', 64, 1e6, None),
+        ('llama3.1-d128', 128, 500000.0, l3(8.0, 8192)),
+        ('llama3.2-d64', 64, 500000.0, l3(32.0, 8192)),
+        ('llama3.2-d128', 128, 500000.0, l3(32.0, 8192)),
+        ('llama3-d16-original40', 16, 500000.0, l3(8.0, 40)),
+        ('llama3-d32-original100', 32, 10000.0, {'factor': 4.0, 'low_freq_factor': 0.5, 'high_freq_factor': 3.0,
+                                                 'original_max_position_embeddings': 100})]]
+
+
 # ---------------------------------------------------------------- the page's q and k
 
 def fnv1a(text):
@@ -208,10 +258,11 @@ def main():
         torch.manual_seed(zlib.crc32(name.encode()))
         cases.append(rope_case(name, torch.randn(n, heads * d) * 3, heads, d, base, offset))
     page = [page_case(t, s, dk) for t in (['猫', '吃', '鱼'], ['鱼', '吃', '猫']) for s, dk in ((0, 8), (42, 8), (0, 4))]
-    data = {'version': 1, 'torch': torch.__version__, 'cases': cases, 'page': page}
+    frequencies = frequency_cases()
+    data = {'version': 2, 'torch': torch.__version__, 'cases': cases, 'page': page, 'frequencies': frequencies}
     with open(OUT, 'w', encoding='utf-8') as f:
         f.write(emit(data) + '\n')
-    print(f'wrote {OUT}: {len(cases)} cases, {len(page)} page cases; '
+    print(f'wrote {OUT}: {len(cases)} cases, {len(page)} page cases, {len(frequencies)} frequency cases; '
           f'largest float32-vs-float64 gap {max(c["hf_f32_error"] for c in cases):.3g}')
 
 

@@ -1,20 +1,27 @@
-// RoPE (attn.rope, c_src/attention.c attn_rope) against PyTorch: tests/golden/rope.json, made by
+// RoPE (attn.rope, c_src/rope.c attn_rope) against PyTorch: tests/golden/rope.json, made by
 // tests/golden/make_rope.py (Hugging Face LLaMA's rotate-half, written out from the maths). Then
-// the property that makes RoPE a *relative* encoding, and every bad input's AttentionError.
+// the property that makes RoPE a *relative* encoding, and every bad input's AttentionError. Then
+// the one RoPE (issue 36): the model build's attn_rope_frequencies (llama3 scaling) against
+// PyTorch, and a LLaMA checkpoint's attention maps equal to what the page's attn.rope gives.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { createAttention, AttentionError, toRows } from '../../web/core/attention.js';
+import { decodeBase64, WASM_IMPORTS } from '../../web/core/instantiate.js';
+import modelBase64 from '../../web/wasm/attention-model-wasm.js';
+import { loadModel } from '../../web/model/model-node.js';
 import { root, assertClose, ATOL, RTOL } from '../helpers.js';
+import { writeSafetensors } from '../model-helpers.js';
 import { ropeModel, ROPE_BASE } from '../../web/page/page-rope.js';
 
 const data = JSON.parse(fs.readFileSync(path.join(root, 'tests/golden/rope.json'), 'utf8'));
 const attn = await createAttention();
 
 test('golden data is the version the tests expect', () => {
-  assert.equal(data.version, 1);
-  assert.ok(data.cases.length >= 18 && data.page.length >= 4);
+  assert.equal(data.version, 2);
+  assert.ok(data.cases.length >= 18 && data.page.length >= 4 && data.frequencies.length >= 6);
   const grid = new Set(data.cases.map((c) => `${c.d} ${c.base} ${c.offset}`));
   for (const d of [4, 8, 64]) for (const base of [10000, 1e6]) for (const offset of [0, 1, 7]) assert.ok(grid.has(`${d} ${base} ${offset}`), `d ${d} base ${base} offset ${offset}`);
 });
@@ -150,4 +157,123 @@ test('the one-file embed\'s build has no RoPE: rope says so, by name, and the in
   assert.throws(() => embed.rope({ x: [[1, 0, 0, 1]] }), (e) => e instanceof AttentionError && e.code === 'INVALID_ARGUMENT' && /attention-embed\.wasm.*has no RoPE/.test(e.message));
   const { weights } = embed.attention({ q: [[1, 0]], k: [[1, 0], [0, 1]], v: [[1], [2]] }, { weights: true });
   assert.equal(weights.data.length, 2);
+});
+
+// ----------------------------------------------------------------------------------------------
+// one RoPE: the model's frequencies are C's, and the model rotates as the page's attn.rope does
+
+// the model build's C (what web/model/families/llama.js calls when it uploads a checkpoint)
+async function modelExports() {
+  const { instance } = await WebAssembly.instantiate(decodeBase64(modelBase64), WASM_IMPORTS);
+  instance.exports._initialize();
+  return instance.exports;
+}
+
+// attn_rope_frequencies(theta, d, base, scaling) -> [status, theta (d/2)]
+function frequencies(ex, d, base, scaling) {
+  const at = ex.malloc(d * 2), s = scaling ? ex.malloc(32) : 0;
+  try {
+    if (s) new Float64Array(ex.memory.buffer, s, 4).set([scaling.factor, scaling.low_freq_factor, scaling.high_freq_factor, scaling.original_max_position_embeddings]);
+    const status = ex.attn_rope_frequencies(at, d, base, s);
+    return [status, Array.from(new Float32Array(ex.memory.buffer, at, d / 2))];
+  } finally {
+    ex.free(at);
+    if (s) ex.free(s);
+  }
+}
+
+test('inverse frequencies (C, the model build): PyTorch\'s float64 values rounded once, llama3 scaling\'s three bands included', async () => {
+  const ex = await modelExports();
+  const bands = { high: 0, low: 0, medium: 0 };
+  for (const c of data.frequencies) {
+    const [status, theta] = frequencies(ex, c.d, c.base, c.scaling);
+    assert.equal(status, 0, c.name);
+    assert.deepEqual(theta, c.theta.map(Math.fround), `${c.name}: θ as float32 of the float64 formula`);
+    // transformers computes in float32: within its own error (the blend's subtraction) and one rounding
+    assertClose(theta, c.theta_hf_f32, `${c.name} vs transformers' float32`, { atol: 0, rtol: c.hf_f32_rel_error + 1.2e-7 });
+    for (const b of Object.keys(bands)) bands[b] += c.bands[b];
+  }
+  assert.ok(bands.high > 0 && bands.low > 0 && bands.medium >= 10, JSON.stringify(bands));
+  // statuses: attention.h's rules for the scaling's numbers
+  const l3 = { factor: 8, low_freq_factor: 1, high_freq_factor: 4, original_max_position_embeddings: 8192 };
+  const RANGE = 8, SIZE = 2;
+  assert.equal(frequencies(ex, 8, 0.5, null)[0], RANGE, 'base < 1');
+  assert.equal(frequencies(ex, 8, Infinity, null)[0], RANGE, 'base ∞');
+  assert.equal(frequencies(ex, 8, 500000, { ...l3, factor: 0.5 })[0], RANGE, 'factor < 1');
+  assert.equal(frequencies(ex, 8, 500000, { ...l3, high_freq_factor: 1 })[0], RANGE, 'high <= low');
+  assert.equal(frequencies(ex, 8, 500000, { ...l3, low_freq_factor: 0 })[0], RANGE, 'low 0');
+  assert.equal(frequencies(ex, 8, 500000, { ...l3, original_max_position_embeddings: NaN })[0], RANGE, 'original NaN');
+  assert.equal(frequencies(ex, 7, 500000, l3)[0], SIZE, 'odd d');
+});
+
+// A 1-layer LLaMA (H query heads over G kv heads, head_dim D) whose q and k the test knows exactly:
+// embedding rows of ±1 (RMSNorm's mean(x²) = 1: with eps 1e-12 and weights 1 it keeps them as
+// they are) and small integer projections (exact sums). Its attention maps are then
+// softmax(rope(q)·rope(k)ᵀ/√D, causal), which the page computes with attn.rope.
+function tinyLlama({ V = 7, C = 8, H = 2, G = 1, D = 8, theta = ROPE_BASE } = {}) {
+  let seed = 11;
+  const next = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 16;
+  const ints = (n, lo, hi) => Float32Array.from({ length: n }, () => lo + next() % (hi - lo + 1));
+  const embed = Float32Array.from({ length: V * C }, () => (next() & 1 ? 1 : -1));
+  const ones = (n) => new Float32Array(n).fill(1);
+  const w = { 'model.embed_tokens.weight': { shape: [V, C], data: embed }, 'model.norm.weight': { shape: [C], data: ones(C) },
+    'lm_head.weight': { shape: [V, C], data: ints(V * C, -1, 1) } };
+  const layer = (name, shape, data) => { w[`model.layers.0.${name}`] = { shape, data }; };
+  const wq = ints(H * D * C, -3, 3), wk = ints(G * D * C, -3, 3);
+  layer('input_layernorm.weight', [C], ones(C));
+  layer('post_attention_layernorm.weight', [C], ones(C));
+  layer('self_attn.q_proj.weight', [H * D, C], wq);
+  layer('self_attn.k_proj.weight', [G * D, C], wk);
+  layer('self_attn.v_proj.weight', [G * D, C], ints(G * D * C, -1, 1));
+  layer('self_attn.o_proj.weight', [C, H * D], ints(C * H * D, -1, 1));
+  layer('mlp.gate_proj.weight', [4, C], ints(4 * C, -1, 1));
+  layer('mlp.up_proj.weight', [4, C], ints(4 * C, -1, 1));
+  layer('mlp.down_proj.weight', [C, 4], ints(C * 4, -1, 1));
+  const config = { architectures: ['LlamaForCausalLM'], model_type: 'llama', hidden_size: C, intermediate_size: 4,
+    num_attention_heads: H, num_key_value_heads: G, head_dim: D, num_hidden_layers: 1, vocab_size: V,
+    max_position_embeddings: 64, rms_norm_eps: 1e-12, rope_theta: theta, tie_word_embeddings: false, hidden_act: 'silu' };
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'attnmap-rope-'));
+  fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify(config));
+  fs.writeFileSync(path.join(dir, 'model.safetensors'), writeSafetensors(w));
+  // x·Wᵀ for the rows of the tokens ids: exact (integers)
+  const project = (ids, W, rows) => ids.map((id) => Array.from({ length: rows }, (_, o) => {
+    let s = 0;
+    for (let c = 0; c < C; c++) s += embed[id * C + c] * W[o * C + c];
+    return s;
+  }));
+  return { dir, H, G, D, theta, q: (ids) => project(ids, wq, H * D), k: (ids) => project(ids, wk, G * D) };
+}
+
+// head h's columns of rows (T, heads·D)
+const headOf = (rows, h, D) => rows.map((r) => r.slice(h * D, (h + 1) * D));
+
+test('one RoPE: a LLaMA checkpoint\'s attention maps are softmax(rope(q)·rope(k)ᵀ/√d) with the page\'s attn.rope', async () => {
+  const m = tinyLlama({ H: 2, G: 1, D: 8 });
+  const model = await loadModel(m.dir);
+  try {
+    const ids = [3, 1, 4, 1, 5, 6, 2, 0, 6, 5], T = ids.length;
+    const { attention } = model.forward(ids, { attention: true });
+    // the page's RoPE (the core build's attn.rope, as page-rope.js's ropeModel calls it)
+    const qr = toRows(attn.rope({ x: m.q(ids) }, { base: m.theta, heads: m.H }).output);
+    const kr = toRows(attn.rope({ x: m.k(ids) }, { base: m.theta, heads: m.G }).output);
+    for (let h = 0; h < m.H; h++) {
+      const g = Math.floor(h / (m.H / m.G)), v = Array.from({ length: T }, () => [0]);
+      const want = attn.attention({ q: headOf(qr, h, m.D), k: headOf(kr, g, m.D), v }, { causal: true, weights: true }).weights;
+      assertClose(attention[0][h].data, want.data, `head ${h}`, { atol: 1e-6, rtol: 0 });
+    }
+    // a decoding step at position T (the KV cache's keys rotated then, its query now): attn.rope's offset
+    const steps = [];
+    for await (const step of model.generate(ids, { maxTokens: 2, stop: false, attention: true })) steps.push(step);
+    const id = steps[0].id, row = steps[1].attention;   // the second step's query: token id at position T
+    const q1 = toRows(attn.rope({ x: m.q([id]) }, { base: m.theta, offset: T, heads: m.H }).output);
+    const k1 = toRows(attn.rope({ x: m.k([...ids, id]) }, { base: m.theta, heads: m.G }).output);
+    for (let h = 0; h < m.H; h++) {
+      const g = Math.floor(h / (m.H / m.G)), v = Array.from({ length: T + 1 }, () => [0]);
+      const want = attn.attention({ q: headOf(q1, h, m.D), k: headOf(k1, g, m.D), v }, { weights: true }).weights;
+      assertClose(row[0][h], want.data, `step at position ${T}, head ${h}`, { atol: 1e-6, rtol: 0 });
+    }
+  } finally {
+    model.dispose();
+    fs.rmSync(m.dir, { recursive: true, force: true });
+  }
 });

@@ -13,15 +13,16 @@ export const WASM_FUNCTIONS = Object.freeze([
   'attn_rope',
 ]);
 
-// The model build (web/wasm/attention-model.wasm: c_src/gpt2.c, linear.c and llama.c beside the
-// core): what web/model/runtime.js and the families (web/model/families/) call. Its own list:
-// the three builds above have none of the models.
+// The model build (web/wasm/attention-model.wasm: c_src/gpt2.c, linear.c, llama.c and bert.c beside
+// the core): what web/model/runtime.js and the families (web/model/families/) call, LLaMA's RoPE
+// frequencies among them (c_src/rope.c). Its own list: the three builds above have none of the models.
 export const WASM_MODEL_FUNCTIONS = Object.freeze([
   'malloc', 'free',
   'attn_status_string', 'attn_first_non_finite', 'attn_panel8', 'attn_cache_move',
   'attn_gpt2_param_layout', 'attn_gpt2_check_params', 'attn_gpt2_pack_scratch_size', 'attn_gpt2_pack',
   'attn_gpt2_cache_size', 'attn_gpt2_workspace_size', 'attn_gpt2_forward',
   'attn_llama_check', 'attn_llama_cache_size', 'attn_llama_workspace_size', 'attn_llama_forward',
+  'attn_rope_frequencies',
   'attn_bert_check', 'attn_bert_workspace_size', 'attn_bert_forward',
   'attn_set_threads', 'attn_run_part',
 ]);

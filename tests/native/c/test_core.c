@@ -362,6 +362,124 @@ static void test_rope(void) {
     CHECK(attn_rope(out, th, x, 1, 2, 8, 10000.0f, 5) == ATTN_OK && th[0] == 1.0f && th[1] == 0.1f && th[3] == 0.001f, "theta: 1, 0.1, 0.01, 0.001");
 }
 
+// RoPE's pieces (rope.c): attn_rope is the bits of attn_rope_frequencies, attn_rope_table and
+// attn_rope_rotate in turn; the table against glibc's cos and sin; the interleaved layout is the
+// rotate-half one after a permutation of each head's values
+static void test_rope_pieces(void) {
+    const int ds[] = {2, 8, 64}, pos0s[] = {0, 3, 100000};
+    const float bases[] = {10000.0f, 500000.0f};
+    for (size_t a = 0; a < 3; a++) for (size_t b = 0; b < 2; b++) for (size_t p = 0; p < 3; p++) {
+        const int d = ds[a], half = d / 2, n = 4, heads = 3, pos0 = pos0s[p];
+        const size_t count = (size_t)n * heads * d;
+        float *x = randmat(count, -2, 2), *one = malloc(count * sizeof *x), *three = malloc(count * sizeof *x);
+        float *perm = malloc(count * sizeof *x), *inter = malloc(count * sizeof *x);
+        float th1[32], th[32], cs[4 * 32], sn[4 * 32];
+        CHECK(attn_rope(one, th1, x, n, heads, d, bases[b], pos0) == ATTN_OK, "attn_rope d %d", d);
+        CHECK(attn_rope_frequencies(th, d, bases[b], NULL) == ATTN_OK && memcmp(th, th1, (size_t)half * sizeof *th) == 0,
+              "d %d base %g: attn_rope's θ are attn_rope_frequencies'", d, (double)bases[b]);
+        CHECK(attn_rope_table(cs, sn, th, n, half, pos0) == ATTN_OK, "table d %d", d);
+        for (int r = 0; r < n; r++) for (int i = 0; i < half; i++) {
+            const double ang = (double)(pos0 + r) * th[i];
+            CHECK(cs[r * half + i] == (float)cos(ang) && sn[r * half + i] == (float)sin(ang),
+                  "pos %d pair %d: cos and sin rounded once from glibc's", pos0 + r, i);
+        }
+        CHECK(attn_rope_rotate(three, x, cs, sn, n, heads, d, 0) == ATTN_OK && memcmp(three, one, count * sizeof *x) == 0,
+              "d %d base %g pos %d: attn_rope = frequencies, table, rotate (same bits)", d, (double)bases[b], pos0);
+        // each head's (x[i], x[i + d/2]) moved to (x[2i], x[2i + 1]): interleaved gives the same values there
+        for (size_t v = 0; v < count / (size_t)d; v++) for (int i = 0; i < half; i++) {
+            perm[v * d + 2 * i] = x[v * d + i];
+            perm[v * d + 2 * i + 1] = x[v * d + i + half];
+        }
+        CHECK(attn_rope_rotate(inter, perm, cs, sn, n, heads, d, ATTN_ROPE_INTERLEAVED) == ATTN_OK, "interleaved");
+        int same = 1;
+        for (size_t v = 0; v < count / (size_t)d; v++) for (int i = 0; i < half; i++)
+            same &= inter[v * d + 2 * i] == one[v * d + i] && inter[v * d + 2 * i + 1] == one[v * d + i + half];
+        CHECK(same, "d %d pos %d: interleaved = rotate-half after the permutation of the pairs", d, pos0);
+        if (d > 2) CHECK(memcmp(inter, one, count * sizeof *x) != 0, "d %d: the two layouts differ unpermuted", d);
+        memcpy(perm, x, count * sizeof *x);
+        CHECK(attn_rope_rotate(perm, perm, cs, sn, n, heads, d, 0) == ATTN_OK && memcmp(perm, one, count * sizeof *x) == 0, "in place");
+        free(x); free(one); free(three); free(perm); free(inter);
+    }
+}
+
+// Llama 3's scaling, written again from transformers' _compute_llama3_parameters with glibc's pow
+// (the core uses its own exp and log): the core's θ within one float32 step, most of them equal
+static void test_rope_llama3(void) {
+    const struct { int d; double base; attn_rope_scaling s; } cases[] = {
+        {128, 500000.0, {8.0, 1.0, 4.0, 8192.0}},     // Llama 3.1
+        {64, 500000.0, {32.0, 1.0, 4.0, 8192.0}},     // Llama 3.2 1B
+        {16, 500000.0, {8.0, 1.0, 4.0, 40.0}},        // tests/golden/llama/llama3-rope-bf16
+        {32, 10000.0, {4.0, 0.5, 3.0, 100.0}},
+    };
+    int bands[3] = {0, 0, 0}, equal = 0, total = 0;
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        const int d = cases[c].d;
+        const attn_rope_scaling *s = &cases[c].s;
+        float th[64];
+        CHECK(attn_rope_frequencies(th, d, cases[c].base, s) == ATTN_OK, "llama3 case %zu", c);
+        for (int i = 0; i < d / 2; i++) {
+            const double f = 1.0 / pow(cases[c].base, 2.0 * i / d), wavelen = 2 * 3.141592653589793 / f;
+            const double low_wl = s->original_max_positions / s->low_freq_factor, high_wl = s->original_max_positions / s->high_freq_factor;
+            double want;
+            if (wavelen < high_wl) { want = f; bands[0]++; }
+            else if (wavelen > low_wl) { want = f / s->factor; bands[1]++; }
+            else {
+                const double t = (s->original_max_positions / wavelen - s->low_freq_factor) / (s->high_freq_factor - s->low_freq_factor);
+                want = (1 - t) * f / s->factor + t * f;
+                bands[2]++;
+            }
+            const float w = (float)want;
+            CHECK(th[i] == w || th[i] == nextafterf(w, 0) || th[i] == nextafterf(w, 2), "case %zu pair %d: %.9g vs %.9g", c, i, (double)th[i], (double)w);
+            equal += th[i] == w;
+            total++;
+        }
+    }
+    CHECK(bands[0] > 0 && bands[1] > 0 && bands[2] >= 8, "every band: %d high, %d low, %d blended", bands[0], bands[1], bands[2]);
+    CHECK(equal >= total - 2, "%d of %d equal", equal, total);
+}
+
+// the pieces' statuses (attention.h)
+static void test_rope_statuses(void) {
+    float th[4], cs[8], sn[8], x[16] = {0}, out[16];
+    attn_rope_scaling s = {8.0, 1.0, 4.0, 8192.0};
+    CHECK(attn_rope_frequencies(NULL, 8, 10000.0, NULL) == ATTN_ERR_NULL, "no theta");
+    CHECK(attn_rope_frequencies(th, 7, 10000.0, NULL) == ATTN_ERR_SIZE && attn_rope_frequencies(th, 0, 10000.0, NULL) == ATTN_ERR_SIZE, "d 7, 0");
+    CHECK(attn_rope_frequencies(th, 8, 0.5, NULL) == ATTN_ERR_RANGE && attn_rope_frequencies(th, 8, INFINITY, NULL) == ATTN_ERR_RANGE &&
+          attn_rope_frequencies(th, 8, NAN, NULL) == ATTN_ERR_RANGE, "base 0.5, inf, NaN");
+    const attn_rope_scaling bad[] = {{0.5, 1, 4, 8192}, {NAN, 1, 4, 8192}, {8, 0, 4, 8192}, {8, 2, 2, 8192}, {8, 1, INFINITY, 8192},
+                                     {8, 1, 4, 0}, {8, 1, 4, NAN}};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        CHECK(attn_rope_frequencies(th, 8, 10000.0, &bad[i]) == ATTN_ERR_RANGE, "bad scaling %zu", i);
+    CHECK(attn_rope_frequencies(th, 8, 1.0, &s) == ATTN_OK && th[0] == 1.0f && th[3] == 1.0f, "base 1: every θ 1, wavelength 2π: kept");
+    s.original_max_positions = 4.0;   // 2π > 4 / low_freq_factor: a long wavelength now, divided by factor
+    CHECK(attn_rope_frequencies(th, 8, 1.0, &s) == ATTN_OK && th[0] == 1.0f / 8 && th[3] == 1.0f / 8, "base 1, original 4: θ / 8");
+    CHECK(attn_rope_frequencies(th, 8, 10000.0, NULL) == ATTN_OK, "θ");
+    CHECK(attn_rope_table(NULL, sn, th, 2, 4, 0) == ATTN_ERR_NULL && attn_rope_table(cs, sn, NULL, 2, 4, 0) == ATTN_ERR_NULL, "table NULLs");
+    CHECK(attn_rope_table(cs, sn, th, 0, 4, 0) == ATTN_ERR_SIZE && attn_rope_table(cs, sn, th, 2, 0, 0) == ATTN_ERR_SIZE, "table sizes");
+    CHECK(attn_rope_table(cs, sn, th, 2, 4, -1) == ATTN_ERR_RANGE && attn_rope_table(cs, sn, th, 2, 4, ATTN_ROPE_MAX_POSITION - 1) == ATTN_ERR_RANGE,
+          "table positions");
+    CHECK(attn_rope_table(cs, sn, th, 1, 4, ATTN_ROPE_MAX_POSITION - 1) == ATTN_OK, "the last position");
+    const float wrong[] = {1.5f, -0.25f, NAN, INFINITY};
+    for (int i = 0; i < 4; i++) {
+        const float kept = th[2];
+        th[2] = wrong[i];
+        CHECK(attn_rope_table(cs, sn, th, 2, 4, 0) == ATTN_ERR_RANGE, "θ %g", (double)wrong[i]);
+        th[2] = kept;
+    }
+    CHECK(attn_rope_table(cs, sn, th, 2, 4, 7) == ATTN_OK, "table");
+    CHECK(attn_rope_rotate(NULL, x, cs, sn, 2, 1, 8, 0) == ATTN_ERR_NULL && attn_rope_rotate(out, x, NULL, sn, 2, 1, 8, 0) == ATTN_ERR_NULL, "rotate NULLs");
+    CHECK(attn_rope_rotate(out, x, cs, sn, 2, 1, 8, 2) == ATTN_ERR_FLAGS, "unknown flag");
+    CHECK(attn_rope_rotate(out, x, cs, sn, 2, 1, 7, 0) == ATTN_ERR_SIZE && attn_rope_rotate(out, x, cs, sn, 2, 0, 8, 0) == ATTN_ERR_SIZE, "rotate sizes");
+    x[3] = NAN;
+    CHECK(attn_rope_rotate(out, x, cs, sn, 2, 1, 8, ATTN_ROPE_INTERLEAVED) == ATTN_ERR_NON_FINITE, "NaN in x");
+    x[3] = 0;
+    cs[5] = INFINITY;
+    CHECK(attn_rope_rotate(out, x, cs, sn, 2, 1, 8, 0) == ATTN_ERR_NON_FINITE, "∞ in cos");
+    CHECK(attn_rope_table(cs, sn, th, 2, 4, 7) == ATTN_OK, "table again");
+    for (int i = 0; i < 16; i++) x[i] = 3e38f;
+    CHECK(attn_rope_rotate(out, x, cs, sn, 2, 1, 8, 0) == ATTN_ERR_OVERFLOW, "a pair past float32");
+}
+
 int main(void) {
     test_fast_matches_naive();
     test_row_ranges();
@@ -373,6 +491,9 @@ int main(void) {
     test_self_forward_statuses();
     test_long_sums();
     test_rope();
+    test_rope_pieces();
+    test_rope_llama3();
+    test_rope_statuses();
     printf("# C core (ASan+UBSan): %d checks\n%d passed, %d failed\n", checks, checks - failures, failures);
     return failures ? 1 : 0;
 }

@@ -402,6 +402,20 @@ static void test_errors(void) {
     CHECK(attn_llama_check(&bad, md.table) == ATTN_ERR_SIZE, "an odd head_dim");
     bad = md.cfg; bad.eps = 0;
     CHECK(attn_llama_check(&bad, md.table) == ATTN_ERR_RANGE, "eps 0");
+    // RoPE's frequencies (rope.c's angles need θ in [0, 1]) and positions (below 2^20)
+    float *inv = (float *)md.mats[ATTN_LLAMA_INV_FREQ].data;
+    const float kept = inv[1], wrong[] = {1.5f, -1e-3f, NAN};
+    for (int i = 0; i < 3; i++) {
+        inv[1] = wrong[i];
+        CHECK(attn_llama_check(&md.cfg, md.table) == ATTN_ERR_RANGE, "inv_freq %g", (double)wrong[i]);
+    }
+    inv[1] = 1.0f;
+    CHECK(attn_llama_check(&md.cfg, md.table) == ATTN_OK, "inv_freq 1");
+    inv[1] = kept;
+    bad = md.cfg; bad.n_positions = ATTN_ROPE_MAX_POSITION + 8;
+    float cache[4], ws[4];   // never touched: the positions are refused first
+    CHECK(attn_llama_forward(NULL, NULL, NULL, cache, ws, &bad, md.table, ids, 1, ATTN_ROPE_MAX_POSITION,
+                             ATTN_ROPE_MAX_POSITION + 8, 0) == ATTN_ERR_RANGE, "position 2^20");
     CHECK(attn_llama_cache_size(&md.cfg, 0) == 0 && attn_llama_workspace_size(&md.cfg, 0, 1) == 0, "sizes of nothing");
     bad = md.cfg; bad.n_layer = 1 << 30; bad.n_kv_head = 1 << 30; bad.n_head = 1 << 30;
     CHECK(attn_llama_cache_size(&bad, 1 << 30) == 0, "a cache that does not fit");

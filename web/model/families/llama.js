@@ -37,12 +37,13 @@
 // is ignored). Accepted and ignored: layers.{i}.self_attn.rotary_emb.inv_freq (older exports).
 // Matrices keep their dtype in wasm memory (BF16 stays 2 bytes); vectors become float32.
 import { ErrorCode, fail, describe, shapeText } from '../../core/errors.js';
-import { reserve } from '../../core/memory.js';
-import { uploadTable, floatBlock } from './table.js';
+import { reserve, cString } from '../../core/memory.js';
+import { uploadTable, DTYPES } from './table.js';
 import { positiveSize, flag, has, epsilonOf, bad } from './rules.js';
 
 const MODEL_TYPES = ['llama', 'qwen2', 'qwen3'];
 const ROPE_TYPES = ['default', 'llama3'];
+const ATTN_OK = 0;   // c_src/attention.h
 
 /** config.json (parsed) -> the sizes and switches the runtime uses. */
 function readConfig(raw) {
@@ -106,29 +107,30 @@ function ropeOf(raw) {
   const s = { factor: num('factor'), low: num('low_freq_factor'), high: num('high_freq_factor'),
     original: num('original_max_position_embeddings', raw.max_position_embeddings) };
   if (!(s.high > s.low)) bad(`the llama3 RoPE scaling needs high_freq_factor > low_freq_factor; received ${s.high} and ${s.low}`);
+  if (!(s.factor >= 1)) bad(`the llama3 RoPE scaling's factor must be at least 1 (it divides the long wavelengths' frequencies); received ${s.factor}`);
   return { ropeTheta: theta, ropeScaling: s };
 }
 
-/**
- * RoPE's inverse frequencies (D/2), in float64, then float32: base^(−2i/D), and for llama3 scaling
- * (transformers' _compute_llama3_parameters) the long wavelengths divided by factor, the short
- * ones kept, and the band between them blended, both ends included.
- */
-export function inverseFrequencies({ headDim: D, ropeTheta, ropeScaling: s }) {
-  const out = new Float32Array(D / 2);
-  for (let i = 0; i < D / 2; i++) {
-    let f = 1 / ropeTheta ** ((2 * i) / D);
-    if (s) {
-      const wavelength = 2 * Math.PI / f, lowWave = s.original / s.low, highWave = s.original / s.high;
-      if (wavelength > lowWave) f /= s.factor;
-      else if (wavelength >= highWave) {
-        const smooth = (s.original / wavelength - s.low) / (s.high - s.low);
-        f = (1 - smooth) * f / s.factor + smooth * f;
-      }
+// RoPE's frequencies (D/2, float32) made in wasm memory by C's attn_rope_frequencies (c_src/rope.c,
+// llama3 scaling included: the one RoPE, the page's too) -> table.js's { at, dtype, count, bytes }
+function ropeFrequencies(mem, c) {
+  const { exports } = mem, s = c.ropeScaling, bytes = c.headDim / 2 * 4;
+  const at = reserve(mem, bytes, () => 'RoPE\'s frequencies');
+  let scaling = 0;
+  try {
+    if (s) {   // attn_rope_scaling: factor, low_freq_factor, high_freq_factor, original_max_positions (doubles)
+      scaling = reserve(mem, 32, () => 'RoPE\'s scaling');
+      new Float64Array(mem.memory.buffer, scaling, 4).set([s.factor, s.low, s.high, s.original]);
     }
-    out[i] = f;
+    const status = exports.attn_rope_frequencies(at, c.headDim, c.ropeTheta, scaling);
+    if (status !== ATTN_OK) fail(ErrorCode.INVALID_MODEL, `upload: RoPE's frequencies: ${cString(mem, exports.attn_status_string(status))}`);
+  } catch (e) {
+    mem.free(at);
+    throw e;
+  } finally {
+    if (scaling) mem.free(scaling);
   }
-  return out;
+  return { at, dtype: DTYPES.F32, count: 0, bytes };
 }
 
 // ----------------------------------------------------------------------------
@@ -202,7 +204,7 @@ const TABLE = {
   globals: ['embed', 'norm', 'lm_head', 'inv_freq'],
   layer: ['ln1', 'wq', 'bq', 'wk', 'bk', 'wv', 'bv', 'qnorm', 'knorm', 'wo', 'bo', 'ln2', 'wgate', 'bgate', 'wup', 'bup', 'wdown', 'bdown'],
   matrices: new Set(['embed', 'lm_head', 'wq', 'wk', 'wv', 'wo', 'wgate', 'wup', 'wdown']),
-  made: { inv_freq: (mem, c) => floatBlock(mem, inverseFrequencies(c), 'RoPE\'s frequencies') },
+  made: { inv_freq: ropeFrequencies },
   check: 'attn_llama_check',
 };
 const CONFIG_BYTES = 36;

@@ -49,13 +49,6 @@ export function* uploadTable(rt, model, fill, tensors, spec) {
   return params;
 }
 
-/** A block of float32 values the family computed (not a parameter: count 0). */
-export function floatBlock(mem, values, what) {
-  const at = reserve(mem, values.length * 4, () => what);
-  new Float32Array(mem.memory.buffer, at, values.length).set(values);
-  return { at, dtype: DTYPES.F32, count: 0, bytes: values.length * 4 };
-}
-
 // the kind and layer of slot i of C's table
 function slotOf(i, { globals, layer }) {
   const g = globals.length;

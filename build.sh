@@ -8,7 +8,7 @@
 #   attention-relaxed   the same with fused multiply-add (wasm relaxed SIMD)
 #   attention-embed     the one-file embed's build: -Oz, without the tiled kernel (-DATTN_EMBED)
 #   attention-model     the models' forward passes (c_src/gpt2.c, llama.c, bert.c) on the default core, for web/model/
-#   attention-model-mt  the same on threads over a shared memory (web/model/threads.js)
+#   attention-model-mt  the same on threads over a shared memory (web/model/threads/threads.js)
 #
 # Needs Debian's Emscripten: sudo apt-get install -y emscripten
 # The build is a standalone module (no Emscripten JS glue: Debian's emcc 3.1.6 glue does
@@ -86,7 +86,7 @@ done
 emcc "$objs"/*.o -O1 "${flags[@]}" -sEXPORTED_FUNCTIONS="$model_exports" -o "$out/attention-model.wasm"
 rm -rf "$objs"
 
-# The same on threads (issue 26, web/model/threads.js): a shared memory that the host makes and
+# The same on threads (issue 26, web/model/threads/threads.js): a shared memory that the host makes and
 # every worker's instance of this module imports (-sIMPORTED_MEMORY, --shared-memory: the data
 # is written once, by the first instance), atomics and bulk memory, and -DATTN_THREADS:
 # c_src/parallel.c hands each job's parts to the host's env.attn_parallel. No Emscripten

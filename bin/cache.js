@@ -31,8 +31,8 @@ export async function runCache(argv, { usage }) {
   if (argv.includes('-h') || argv.includes('--help')) return CACHE_USAGE;
   const at = argv.indexOf('--dir');
   if (argv.length && !(at === 0 && argv.length === 2)) usage('attnmap cache takes only --dir DIR (see attnmap cache --help)');
-  const { hubCacheDir } = await import('../web/model/hub-node.js');
-  const { scanHubCache } = await import('../web/model/hub-cache-node.js');
+  const { hubCacheDir } = await import('../web/model/hub/hub-node.js');
+  const { scanHubCache } = await import('../web/model/hub/hub-cache-node.js');
   const dir = at === 0 ? argv[1] : hubCacheDir();
   if (!fs.existsSync(dir)) return `no Hugging Face cache at ${shown(dir)}\n`;
   let entries;

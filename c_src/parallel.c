@@ -4,7 +4,7 @@
 #include "tensor.h"    // ATTN_F32, attn_linear_scratch_floats
 
 #ifdef ATTN_THREADS
-// web/model/threads.js: runs fn(work, thread, threads) on every thread, thread 0 in this one, and
+// web/model/threads/threads.js: runs fn(work, thread, threads) on every thread, thread 0 in this one, and
 // returns when all are done
 __attribute__((import_module("env"), import_name("attn_parallel")))
 void attn_parallel(attn_part_fn fn, void *work, int threads);

@@ -8,7 +8,7 @@
 // for a share fixed in advance. A chunk's scratch belongs to the thread that runs it.
 //
 // The threaded build (build.sh's attention-model-mt, -DATTN_THREADS, a shared memory) imports
-// env.attn_parallel(fn, work, threads): web/model/threads.js runs attn_run_part(fn, work, thread,
+// env.attn_parallel(fn, work, threads): web/model/threads/threads.js runs attn_run_part(fn, work, thread,
 // threads) for threads 1 .. threads - 1 in its workers, each an instance of the same module over
 // the same memory, runs thread 0 itself, and returns when every thread is done. Every other build,
 // the native one among them, runs the chunks one after the other here, handing them to the

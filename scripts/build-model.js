@@ -12,7 +12,7 @@
 //                                loadModel() takes them. The element imports it dynamically, so
 //                                bundlers make it a chunk of its own.
 //   web/dist/attnmap-model.js    a classic script (IIFE): attnmap/model (web/model/model.js with its
-//                                wasm), web/model/fetch-checkpoint.js and web/model/element-support.js;
+//                                wasm), web/model/load/fetch-checkpoint.js and web/model/element-support.js;
 //                                sets globalThis.__attnmapModel = { loadModel, fetchCheckpoint,
 //                                openModel, attentionOf, AttentionError, ModelFetchError }.
 //   web/dist/toy-zh.js           a classic script: the toy's files; sets
@@ -79,7 +79,7 @@ const COMMON = { bundle: true, format: 'iife', platform: 'browser', target: ['es
 /** web/dist/attnmap-model.js (bytes). */
 async function buildModelScript() {
   const entry = "export { loadModel, loadTokenizer, AttentionError, hubSize, cachedModels, deleteCachedModel } from './web/model/model.js';\n" +
-    "export { fetchCheckpoint, ModelFetchError } from './web/model/fetch-checkpoint.js';\n" +
+    "export { fetchCheckpoint, ModelFetchError } from './web/model/load/fetch-checkpoint.js';\n" +
     "export { openModel, attentionOf } from './web/model/element-support.js';\n";
   const result = await esbuild.build({
     ...COMMON, stdin: { contents: entry, resolveDir: root, sourcefile: 'attnmap-model-entry.js' }, globalName: MODEL_GLOBAL,

@@ -11,7 +11,7 @@ import { startServer } from './serve.js';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 // Cross-origin isolation (crossOriginIsolated in the page): a page may then share wasm memory with
-// workers, and a loaded model runs on threads (web/model/threads-browser.js). Every resource the
+// workers, and a loaded model runs on threads (web/model/threads/threads-browser.js). Every resource the
 // page loads is this server's, and a model from the hub comes by CORS fetch, which COEP allows.
 export const ISOLATED = Object.freeze({ 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' });
 

@@ -1,6 +1,6 @@
 // model-helpers.js - safetensors files and small random GPT-2 checkpoints for the tests (not a
 // test file itself). The float16/bfloat16 rounding here is written apart from
-// web/model/safetensors.js on purpose: the tests check one against the other and both against
+// web/model/load/safetensors.js on purpose: the tests check one against the other and both against
 // bit patterns worked out by hand.
 import assert from 'node:assert/strict';
 import { seeded } from './helpers.js';

@@ -171,7 +171,7 @@ test('config.json at a byte every 50 ms, in the page: a ModelFetchError below mi
   await p.goto(server.url + DIR + 'blank.html');
   const hang = new Promise((r) => { setTimeout(r, 60_000, 'still loading after 60 s').unref(); });   // a budget against a hang
   const e = await Promise.race([hang, p.evaluate(async (url) => {
-    const { fetchCheckpoint } = await import('/web/model/fetch-checkpoint.js');
+    const { fetchCheckpoint } = await import('/web/model/load/fetch-checkpoint.js');
     try {
       await fetchCheckpoint(url, undefined, { stallMs: 10_000, minRate: 100, graceMs: 500 });
       return null;

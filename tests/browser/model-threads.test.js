@@ -1,7 +1,7 @@
 // model-threads.test.js - the model on threads in Chromium (issue 26): served with COOP and COEP
 // (what npm start sends, scripts/start.js ISOLATED) the page is cross-origin isolated, and
 // loadModel(…, { threads: 2 }) runs on two module Web Workers over one shared memory
-// (web/model/threads-browser.js) with the bits of one thread; without the headers it runs on one
+// (web/model/threads/threads-browser.js) with the bits of one thread; without the headers it runs on one
 // thread and says so. The teaching page loads a checkpoint on the cores (loadModel's default for a
 // model of 4 M parameters or more) and says how many.
 import { test, before, after } from 'node:test';

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { AttentionError } from '../../web/core/errors.js';
-import { readConfig } from '../../web/model/config.js';
+import { readConfig } from '../../web/model/load/config.js';
 import { loadModel } from '../../web/model/model.js';
 import { root, seeded } from '../helpers.js';
 

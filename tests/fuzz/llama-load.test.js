@@ -11,9 +11,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { AttentionError } from '../../web/core/errors.js';
-import { readConfig } from '../../web/model/config.js';
-import { readWeights } from '../../web/model/weights.js';
-import { matchTensors } from '../../web/model/checkpoint.js';
+import { readConfig } from '../../web/model/load/config.js';
+import { readWeights } from '../../web/model/load/weights.js';
+import { matchTensors } from '../../web/model/load/checkpoint.js';
 import { root, seeded } from '../helpers.js';
 
 const SEED = Number(process.env.LLAMA_FUZZ_SEED || 22);

@@ -8,9 +8,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AttentionError } from '../../web/core/errors.js';
-import { parseSafetensors, readTensor, READABLE_DTYPES } from '../../web/model/safetensors.js';
-import { readConfig } from '../../web/model/config.js';
-import { matchTensors as gpt2Tensors } from '../../web/model/checkpoint.js';
+import { parseSafetensors, readTensor, READABLE_DTYPES } from '../../web/model/load/safetensors.js';
+import { readConfig } from '../../web/model/load/config.js';
+import { matchTensors as gpt2Tensors } from '../../web/model/load/checkpoint.js';
 import { seeded } from '../helpers.js';
 import { randomGpt2, writeSafetensors, rawSafetensors } from '../model-helpers.js';
 

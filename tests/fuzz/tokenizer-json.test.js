@@ -1,4 +1,4 @@
-// A seeded property test of loadTokenizer (web/model/load-tokenizer.js) on tokenizer.json: a few
+// A seeded property test of loadTokenizer (web/model/tokenizers/load-tokenizer.js) on tokenizer.json: a few
 // hundred broken files, made by mutating small real ones (Qwen3's and Llama 3's from node_modules
 // with their vocabulary cut to 600 tokens, a BERT WordPiece from tests/fixtures/tokenizer, a
 // Unigram): keys dropped, values of the wrong type, huge numbers, odd strings, deep nesting,
@@ -16,7 +16,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AttentionError } from '../../web/core/errors.js';
-import { loadTokenizer } from '../../web/model/load-tokenizer.js';
+import { loadTokenizer } from '../../web/model/tokenizers/load-tokenizer.js';
 import { root, seeded } from '../helpers.js';
 
 const SEED = Number(process.env.TOKENIZER_FUZZ_SEED || 35);

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { loadModel } from '../../web/model/model-node.js';
-import { createTokenizer } from '../../web/model/tokenizer.js';
+import { createTokenizer } from '../../web/model/tokenizers/tokenizer.js';
 import { textStream } from '../../web/model/generate.js';
 import { root } from '../helpers.js';
 import { randomGpt2 } from '../model-helpers.js';

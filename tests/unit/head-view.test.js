@@ -2,7 +2,8 @@
 // numbers it draws: the toy model's layer 1 (PyTorch-exact, tests/unit/toy-model.test.js) through
 // attnmap/model; every line's weight is the map's value at its row and column, its opacity that
 // weight; a zero weight (the causal mask) has no line; hidden heads and focus leave out what they
-// say; tokens are focusable buttons named in zh and en; the output is well-formed XML.
+// say; tokens are focusable buttons named in zh and en; the output is well-formed XML; a layer
+// where forward computed only some heads (the others null) draws those, in their own colours.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -104,4 +105,28 @@ test('bad input: clear TypeErrors and RangeErrors naming renderHeadView', () => 
   assert.throws(() => renderHeadView([[[1]]], { tokens: ['a', 'b'] }), /renderHeadView: tokens must be an array of 1/);
   assert.throws(() => renderHeadView([[[1]]], { focus: { side: 'query', index: 3 } }), /renderHeadView: focus must be null or/);
   assert.throws(() => renderHeadView([[[NaN]]]), /renderHeadView: maps\[0\]/);
+});
+
+// issue 39, item 4: forward(ids, { attention: { heads } }) gives null for the heads not asked for;
+// renderHeadView threw on them ("maps[0] must be a matrix"), so the README's layer could not be drawn
+test('a layer with only some heads computed: those heads are drawn, each in its own colour, and the description names them', () => {
+  const some = model.forward(ids, { attention: { layers: [1], heads: [1, 3] } }).attention[1];
+  assert.deepEqual(some.map((m) => m !== null), [false, true, false, true], 'forward gives null for the other heads');
+  const svg = renderHeadView(some, { tokens, lang: 'en' });
+  const lines = linesOf(svg);
+  const full = linesOf(renderHeadView(maps, { tokens, lang: 'en' })).filter((l) => l.head === 1 || l.head === 3);
+  assert.deepEqual(lines, full, 'the lines of heads 1 and 3, as with every head computed');
+  assert.deepEqual([...new Set(lines.map((l) => l.colour))], [HEAD_COLOURS[1], HEAD_COLOURS[3]], 'a head keeps the colour of its index');
+  assert.match(svg, /<desc id="hv-desc">[^<]*\(heads 1, 3\)\.<\/desc>/, 'the description says which heads are drawn');
+  assert.match(renderHeadView(some, { tokens }), /<desc id="hv-desc">[^<]*（头 1、3）。<\/desc>/);
+  const named = renderHeadView(some, { tokens, heads: ['a', 'b', 'c', 'd'], colours: ['red', 'green', 'blue', 'black'], hidden: ['d'], focus: { side: 'key', index: 0 } });
+  assert.deepEqual(linesOf(named).map((l) => [l.colour, l.col]), Array.from({ length: n }, () => ['green', 0]), 'labels and colours count the null heads; hidden and focus apply');
+  assert.throws(() => renderHeadView([null, [[1]], [[1, 0], [0, 1]]]), /renderHeadView: maps\[2\] is 2×2 but maps\[1\] is 1×1/);
+});
+
+test('a layer with no head computed is a TypeError saying so (the renderer\'s errors, as renderHeatmap\'s)', () => {
+  const none = model.forward(ids, { attention: { layers: [0] } }).attention[1];
+  assert.ok(none.every((m) => m === null), 'layer 1 was not asked for');
+  assert.throws(() => renderHeadView(none, { tokens }), (e) => e instanceof TypeError &&
+    new RegExp(`renderHeadView: maps has ${H} heads and none was computed \\(all null\\)`).test(e.message));
 });

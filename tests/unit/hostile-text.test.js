@@ -8,9 +8,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { renderHeatmap } from '../../web/heatmap/heatmap.js';
 import { graphemes, fit, cut, textEm } from '../../web/heatmap/text.js';
-import { createBpe, byteToUnicode } from '../../web/model/bpe.js';
-import { createWordPiece } from '../../web/model/wordpiece.js';
-import { createTokenizer } from '../../web/model/tokenizer.js';
+import { createBpe, byteToUnicode } from '../../web/model/tokenizers/bpe.js';
+import { createWordPiece } from '../../web/model/tokenizers/wordpiece.js';
+import { createTokenizer } from '../../web/model/tokenizers/tokenizer.js';
 import { topK, pickToken } from '../../web/model/sample.js';
 import { expectError, root, seeded } from '../helpers.js';
 

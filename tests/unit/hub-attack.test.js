@@ -17,12 +17,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { startMockHub, sha256Hex } from '../fixtures/hub/mock-hub.js';
-import { hubFiles, cachedModels, deleteCachedModel } from '../../web/model/hub-browser.js';
+import { hubFiles, cachedModels, deleteCachedModel } from '../../web/model/hub/hub-browser.js';
 import { AttentionError } from '../../web/core/errors.js';
 import { root } from '../helpers.js';
 
-const HUB_NODE = pathToFileURL(path.join(root, 'web/model/hub-node.js')).href;
-const HUB_BROWSER = pathToFileURL(path.join(root, 'web/model/hub-browser.js')).href;
+const HUB_NODE = pathToFileURL(path.join(root, 'web/model/hub/hub-node.js')).href;
+const HUB_BROWSER = pathToFileURL(path.join(root, 'web/model/hub/hub-browser.js')).href;
 const COMMIT = 'f'.repeat(39) + '5', TOKEN = 'hf_attacktoken';
 const CONFIG = Buffer.from('{"model_type":"qwen2"}');
 const WEIGHTS = Buffer.from(Array.from({ length: 50_000 }, (_, i) => (i * 7 + (i >> 8)) & 255));

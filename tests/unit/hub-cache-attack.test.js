@@ -1,5 +1,5 @@
 // hub-cache-attack.test.js - the Hugging Face cache's listing under attack (issue 35, finding 7):
-// cachedModels(), scanHubCache() (web/model/hub-cache-node.js) and `attnmap cache` over crafted
+// cachedModels(), scanHubCache() (web/model/hub/hub-cache-node.js) and `attnmap cache` over crafted
 // cache folders. The cache is a folder anyone can write to and Python shares, so each entry may
 // be hostile: a config.json that links to /dev/zero (it grew the listing past 4 GB), a FIFO, a
 // dangling link at the cache root (it failed the whole listing with "ENOENT: ENOENT: …"),
@@ -20,7 +20,7 @@ import { root } from '../helpers.js';
 const POSIX = process.platform !== 'win32';       // links to /dev/zero
 const mkfifo = (p) => spawnSync('mkfifo', [p]).status === 0;
 const CLI = path.join(root, 'bin/attnmap.js');
-const SCANNER = pathToFileURL(path.join(root, 'web/model/hub-cache-node.js')).href;
+const SCANNER = pathToFileURL(path.join(root, 'web/model/hub/hub-cache-node.js')).href;
 const LIMITS = { encoding: 'utf8', timeout: 60_000, maxBuffer: 16 << 20 };   // a budget against a hang, not a timing
 const HEAP = '--max-old-space-size=256';
 

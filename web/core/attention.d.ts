@@ -34,13 +34,20 @@ export interface Matrix {
   shape: [rows: number, cols: number];
 }
 
+/**
+ * An argument's shape, [rows, cols]. Any array of numbers passes the types, because `shape: [n, d]`
+ * in an object literal that is not passed straight to a call is inferred as number[]; the call
+ * checks it (two non-negative integers, else INVALID_ARGUMENT).
+ */
+export type ShapeInput = readonly [rows: number, cols: number] | readonly number[];
+
 /** A matrix argument: nested rows, or flat row-major data with a shape. */
 export type MatrixInput =
-  | ArrayLike<number>[]
-  | { data: Float32Array | Float64Array | number[]; shape: [rows: number, cols: number] };
+  | readonly ArrayLike<number>[]
+  | { data: Float32Array | Float64Array | readonly number[]; shape: ShapeInput };
 
 /** A boolean mask (n, m): true (nonzero) means "query i may attend to key j" (PyTorch SDPA polarity). */
-export type MaskInput = boolean[][] | { data: Uint8Array; shape: [rows: number, cols: number] };
+export type MaskInput = readonly (readonly boolean[])[] | { data: Uint8Array; shape: ShapeInput };
 
 export interface AttentionOptions {
   /** Query i sees keys j <= i, aligned top-left (PyTorch's is_causal), also when n != m. Default false. */

@@ -6,7 +6,9 @@
 //   const svg = renderHeadView([map0, map1], { tokens: ['猫', '吃', '鱼'], heads: [0, 1] });
 //   renderHeadView(maps, { tokens, focus: { side: 'query', index: 1 } });   // 吃's lines alone
 //
-// maps: one n×n matrix per head (number[][] or { data, shape: [n, n] }), rows = queries. Options:
+// maps: one n×n matrix per head (number[][] or { data, shape: [n, n] }), rows = queries; null for
+// a head that was not computed (forward with { attention: { heads } }): it is not drawn, and the
+// others keep their index, label and colour. Options:
 //   tokens   n labels (default 1 … n)        heads    a label per map (default 0 … H − 1)
 //   hidden   labels of heads not drawn         focus    { side: 'query' | 'key', index }: only
 //   colours  a CSS colour per map                       the lines of that token (others dimmed)
@@ -28,10 +30,10 @@ export const HEAD_COLOURS = ['#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#59a14
 const ROW = 22, FONT = 14, LABEL_EM = 8, GAP = 150, PAD = 10, TITLE = 22;
 const KEYS = ['tokens', 'heads', 'hidden', 'focus', 'colours', 'lang', 'title', 'min', 'idPrefix'];
 
-/** Heads of one layer (rows = queries) as BertViz's head view, an SVG string. See heatmap.d.ts. */
+/** Heads of one layer (rows = queries) as BertViz's head view, an SVG string. See head-view.d.ts. */
 export function renderHeadView(maps, options = {}) {
   const { size, heads } = readMaps(maps);
-  const o = readHeadViewOptions(options, size, heads.length);
+  const o = readHeadViewOptions(options, size, heads);
   const w = WORDS[o.lang];
   const labels = o.tokens.map((t) => fit(clean(t), LABEL_EM));   // { text, em }: cut to LABEL_EM with "…"
   const labelW = Math.ceil(Math.max(1, ...labels.map((l) => l.em)) * FONT), x1 = PAD + labelW + 6, x2 = x1 + GAP;
@@ -80,22 +82,31 @@ function tokenColumn(o, labels, side, x, anchor, y, w) {
   });
 }
 
-// the maps: H ≥ 1 square matrices of one size -> { size, heads: [values row-major] }
+// the maps: H ≥ 1 entries, square matrices of one size or null (a head not computed), at least
+// one a matrix -> { size, heads: [values row-major, or null] }
 function readMaps(maps) {
   if (!Array.isArray(maps) || maps.length === 0) throw new TypeError('renderHeadView: maps must be a non-empty array of n×n matrices, one per head');
-  let size = 0;
+  if (maps.every((m) => m === null)) {
+    // the renderers throw the engine's own errors (read.js): they know nothing of the core
+    throw new TypeError(`renderHeadView: maps has ${maps.length} heads and none was computed (all null); ask forward for this layer's heads, e.g. { attention: { layers: [l] } }`);
+  }
+  let size = 0, first = -1;
   const heads = maps.map((m, h) => {
+    if (m === null) return null;
     let r;
     try { r = readMatrix(m); } catch (e) { e.message = e.message.replace('renderHeatmap: matrix', `renderHeadView: maps[${h}]`); throw e; }
     if (r.rows !== r.cols) throw new RangeError(`renderHeadView: maps[${h}] is ${r.rows}×${r.cols}; a head's map is n×n`);
-    if (h > 0 && r.rows !== size) throw new RangeError(`renderHeadView: maps[${h}] is ${r.rows}×${r.rows} but maps[0] is ${size}×${size}`);
+    if (first >= 0 && r.rows !== size) throw new RangeError(`renderHeadView: maps[${h}] is ${r.rows}×${r.rows} but maps[${first}] is ${size}×${size}`);
+    if (first < 0) first = h;
     size = r.rows;
     return r.values;
   });
   return { size, heads };
 }
 
-function readHeadViewOptions(options, size, H) {
+// computed: the maps' values (null for a head not computed, which is never shown)
+function readHeadViewOptions(options, size, computed) {
+  const H = computed.length;
   if (options === null || typeof options !== 'object') throw new TypeError('renderHeadView: options must be an object');
   for (const k of Object.keys(options)) if (!KEYS.includes(k)) throw new TypeError(`renderHeadView: unknown option "${String(k).slice(0, 40)}"; expected one of ${KEYS.join(', ')}`);
   const list = (v, name, len, dflt) => {
@@ -116,6 +127,6 @@ function readHeadViewOptions(options, size, H) {
   const min = options.min ?? 0;
   if (typeof min !== 'number' || !(min >= 0 && min < 1)) throw new RangeError('renderHeadView: min must be a number in [0, 1)');
   const idPrefix = String(options.idPrefix ?? 'hv').replace(/[^\w-]/g, '');
-  const shown = heads.map((_, h) => h).filter((h) => !hidden.has(heads[h]));
+  const shown = heads.map((_, h) => h).filter((h) => computed[h] !== null && !hidden.has(heads[h]));
   return { tokens, heads, colours, focus, lang, min, idPrefix, shown, title: options.title === undefined ? undefined : String(options.title) };
 }

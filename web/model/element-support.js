@@ -9,7 +9,7 @@
 // be fetched: the URL and HTTP status; or a broken or unsupported checkpoint: INVALID_MODEL and
 // loadModel's message), 'input' (text, ids, layer, head; characters outside the vocabulary).
 import { loadModel } from './model.js';
-import { fetchCheckpoint } from './fetch-checkpoint.js';
+import { fetchCheckpoint } from './load/fetch-checkpoint.js';
 import { MAX_CELLS, MAX_LABEL_CHARS } from '../heatmap/budgets.js';
 import { MODEL_HINTS } from '../strings/model-hints.js';
 

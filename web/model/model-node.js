@@ -13,20 +13,20 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ErrorCode, AttentionError, fail, quote } from '../core/errors.js';
-import { forwardOnly, parseRepoId } from './hub.js';
-import { hubSnapshot } from './hub-node.js';
+import { forwardOnly, parseRepoId } from './hub/hub.js';
+import { hubSnapshot } from './hub/hub-node.js';
 import { loadModel as loadFiles } from './model.js';
-import { makeSource } from './safetensors.js';
-import { stripBom } from './text-files.js';
-import { openRegular, readFully, readText } from './files-node.js';
+import { makeSource } from './load/safetensors.js';
+import { stripBom } from './load/text-files.js';
+import { openRegular, readFully, readText } from './load/files-node.js';
 import { useThreadHost } from './runtime.js';
-import { spawnNode, build, cores } from './threads-node.js';
+import { spawnNode, build, cores } from './threads/threads-node.js';
 
 useThreadHost({ spawn: spawnNode, build, cores });   // loadModel(…, { threads }): worker_threads
 
 export { AttentionError };
-export { ModelFetchError, fetchCheckpoint } from './fetch-checkpoint.js';
-export { loadTokenizer } from './load-tokenizer.js';
+export { ModelFetchError, fetchCheckpoint } from './load/fetch-checkpoint.js';
+export { loadTokenizer } from './tokenizers/load-tokenizer.js';
 
 /**
  * A safetensors file as a source that reads a piece at a time (close() when done); onRead(name,
@@ -154,4 +154,4 @@ export async function loadModel(source, options = {}) {
     close();
   }
 }
-export { hubSize, cachedModels, deleteCachedModel } from './hub-cache-node.js';
+export { hubSize, cachedModels, deleteCachedModel } from './hub/hub-cache-node.js';

@@ -40,8 +40,8 @@ export interface LlamaConfig {
 
 /** A sharded checkpoint: model.safetensors.index.json and the shards it names, by file name. */
 export interface ShardedWeights {
-  /** model.safetensors.index.json: its text or the parsed object. */
-  index: string | { weight_map: Record<string, string>; [key: string]: unknown };
+  /** model.safetensors.index.json: its text, the file (a File or Blob) or the parsed object. */
+  index: string | Blob | { weight_map: Record<string, string>; [key: string]: unknown };
   shards: Record<string, Uint8Array | ArrayBuffer | Blob>;
 }
 
@@ -91,9 +91,25 @@ export interface ForwardResult {
   attention?: (Matrix | null)[][];
 }
 
+/** forward's result with { attention: true }: every layer's and every head's map. */
+export interface ForwardResultAll extends ForwardResult {
+  attention: Matrix[][];
+}
+
+/** forward's result with { attention: { layers, heads } }: those maps; null for the heads not asked for. */
+export interface ForwardResultSome extends ForwardResult {
+  attention: (Matrix | null)[][];
+}
+
+/** Which maps forward returns: each a list of indices, all when left out. */
+export interface AttentionChoice {
+  layers?: number[];
+  heads?: number[];
+}
+
 export interface ForwardOptions {
   /** true: every layer's and head's map; { layers, heads }: those only (each a list of indices, default all). */
-  attention?: boolean | { layers?: number[]; heads?: number[] };
+  attention?: boolean | AttentionChoice;
 }
 
 export interface GenerateOptions {
@@ -157,7 +173,13 @@ export interface Model {
   decode(ids: ArrayLike<number>): string;
   /** Each token as readable text for labels (▁ marks a space, <0xE7> a byte of a split character). */
   tokens(ids: ArrayLike<number>): string[];
-  /** The full pass from position 0. Unknown options are refused (INVALID_ARGUMENT). */
+  /**
+   * The full pass from position 0. Unknown options are refused (INVALID_ARGUMENT). With
+   * { attention: true } the result's attention holds every map; with { attention: { layers,
+   * heads } } a map or null per head; otherwise none.
+   */
+  forward(ids: ArrayLike<number>, options: ForwardOptions & { attention: true }): ForwardResultAll;
+  forward(ids: ArrayLike<number>, options: ForwardOptions & { attention: AttentionChoice }): ForwardResultSome;
   forward(ids: ArrayLike<number>, options?: ForwardOptions): ForwardResult;
   /** One token at a time with the KV cache. */
   generate(ids: ArrayLike<number>, options?: GenerateOptions): AsyncGenerator<GenerateStep, void, undefined>;
@@ -193,6 +215,16 @@ export interface EncoderForwardResult {
   attention?: (Matrix | null)[][];
 }
 
+/** An encoder's forward result with { attention: true }: every map. */
+export interface EncoderForwardResultAll extends EncoderForwardResult {
+  attention: Matrix[][];
+}
+
+/** An encoder's forward result with { attention: { layers, heads } }: a map or null per head. */
+export interface EncoderForwardResultSome extends EncoderForwardResult {
+  attention: (Matrix | null)[][];
+}
+
 /** One [MASK]'s answer: its position among the ids, and the likeliest tokens there. */
 export interface FillMaskAnswer {
   index: number;
@@ -208,6 +240,8 @@ export interface EncoderModel extends Omit<Model, 'config' | 'encode' | 'forward
   readonly config: Readonly<Omit<ModelConfig, 'family'> & { family: 'bert'; encoder: true; types: number }>;
   /** [CLS] a [SEP] (b [SEP]) and its token types (0 up to the first [SEP], then 1). */
   encode(a: string, b?: string): { ids: number[]; tokenTypes: number[] };
+  forward(ids: ArrayLike<number>, options: EncoderForwardOptions & { attention: true }): EncoderForwardResultAll;
+  forward(ids: ArrayLike<number>, options: EncoderForwardOptions & { attention: AttentionChoice }): EncoderForwardResultSome;
   forward(ids: ArrayLike<number>, options?: EncoderForwardOptions): EncoderForwardResult;
   /**
    * For each [MASK] in the text, the topK (default 5, at most 1000) likeliest tokens; with pair,

@@ -22,21 +22,21 @@
 //   generate.js     token by token with the KV cache, text streamed in whole characters
 // In Node, model-node.js also takes a folder's path (the "./model" export's node condition).
 import { ErrorCode, AttentionError, fail, asError, describe } from '../core/errors.js';
-import { readConfig } from './config.js';
-import { readTensor, readTensorAsync, copyTensor, isSource } from './safetensors.js';
-import { readWeights } from './weights.js';
-import { matchTensors } from './checkpoint.js';
-import { loadTokenizer } from './load-tokenizer.js';
+import { readConfig } from './load/config.js';
+import { readTensor, readTensorAsync, copyTensor, isSource } from './load/safetensors.js';
+import { readWeights } from './load/weights.js';
+import { matchTensors } from './load/checkpoint.js';
+import { loadTokenizer } from './tokenizers/load-tokenizer.js';
 import { createRuntime } from './runtime.js';
 import { readSampling } from './sample.js';
 import { generate, readPrompt, slotsByHead } from './generate.js';
 import { encoderApi } from './encoder.js';
 import { idsArg } from '../core/args.js';
-import { fetchCheckpoint, ModelFetchError } from './fetch-checkpoint.js';
-import { forwardOnly, parseRepoId } from './hub.js';
-import { hubFiles } from './hub-browser.js';
+import { fetchCheckpoint, ModelFetchError } from './load/fetch-checkpoint.js';
+import { forwardOnly, parseRepoId } from './hub/hub.js';
+import { hubFiles } from './hub/hub-browser.js';
 import { useThreadHost, defaultThreads, MAX_THREADS } from './runtime.js';
-import { spawnBrowser, fetchBuild, canThread } from './threads-browser.js';
+import { spawnBrowser, fetchBuild, canThread } from './threads/threads-browser.js';
 
 // a cross-origin isolated page runs models on Web Workers (loadModel's threads); model-node.js
 // puts Node's worker_threads in their place
@@ -254,4 +254,4 @@ function encoderMethods(rt, config, tokenizer, api, { needTokenizer, live }) {
 }
 
 export { AttentionError, ModelFetchError, fetchCheckpoint, loadTokenizer };
-export { hubSize, cachedModels, deleteCachedModel } from './hub-browser.js';
+export { hubSize, cachedModels, deleteCachedModel } from './hub/hub-browser.js';

@@ -11,7 +11,7 @@
 //   rt.reset(); rt.dispose();
 //
 // upload(config, fill, { maxPositions, reserve, tensors } = {})
-//   config: readConfig's result (web/model/config.js), or for GPT-2 a plain object of its
+//   config: readConfig's result (web/model/load/config.js), or for GPT-2 a plain object of its
 //   sizes (family 'gpt2' when none is named). The family lays the parameters out in wasm memory
 //   and calls fill(kind, layer, dest, shape) once per tensor, in the order of the forward pass:
 //   dest is a Float32Array view of the tensor's slot (fill writes float32 values there), or a
@@ -49,7 +49,7 @@ import { wasmMemory, allocate, release, reserve, checkStatus, readMatrix } from 
 import { idsArg } from '../core/args.js';
 import { decodeBase64, missingExports, WASM_IMPORTS } from '../core/instantiate.js';
 import { familyOf } from './families/index.js';
-import { startThreads } from './threads.js';
+import { startThreads } from './threads/threads.js';
 
 const ATTN_OK = 0, LAST_ONLY = 1;                // attention.h; gpt2.h's and llama.h's LAST_ONLY
 const FIRST_CACHE = 64;                          // positions the KV cache holds at first; it doubles as needed

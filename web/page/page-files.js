@@ -5,7 +5,7 @@
 //   const files = await dropFiles(event.dataTransfer);   // a dropped folder is walked, one level deep and more
 //
 // The weights are not read here: loadModel reads each tensor's slice of the File straight into
-// WebAssembly memory (web/model/weights.js), so a 1 GB checkpoint needs 1 GB, not 2, and its
+// WebAssembly memory (web/model/load/weights.js), so a 1 GB checkpoint needs 1 GB, not 2, and its
 // progress is loadModel's onProgress.
 
 const INDEX = 'model.safetensors.index.json';

@@ -57,7 +57,7 @@ function readConfig(raw) {
 }
 
 // ----------------------------------------------------------------------------
-// the tensors (web/model/checkpoint.js's rules)
+// the tensors (web/model/load/checkpoint.js's rules)
 
 // [kind, name (after the prefix; after encoder.layer.{i}. in a block), shape, its origin]
 const GLOBAL = [

@@ -98,7 +98,7 @@ function checkMaths(raw, C) {
 }
 
 // ----------------------------------------------------------------------------
-// the tensors (web/model/checkpoint.js's rules)
+// the tensors (web/model/load/checkpoint.js's rules)
 
 // kind -> [name after h.{i}. (or the whole name), shape as a function of the config, its origin]
 const GLOBAL = [

@@ -1,6 +1,6 @@
 // index.js - the model families attnmap runs, in one table the loader consults: config.json's
 // model_type picks one. A family is one module: its config rules (readConfig), its tensors
-// (checkpoint, for web/model/checkpoint.js) and how web/model/runtime.js runs it (runtime: its
+// (checkpoint, for web/model/load/checkpoint.js) and how web/model/runtime.js runs it (runtime: its
 // C struct, layout and entry points). A new family is one more module and one more line here.
 import { ErrorCode, fail, describe } from '../../core/errors.js';
 import gpt2 from './gpt2.js';

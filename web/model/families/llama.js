@@ -134,7 +134,7 @@ function ropeFrequencies(mem, c) {
 }
 
 // ----------------------------------------------------------------------------
-// the tensors (web/model/checkpoint.js's rules)
+// the tensors (web/model/load/checkpoint.js's rules)
 
 // [kind, name after layers.{i}. (or the whole name), shape, its origin, when present]
 const GLOBAL = [

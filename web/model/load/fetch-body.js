@@ -11,7 +11,7 @@
 // (default 60 s) have passed since the answer, the file must average minRate bytes/s (default 64
 // KiB/s; 0 for none): a server that drips a byte now and then resets the stall clock every time,
 // not this one. At 64 KiB/s a 500 MB model may take up to 2 h.
-import { AttentionError, ErrorCode, fail, describe, formatBytes } from '../core/errors.js';
+import { AttentionError, ErrorCode, fail, describe, formatBytes } from '../../core/errors.js';
 
 /** An AttentionError (code FETCH_FAILED) with the file's URL and the HTTP status (0: no answer). */
 export class ModelFetchError extends AttentionError {

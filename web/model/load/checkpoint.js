@@ -30,9 +30,9 @@
 // the config keys it comes from, and the shape found); a dtype that cannot be read. Before
 // anything loops over the config's layer count, the file's layers are counted: a config that
 // claims 2^31 layers costs nothing.
-import { ErrorCode, fail, asError, describe, shapeText, quote } from '../core/errors.js';
+import { ErrorCode, fail, asError, describe, shapeText, quote } from '../../core/errors.js';
 import { READABLE_DTYPES } from './safetensors.js';
-import { familyOf } from './families/index.js';
+import { familyOf } from '../families/index.js';
 
 const bad = (message) => fail(ErrorCode.INVALID_MODEL, message);
 const sameShape = (a, b) => a.length === b.length && a.every((d, i) => d === b[i]);

@@ -4,8 +4,8 @@
 // running thread-worker-browser.js, and the threaded build, fetched from web/wasm/.
 // Both URLs start from this file's folder or from web/dist/ (the bundle's), siblings of web/model/
 // and web/wasm/, so they resolve alike from either.
-const WORKER = '../model/thread-worker-browser.js';
-const BUILD = '../wasm/attention-model-mt.wasm';
+const WORKER = './thread-worker-browser.js';
+const BUILD = '../../wasm/attention-model-mt.wasm';
 // this module's URL; in the classic bundle (web/dist/attnmap-model.js, no import.meta) the
 // script's own, read while it runs
 const BASE = import.meta.url ?? globalThis.document?.currentScript?.src;

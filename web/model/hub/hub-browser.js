@@ -16,8 +16,8 @@
 // an AttentionError (TOO_LARGE) saying how much was asked for. Sizes and time are bounded as
 // hub.js says (the caps; options.stallMs, minRate, graceMs). Cache keys name their repo exactly:
 // deleteCachedModel('gpt2') leaves 'gpt2/large-thing' alone.
-import { AttentionError, ErrorCode, fail, formatBytes } from '../core/errors.js';
-import { ModelFetchError } from './fetch-body.js';
+import { AttentionError, ErrorCode, fail, formatBytes } from '../../core/errors.js';
+import { ModelFetchError } from '../load/fetch-body.js';
 import { HUB_URL, INDEX, isCommit, parseRepoId, repoArg, readRevision, resolveUrl, treeUrl, infoUrl, listTree, chooseFiles, shardsToFetch,
   hubError, notTheHub, clocksOf, fetchWithin, bodyOf, readInfo, limitOf, overError } from './hub.js';
 

@@ -22,10 +22,10 @@
 //   options.graceMs (default 60 s) have passed a file must average options.minRate bytes/s
 //   (default 64 KiB/s; 0 for none), so a server that drips a byte now and then fails too: the
 //   clocks of fetch-checkpoint.js, with the same option names.
-import { AttentionError, ErrorCode, fail, quote, describe, formatBytes } from '../core/errors.js';
-import { MAX_SHARDS } from './weights.js';   // weights.js's limit, applied here before a shard is fetched
-import { ModelFetchError, MAX_TEXT_BYTES, MAX_WEIGHTS_BYTES, clocksOf, fetchWithin, bodyOf } from './fetch-body.js';
-import { stripBom } from './text-files.js';
+import { AttentionError, ErrorCode, fail, quote, describe, formatBytes } from '../../core/errors.js';
+import { MAX_SHARDS } from '../load/weights.js';   // weights.js's limit, applied here before a shard is fetched
+import { ModelFetchError, MAX_TEXT_BYTES, MAX_WEIGHTS_BYTES, clocksOf, fetchWithin, bodyOf } from '../load/fetch-body.js';
+import { stripBom } from '../load/text-files.js';
 
 export { clocksOf, fetchWithin, bodyOf };
 

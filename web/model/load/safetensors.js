@@ -29,7 +29,7 @@
 // length beyond the file: not a safetensors file, or a truncated one), TOO_LARGE for a header
 // above the limit in a file that has it, INVALID_ARGUMENT for arguments of the wrong type. Nothing is
 // allocated from a size the file claims before that size has been checked against the file.
-import { ErrorCode, fail, asError, describe, shapeText, quote } from '../core/errors.js';
+import { ErrorCode, fail, asError, describe, shapeText, quote } from '../../core/errors.js';
 
 export const MAX_HEADER_BYTES = 100_000_000;     // the reference's MAX_HEADER_SIZE
 

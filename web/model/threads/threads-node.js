@@ -3,7 +3,7 @@
 // left undisposed does not keep the process alive).
 import { Worker } from 'node:worker_threads';
 import os from 'node:os';
-import build from '../wasm/attention-model-mt-wasm.js';
+import build from '../../wasm/attention-model-mt-wasm.js';
 
 export { build };
 

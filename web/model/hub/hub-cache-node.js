@@ -18,11 +18,11 @@
 // that the loader would refuse.
 import fs from 'node:fs';
 import path from 'node:path';
-import { AttentionError, ErrorCode, formatBytes, quote } from '../core/errors.js';
-import { MODEL_TYPES } from './families/index.js';
+import { AttentionError, ErrorCode, formatBytes, quote } from '../../core/errors.js';
+import { MODEL_TYPES } from '../families/index.js';
 import { INDEX, TOKENIZER_FILES, parseRepoId, repoArg, shardNames } from './hub.js';
-import { MAX_TEXT_BYTES, openRegular, readText } from './files-node.js';
-import { stripBom } from './text-files.js';
+import { MAX_TEXT_BYTES, openRegular, readText } from '../load/files-node.js';
+import { stripBom } from '../load/text-files.js';
 import { hubSize as hubSizeOf } from './hub-browser.js';
 import { hubCacheDir, hubContext } from './hub-node.js';
 

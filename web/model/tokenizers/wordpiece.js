@@ -32,8 +32,8 @@
 // characters (BERT's ideographs, CJK punctuation, kana, full-width forms), so the text reads as
 // written and as the streamed pieces show it: '我看见猫 and 狗' (a space where one side is not CJK).
 
-import { AttentionError, ErrorCode, describe, quote } from '../core/errors.js';
-import { stripBom } from './text-files.js';
+import { AttentionError, ErrorCode, describe, quote } from '../../core/errors.js';
+import { stripBom } from '../load/text-files.js';
 import { tokenIds } from './token-ids.js';
 
 const bad = (message) => new AttentionError(ErrorCode.INVALID_MODEL, message);

@@ -44,9 +44,9 @@
 //   levels (the library builds its components recursively);
 // - added_tokens take their ids as HF's Rust tokenizers gives them (addedTokenIds), so that
 //   encode, decode and tokens agree on every id, and with HF.
-import { AttentionError, ErrorCode, asError, describe, quote } from '../core/errors.js';
+import { AttentionError, ErrorCode, asError, describe, quote } from '../../core/errors.js';
 import { tokenIds } from './token-ids.js';
-import { readJson } from './text-files.js';
+import { readJson } from '../load/text-files.js';
 import { createTokenizer } from './tokenizer.js';
 import { byteTokens } from './bpe.js';
 

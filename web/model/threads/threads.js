@@ -28,9 +28,9 @@
 //
 // A host's spawn(workerData) starts a worker running thread-worker.js's serve with workerData =
 // { module, memory, control, index, stack } and returns { ready: Promise, terminate() }.
-import { ErrorCode, AttentionError } from '../core/errors.js';
-import { missingExports } from '../core/instantiate.js';
-import { WASM_MODEL_FUNCTIONS } from '../core/exports.js';
+import { ErrorCode, AttentionError } from '../../core/errors.js';
+import { missingExports } from '../../core/instantiate.js';
+import { WASM_MODEL_FUNCTIONS } from '../../core/exports.js';
 
 // the control block, in Int32 slots: the job (its function, its data, the threads it runs on),
 // then per worker i (1 .. MAX_THREADS - 1) the thread it is (SEAT + i, -1 once dropped) and the

@@ -37,9 +37,9 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ErrorCode, fail } from '../core/errors.js';
-import { ModelFetchError } from './fetch-body.js';
-import { readText } from './files-node.js';
+import { ErrorCode, fail } from '../../core/errors.js';
+import { ModelFetchError } from '../load/fetch-body.js';
+import { readText } from '../load/files-node.js';
 import { HUB_URL, INDEX, isCommit, readRevision, resolveUrl, treeUrl, listTree, chooseFiles, shardNames, shardsToFetch, hubError,
   clocksOf, fetchWithin, bodyOf, sizeOf, limitOf, overError } from './hub.js';
 

@@ -28,9 +28,9 @@
 //   that is not part of a complete UTF-8 character inside the token, e.g. the halves of 猫.
 // A token that is not byte-level (an added token with characters outside the table) is its own text.
 
-import { AttentionError, ErrorCode, describe, quote } from '../core/errors.js';
+import { AttentionError, ErrorCode, describe, quote } from '../../core/errors.js';
 import { tokenIds } from './token-ids.js';
-import { readJson, stripBom } from './text-files.js';
+import { readJson, stripBom } from '../load/text-files.js';
 
 const bad = (message) => new AttentionError(ErrorCode.INVALID_MODEL, message);
 const badArg = (message) => new AttentionError(ErrorCode.INVALID_ARGUMENT, message);

@@ -12,10 +12,10 @@
 // text that is not a JSON object, an unknown model_type, a missing or malformed size, or a
 // supported-maths key with an unsupported value (named in the message); TOO_LARGE for a size
 // above 2^31 - 1.
-import { ErrorCode, fail, asError, describe } from '../core/errors.js';
+import { ErrorCode, fail, asError, describe } from '../../core/errors.js';
 import { stripBom } from './text-files.js';
-import { familyOfModelType, MODEL_TYPES } from './families/index.js';
-import { bad, has } from './families/rules.js';
+import { familyOfModelType, MODEL_TYPES } from '../families/index.js';
+import { bad, has } from '../families/rules.js';
 
 export function readConfig(config) {
   try {

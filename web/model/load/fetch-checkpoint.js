@@ -33,7 +33,7 @@
 // with a ModelFetchError naming its URL and the HTTP status; a file that is there but broken is
 // an AttentionError INVALID_MODEL, one too large TOO_LARGE (with the URL and both sizes), as
 // loadModel's own; options of the wrong kind INVALID_ARGUMENT.
-import { AttentionError, ErrorCode, fail, describe, formatBytes, quote } from '../core/errors.js';
+import { AttentionError, ErrorCode, fail, describe, formatBytes, quote } from '../../core/errors.js';
 import { MAX_HEADER_BYTES } from './safetensors.js';
 import { ModelFetchError, MAX_TEXT_BYTES, MAX_WEIGHTS_BYTES, clocksOf, fetchWithin, bodyOf } from './fetch-body.js';
 

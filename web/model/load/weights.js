@@ -16,7 +16,7 @@
 // file name; a shard the index names and the files do not have; a tensor the index maps to a
 // shard that lacks it, one found in two shards, one in a shard that the index does not list.
 // Every rule of the safetensors reader applies to each shard.
-import { ErrorCode, fail, describe, quote } from '../core/errors.js';
+import { ErrorCode, fail, describe, quote } from '../../core/errors.js';
 import { parseSafetensors, openSafetensors, makeSource, isSource, bytesSource } from './safetensors.js';
 import { stripBom } from './text-files.js';
 

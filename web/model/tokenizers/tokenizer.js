@@ -15,7 +15,7 @@
 // and these files, and is async (it imports @huggingface/tokenizers on first use). Given
 // tokenizer.json here, createTokenizer refuses (INVALID_ARGUMENT) rather than read the other files.
 
-import { AttentionError, ErrorCode, describe } from '../core/errors.js';
+import { AttentionError, ErrorCode, describe } from '../../core/errors.js';
 import { createBpe } from './bpe.js';
 import { createWordPiece } from './wordpiece.js';
 

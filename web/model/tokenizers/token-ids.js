@@ -1,7 +1,7 @@
 // token-ids.js - the ids that a tokenizer's decode(ids) and tokens(ids) take: read as idsArg reads
 // a model's input (the length once and first, each element once, every failure
 // INVALID_ARGUMENT), except that an empty list, which a model refuses, is taken (it decodes to '').
-import { idsArg } from '../core/args.js';
+import { idsArg } from '../../core/args.js';
 
 const NONE = new Int32Array(0);
 

@@ -6,7 +6,7 @@
 //   readFully(f.fd, dest, begin, file);   // bytes [begin, begin + dest.length) into dest
 //   const text = readText(file);          // a text file up to MAX_TEXT_BYTES, or undefined
 import fs from 'node:fs';
-import { ErrorCode, AttentionError, fail, formatBytes } from '../core/errors.js';
+import { ErrorCode, AttentionError, fail, formatBytes } from '../../core/errors.js';
 import { MAX_TEXT_BYTES } from './fetch-body.js';     // config and tokenizer files (tokenizer.json: a few MB)
 
 export { MAX_TEXT_BYTES };

@@ -105,7 +105,7 @@ test('Node ESM: every exports entry imports from the installed package; other pa
   assert.match(out['.'], /\bcreateAttention\b/);
   assert.match(out['.'], /\bAttentionError\b/);
   assert.match(out['.'], /\btoRows\b/);
-  assert.equal(out['./heatmap'], 'renderHeatmap');
+  assert.equal(out['./heatmap'], 'drawHeatmap,renderHeatmap');
   assert.equal(out['./head-view'], 'HEAD_COLOURS,renderHeadView');
   assert.match(out['./torch-rng'], /\bmanualSeed\b/);
   assert.match(out['./attention-heatmap'], /\bAttentionHeatmapElement\b/);

@@ -39,12 +39,36 @@ export function position(v, o) {
 
 /** The fill of a value: sequential on [min, max] (linear or log), diverging around 0 (or the middle). */
 export function colour(v, o) {
-  const { dmin, dmax } = o;
-  if (o.scale === 'sequential') return ramp(VIRIDIS_RGB, position(v, o));
-  const mid = dmin < 0 && dmax > 0 ? 0 : Number.isFinite(dmin + dmax) ? (dmin + dmax) / 2 : dmin / 2 + dmax / 2;
-  const t = v < mid ? 0.5 * (v - dmin) / (mid - dmin) : 0.5 + 0.5 * (v - mid) / (dmax - mid);
-  return ramp(RDBU_RGB, t);
+  return rampAt(rampPosition(v, o), o);
 }
+
+/**
+ * Where v lies on the colour ramp, 0 to 1 (unclamped; NaN in a degenerate domain): position() for
+ * a sequential scale, for a diverging one 0.5 at 0 (or the middle), linear on each side.
+ */
+export function rampPosition(v, o) {
+  if (o.scale === 'sequential') return position(v, o);
+  const { dmin, dmax } = o;
+  const mid = dmin < 0 && dmax > 0 ? 0 : Number.isFinite(dmin + dmax) ? (dmin + dmax) / 2 : dmin / 2 + dmax / 2;
+  return v < mid ? 0.5 * (v - dmin) / (mid - dmin) : 0.5 + 0.5 * (v - mid) / (dmax - mid);
+}
+
+/** The colour at ramp position t (clamped to 0–1; NaN: the middle) of o.scale's palette. */
+export const rampAt = (t, o) => ramp(o.scale === 'sequential' ? VIRIDIS_RGB : RDBU_RGB, t);
+
+/**
+ * The scale as a lookup table of 256 colours, for drawing millions of pixels: entry k is
+ * rampAt(k / 255), RGB bytes at k * 3 .. k * 3 + 2. lutIndex(t) is the entry nearest ramp
+ * position t (NaN: 128, the middle), so a pixel is off from colour(v) by at most half a step
+ * of the ramp (1/510).
+ */
+export function colourLut(o) {
+  const lut = new Uint8Array(256 * 3);
+  for (let k = 0; k < 256; k++) lut.set(rampAt(k / 255, o), k * 3);
+  return lut;
+}
+// (x + 0.5) | 0 is Math.round(x) for 0 < x < 255, and several times faster in V8's hot loops
+export const lutIndex = (t) => (t > 0 ? (t < 1 ? (t * 255 + 0.5) | 0 : 255) : t <= 0 ? 0 : 128);
 
 // WCAG relative luminance; text is white unless near-black contrasts clearly better (by 15%).
 // The bias keeps mid-range cells (viridis teal, where both are ~4.4:1) from flipping between

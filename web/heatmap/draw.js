@@ -6,7 +6,7 @@ import { CELL_TEXT } from './budgets.js';
 import { colour, textOn, toHex, niceTicks, logTicks, apart, extremes, position } from './colour.js';
 import * as SCALE_TEXT from '../strings/heatmap-scale.js';
 
-const FONT_STACK = 'system-ui, "PingFang SC", "Noto Sans CJK SC", "Microsoft YaHei", sans-serif';
+export const FONT_STACK = 'system-ui, "PingFang SC", "Noto Sans CJK SC", "Microsoft YaHei", sans-serif';
 const MAX_LABEL_EM = 10;        // longer labels are cut with an ellipsis (full text in <title>)
 // In the cells' titles and aria-labels (2 labels, twice each) a label is cut to CELL_TEXT / cells
 // characters (16 at 256×256, 12,945 at 9×9), so they hold at most 4 × CELL_TEXT whatever the tokens
@@ -232,7 +232,7 @@ function stopValue(k, o) {
 }
 
 /** The legend's ticks: round steps, or powers of ten with colourScale 'log'. */
-function legendTicks(o) {
+export function legendTicks(o) {
   FULL_API: if (o.colourScale === 'log') return logTicks(o.dmin, o.dmax);
   return niceTicks(o.dmin, o.dmax);
 }

@@ -157,3 +157,94 @@ export interface HeatmapOptions {
   description?: string;
 }
 
+
+/**
+ * Draw a matrix into a canvas or an OffscreenCanvas: for maps too large for an SVG (4,096 × 4,096
+ * and beyond). The colour scales are renderHeatmap's (`scale`, `colourScale`, `min`, `max`: viridis
+ * or blue–white–red, linear or log, the 0–1 / data range / given domain), as are the legend's ticks
+ * and the matrix forms, checks and error messages (prefixed `drawHeatmap:`); there is no cell budget.
+ *
+ * The layout is in the canvas's own pixels (`canvas.width` × `canvas.height`; set them to the CSS
+ * size × devicePixelRatio for a sharp map). With `legend: false` and no labels the map fills the
+ * canvas: cell (i, j) of an n × m matrix covers x from j·W/m to (j+1)·W/m and y from i·H/n to
+ * (i+1)·H/n. The legend (default on) takes a strip on the right; `rowLabels` / `colLabels` take a
+ * margin on the left / top, but only when each row / column gets at least 12 pixels (else they are
+ * not drawn and take no room).
+ *
+ * How cells become pixels, along each axis: with fewer cells than pixels, a pixel shows the cell
+ * under its centre (blocks); with more, a pixel shows every cell it overlaps, reduced by `reduce`:
+ * `'max'` (default: a lone high cell among zeros stays visible) or `'mean'`. Colours come from a
+ * 256-entry table of the scale, so a pixel is within half a step (1/510 of the ramp) of the exact
+ * colour; the map is one `putImageData`.
+ *
+ * A `{ data: Float32Array | Float64Array, shape }` matrix is read in place, not copied: one pass
+ * checks it for NaN and ±Infinity and measures its range. The canvas must be 1 to 8,192 pixels a
+ * side and at most 8,192 × 8,192 pixels in all (`RangeError` otherwise).
+ *
+ * @example
+ * ```js
+ * import { drawHeatmap } from 'attnmap/heatmap';
+ *
+ * const canvas = document.querySelector('canvas');
+ * canvas.width = canvas.clientWidth * devicePixelRatio;
+ * canvas.height = canvas.clientHeight * devicePixelRatio;
+ * const map = result.map(layer, head);                      // { data: Float32Array, shape: [n, n] }
+ * const drawn = drawHeatmap(canvas, map, { legend: false, colourScale: 'log' });
+ *
+ * canvas.addEventListener('pointermove', (e) => {
+ *   const s = canvas.width / canvas.clientWidth;             // CSS pixels -> canvas pixels
+ *   const cell = drawn.cellAt(e.offsetX * s, e.offsetY * s);  // { row, col, value } or null
+ *   if (cell) tooltip.textContent = `${cell.row} → ${cell.col}: ${cell.value.toFixed(4)}`;
+ * });
+ *
+ * // in a worker
+ * const off = new OffscreenCanvas(1024, 1024);
+ * drawHeatmap(off, map, { legend: false });
+ * const png = await off.convertToBlob();
+ * ```
+ */
+export function drawHeatmap(canvas: HeatmapCanvas, matrix: HeatmapMatrix, options?: DrawHeatmapOptions): DrawnHeatmap;
+
+/**
+ * What drawHeatmap draws into: an HTMLCanvasElement or an OffscreenCanvas (any object with integer
+ * `width` and `height` and a `getContext('2d')` giving createImageData, putImageData and the text calls).
+ */
+export type HeatmapCanvas = {
+  width: number;
+  height: number;
+  getContext(contextId: '2d'): unknown;
+};
+
+export interface DrawHeatmapOptions {
+  /** As renderHeatmap's; the domain's ends and the legend's ticks are the same. */
+  min?: number;
+  max?: number;
+  scale?: 'sequential' | 'diverging';
+  colourScale?: 'unit' | 'data' | 'log';
+  /** The colour ramp with ticks, in a strip right of the map. Default true: pass false for a map that fills the canvas. */
+  legend?: boolean;
+  /** One label per row, drawn left of the map when each row gets at least 12 pixels; cut at ~10em with "…". */
+  rowLabels?: readonly string[];
+  /** One label per column, drawn upright above the map when each column gets at least 12 pixels. */
+  colLabels?: readonly string[];
+  /** How the cells a pixel covers become its value when there are more cells than pixels. Default 'max'. */
+  reduce?: 'max' | 'mean';
+  /** Colour of the labels and ticks (a canvas has no currentColor). Default '#1f2328'. */
+  textColour?: string;
+}
+
+/** What drawHeatmap returns: where the map is, and which cell is under a point (for hover). */
+export interface DrawnHeatmap {
+  rows: number;
+  cols: number;
+  /** The map's box in canvas pixels: the whole canvas without legend and labels. */
+  plot: { x: number; y: number; width: number; height: number };
+  /** The colour domain used. */
+  domain: { min: number; max: number };
+  /**
+   * The cell under canvas point (x, y) (canvas pixels, fractions allowed: with more cells than
+   * pixels, x + 0.5 picks inside a pixel), or null outside the map. `value` is read from the
+   * matrix at the call: a matrix changed since the draw gives its new value.
+   */
+  cellAt(x: number, y: number): { row: number; col: number; value: number } | null;
+}

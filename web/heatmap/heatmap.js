@@ -25,8 +25,13 @@
 //
 // The parts: read.js checks the input, draw.js lays out and writes the SVG, with text.js (escaping,
 // widths, number formats) and colour.js (scales, legend ticks); the words are in ../strings/heatmap.js.
-import { describe, readMatrix, readOptions } from './read.js';
+//
+// drawHeatmap(canvas, matrix, options) draws the same scales into a canvas or an OffscreenCanvas
+// instead, for maps too large for an SVG (4,096 × 4,096 and beyond): canvas.js lays it out and
+// pixels.js maps the cells to pixels (the max of the cells a pixel covers, by default).
+import { describe, readMatrix, readOptions, CANVAS_READ } from './read.js';
 import { draw } from './draw.js';
+import { readDrawOptions, paint } from './canvas.js';
 
 const OPTION_KEYS = ['rowLabels', 'colLabels', 'title', 'lang', 'decimals', 'masked', 'standalone',
   'idPrefix', 'min', 'max', 'scale', 'colourScale', 'legend', 'cellSize',
@@ -43,6 +48,18 @@ export function renderHeatmap(matrix, options = {}) {
   const { rows, cols, values } = readMatrix(matrix);
   const o = readOptions(options, rows, cols, values);
   return draw(rows, cols, values, o);
+}
+
+/**
+ * Draw a matrix into a canvas or an OffscreenCanvas, filling it (see heatmap.d.ts). Returns
+ * { rows, cols, plot, domain, cellAt(x, y) } for hit-testing.
+ * @param {HTMLCanvasElement | OffscreenCanvas} canvas
+ * @param {number[][] | {data: ArrayLike<number>, shape: [number, number]}} matrix
+ * @param {object} [options]
+ */
+export function drawHeatmap(canvas, matrix, options = {}) {
+  const { rows, cols, values, range } = readMatrix(matrix, CANVAS_READ);
+  return paint(canvas, rows, cols, values, readDrawOptions(options, rows, cols, values, range));
 }
 
 function checkOptionsObject(options) {

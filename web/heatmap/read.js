@@ -24,68 +24,96 @@ export function describe(x) {
 /** A row of a matrix: an array or a typed array (not a DataView). */
 export const isList = (x) => Array.isArray(x) || (ArrayBuffer.isView(x) && !(x instanceof DataView));
 
-function checkSize(rows, cols) {
-  if (rows * cols > MAX_CELLS) {
+function checkSize(rows, cols, { budget }) {
+  if (budget && rows * cols > MAX_CELLS) {
     throw new RangeError(`renderHeatmap: a ${rows}×${cols} matrix has ${rows * cols} cells; at most ${MAX_CELLS} (256×256) can be drawn`);
   }
 }
 
-function checkValue(x, where) {
-  if (typeof x !== 'number') throw new TypeError(`renderHeatmap: ${where} must be a number; received ${describe(x)}`);
-  if (!Number.isFinite(x)) throw new RangeError(`renderHeatmap: ${where} is ${x}; every value must be a finite number`);
+function checkValue(x, where, { who }) {
+  if (typeof x !== 'number') throw new TypeError(`${who}: ${where} must be a number; received ${describe(x)}`);
+  if (!Number.isFinite(x)) throw new RangeError(`${who}: ${where} is ${x}; every value must be a finite number`);
 }
 
-export function readMatrix(matrix) {
-  FULL_API: if (Array.isArray(matrix)) return readNested(matrix);
+// How the matrix is read. renderHeatmap's: at most MAX_CELLS, values copied into an Array (the
+// SVG's code maps and joins them). drawHeatmap's (CANVAS_READ): no cell budget (a canvas costs
+// pixels, not cells), and a Float32Array or Float64Array `data` used as it is, checked in one pass
+// that also measures its range (the result's `range`, for readScale); any other input is copied
+// into a Float64Array, then measured.
+const SVG_READ = { who: 'renderHeatmap', budget: true, typed: false };
+export const CANVAS_READ = { who: 'drawHeatmap', budget: false, typed: true };
+
+/** { rows, cols, values (row-major) } of a checked matrix; `how` is SVG_READ (the default) or CANVAS_READ. */
+export function readMatrix(matrix, how = SVG_READ) {
+  const { who } = how;
+  FULL_API: if (Array.isArray(matrix)) return readNested(matrix, how);
   FULL_API: if (!(matrix !== null && typeof matrix === 'object' && 'data' in matrix && 'shape' in matrix)) {
-    throw new TypeError(`renderHeatmap: matrix must be number[][] or { data: Float32Array | number[], shape: [rows, cols] }; received ${describe(matrix)}`);
+    throw new TypeError(`${who}: matrix must be number[][] or { data: Float32Array | number[], shape: [rows, cols] }; received ${describe(matrix)}`);
   }
-  const { rows, cols } = readShape(matrix.shape, 'matrix');
+  const { rows, cols } = readShape(matrix.shape, 'matrix', how);
   const { data } = matrix;
   FULL_API: if (!isList(data)) {
-    throw new TypeError(`renderHeatmap: matrix.data must be a Float32Array, Float64Array or number[]; received ${describe(data)}`);
+    throw new TypeError(`${who}: matrix.data must be a Float32Array, Float64Array or number[]; received ${describe(data)}`);
   }
   FULL_API: if (data.length !== rows * cols) {
-    throw new RangeError(`renderHeatmap: matrix.data has ${data.length} values but shape [${rows}, ${cols}] needs ${rows * cols}`);
+    throw new RangeError(`${who}: matrix.data has ${data.length} values but shape [${rows}, ${cols}] needs ${rows * cols}`);
   }
-  const values = new Array(rows * cols);
+  FULL_API: if (how.typed && (data instanceof Float32Array || data instanceof Float64Array)) return { rows, cols, values: data, range: floatRange(data, cols, how) };
+  const values = how.typed ? new Float64Array(rows * cols) : new Array(rows * cols);
   for (let p = 0; p < values.length; p++) {
-    checkValue(data[p], `matrix value [${Math.floor(p / cols)}][${p % cols}]`);
+    checkValue(data[p], `matrix value [${Math.floor(p / cols)}][${p % cols}]`, how);
     values[p] = data[p];
   }
-  return { rows, cols, values };
+  return how.typed ? { rows, cols, values, range: floatRange(values, cols, how) } : { rows, cols, values };
+}
+
+/**
+ * A float array is all numbers: one tight pass finds the first NaN or ±Infinity (x - x is not 0),
+ * named as checkValue names it, and the range: { lo, hi, pos } (pos: the smallest value > 0).
+ */
+function floatRange(data, cols, how) {
+  let lo = Infinity, hi = -Infinity, pos = Infinity;
+  for (let p = 0; p < data.length; p++) {
+    const x = data[p];
+    if (x - x !== 0) checkValue(x, `matrix value [${Math.floor(p / cols)}][${p % cols}]`, how);
+    if (x < lo) lo = x;
+    if (x > hi) hi = x;
+    if (x > 0 && x < pos) pos = x;
+  }
+  return { lo, hi, pos };
 }
 
 // number[][]
-function readNested(matrix) {
+function readNested(matrix, how) {
+  const { who } = how;
   const rows = matrix.length;
-  if (rows === 0) throw new RangeError('renderHeatmap: matrix has no rows; expected number[][] with at least one row and one column');
+  if (rows === 0) throw new RangeError(`${who}: matrix has no rows; expected number[][] with at least one row and one column`);
   if (!isList(matrix[0])) {
-    throw new TypeError(`renderHeatmap: matrix must be number[][]; matrix[0] is ${describe(matrix[0])}`);
+    throw new TypeError(`${who}: matrix must be number[][]; matrix[0] is ${describe(matrix[0])}`);
   }
   const cols = matrix[0].length;
-  if (cols === 0) throw new RangeError('renderHeatmap: matrix[0] has no columns; expected at least one');
-  checkSize(rows, cols);
-  const values = new Array(rows * cols);
+  if (cols === 0) throw new RangeError(`${who}: matrix[0] has no columns; expected at least one`);
+  checkSize(rows, cols, how);
+  const values = how.typed ? new Float64Array(rows * cols) : new Array(rows * cols);
   for (let i = 0; i < rows; i++) {
     const row = matrix[i];
-    if (!isList(row)) throw new TypeError(`renderHeatmap: matrix[${i}] must be an array of numbers; received ${describe(row)}`);
+    if (!isList(row)) throw new TypeError(`${who}: matrix[${i}] must be an array of numbers; received ${describe(row)}`);
     if (row.length !== cols) {
-      throw new RangeError(`renderHeatmap: matrix is ragged: matrix[0] has ${cols} columns but matrix[${i}] has ${row.length}`);
+      throw new RangeError(`${who}: matrix is ragged: matrix[0] has ${cols} columns but matrix[${i}] has ${row.length}`);
     }
     for (let j = 0; j < cols; j++) {
-      checkValue(row[j], `matrix[${i}][${j}]`);
+      checkValue(row[j], `matrix[${i}][${j}]`, how);
       values[i * cols + j] = row[j];
     }
   }
-  return { rows, cols, values };
+  return how.typed ? { rows, cols, values, range: floatRange(values, cols, how) } : { rows, cols, values };
 }
 
-function readShape(shape, name) {
+function readShape(shape, name, how) {
   FULL_API: if (!Array.isArray(shape) || shape.length !== 2 || !shape.every((d) => Number.isInteger(d) && d >= 1)) {
-    throw new TypeError(`renderHeatmap: ${name}.shape must be [rows, cols] of positive integers; received ${JSON.stringify(shape) ?? String(shape)}`);
+    throw new TypeError(`${how.who}: ${name}.shape must be [rows, cols] of positive integers; received ${JSON.stringify(shape) ?? String(shape)}`);
   }
-  checkSize(shape[0], shape[1]);
+  checkSize(shape[0], shape[1], how);
   return { rows: shape[0], cols: shape[1] };
 }
 
@@ -95,13 +123,13 @@ function readLabels(labels, count, name, axis) {
   return labels;
 }
 
-function checkLabels(labels, count, name, axis) {
-  if (!Array.isArray(labels)) throw new TypeError(`renderHeatmap: ${name} must be an array of strings; received ${describe(labels)}`);
+export function checkLabels(labels, count, name, axis, who = 'renderHeatmap') {
+  if (!Array.isArray(labels)) throw new TypeError(`${who}: ${name} must be an array of strings; received ${describe(labels)}`);
   if (labels.length !== count) {
-    throw new RangeError(`renderHeatmap: ${name} has ${labels.length} labels but the matrix has ${count} ${axis}`);
+    throw new RangeError(`${who}: ${name} has ${labels.length} labels but the matrix has ${count} ${axis}`);
   }
   labels.forEach((l, i) => {
-    if (typeof l !== 'string') throw new TypeError(`renderHeatmap: ${name}[${i}] must be a string; received ${describe(l)}`);
+    if (typeof l !== 'string') throw new TypeError(`${who}: ${name}[${i}] must be a string; received ${describe(l)}`);
   });
 }
 
@@ -159,8 +187,7 @@ export function readOptions(options, rows, cols, values) {
   const colLabels = readLabels(options.colLabels, cols, 'colLabels', cols === 1 ? 'column' : 'columns');
   const masked = readMask(options.masked, rows, cols);
   const { colourScale = 'unit' } = options;
-  let { dmin, dmax } = readDomain(values, scale, min, max);
-  FULL_API: if (colourScale !== 'unit') ({ dmin, dmax } = readDataDomain(values, masked, colourScale, scale, min, max));
+  const { dmin, dmax } = readScale(values, masked, { scale, colourScale, min, max });
   const t = TEXT[lang];
   return {
     lang, t, decimals, standalone, legend, scale, colourScale, rowLabels, colLabels, masked,
@@ -172,27 +199,38 @@ export function readOptions(options, rows, cols, values) {
   };
 }
 
-function checkScalars({ title, lang, decimals, standalone, legend, scale, idPrefix, cellSize, min, max }) {
-  if (lang !== 'zh' && lang !== 'en') throw new RangeError(`renderHeatmap: lang must be "zh" or "en"; received ${describe(lang)}`);
-  if (title !== undefined && typeof title !== 'string') throw new TypeError(`renderHeatmap: title must be a string; received ${describe(title)}`);
+/**
+ * The colour domain { dmin, dmax } of the values (not the masked ones) for scale, colourScale, min
+ * and max (checked by checkScalars). With no mask, a range { lo, hi, pos } (floatRange) stands for
+ * the values: the domain depends on their extremes only.
+ */
+export function readScale(values, masked, { scale, colourScale, min, max }, who = 'renderHeatmap', range) {
+  if (range) values = colourScale === 'log' ? (range.hi > 0 ? [range.pos, range.hi] : []) : [range.lo, range.hi];
+  FULL_API: if (colourScale !== 'unit') return readDataDomain(values, masked, colourScale, scale, min, max, who);
+  return readDomain(values, scale, min, max, who);
+}
+
+export function checkScalars({ title, lang, decimals, standalone, legend, scale, idPrefix, cellSize, min, max }, who = 'renderHeatmap') {
+  if (lang !== 'zh' && lang !== 'en') throw new RangeError(`${who}: lang must be "zh" or "en"; received ${describe(lang)}`);
+  if (title !== undefined && typeof title !== 'string') throw new TypeError(`${who}: title must be a string; received ${describe(title)}`);
   if (!Number.isInteger(decimals) || decimals < 0 || decimals > 10) {
-    throw new RangeError(`renderHeatmap: decimals must be an integer from 0 to 10; received ${describe(decimals)}`);
+    throw new RangeError(`${who}: decimals must be an integer from 0 to 10; received ${describe(decimals)}`);
   }
   for (const [k, v] of [['standalone', standalone], ['legend', legend]]) {
-    if (typeof v !== 'boolean') throw new TypeError(`renderHeatmap: ${k} must be true or false; received ${describe(v)}`);
+    if (typeof v !== 'boolean') throw new TypeError(`${who}: ${k} must be true or false; received ${describe(v)}`);
   }
   if (scale !== 'sequential' && scale !== 'diverging') {
-    throw new RangeError(`renderHeatmap: scale must be "sequential" or "diverging"; received ${describe(scale)}`);
+    throw new RangeError(`${who}: scale must be "sequential" or "diverging"; received ${describe(scale)}`);
   }
   if (idPrefix !== undefined && (typeof idPrefix !== 'string' || !/^[A-Za-z][A-Za-z0-9_-]*$/.test(idPrefix))) {
-    throw new TypeError(`renderHeatmap: idPrefix must be a letter followed by letters, digits, "-" or "_"; received ${describe(idPrefix)}`);
+    throw new TypeError(`${who}: idPrefix must be a letter followed by letters, digits, "-" or "_"; received ${describe(idPrefix)}`);
   }
   if (cellSize !== undefined && (typeof cellSize !== 'number' || !(cellSize >= 8 && cellSize <= 200))) {
-    throw new RangeError(`renderHeatmap: cellSize must be a number from 8 to 200 (pixels); received ${describe(cellSize)}`);
+    throw new RangeError(`${who}: cellSize must be a number from 8 to 200 (pixels); received ${describe(cellSize)}`);
   }
   for (const [k, v] of [['min', min], ['max', max]]) {
     if (v !== undefined && (typeof v !== 'number' || !Number.isFinite(v))) {
-      throw new RangeError(`renderHeatmap: ${k} must be a finite number; received ${describe(v)}`);
+      throw new RangeError(`${who}: ${k} must be a finite number; received ${describe(v)}`);
     }
   }
 }
@@ -202,11 +240,11 @@ function checkScalars({ title, lang, decimals, standalone, legend, scale, idPref
  * masked (so the hatched zeros of a causal mask do not stretch it); for 'log' it starts at the
  * smallest positive one (cells <= 0 take the bottom colour). min and max still win.
  */
-function readDataDomain(values, masked, colourScale, scale, min, max) {
+function readDataDomain(values, masked, colourScale, scale, min, max, who) {
   if (colourScale !== 'data' && colourScale !== 'log') {
-    throw new RangeError(`renderHeatmap: colourScale must be "unit", "data" or "log"; received ${describe(colourScale)}`);
+    throw new RangeError(`${who}: colourScale must be "unit", "data" or "log"; received ${describe(colourScale)}`);
   }
-  if (scale !== 'sequential') throw new RangeError(`renderHeatmap: colourScale "${colourScale}" needs scale "sequential"; received scale ${describe(scale)}`);
+  if (scale !== 'sequential') throw new RangeError(`${who}: colourScale "${colourScale}" needs scale "sequential"; received scale ${describe(scale)}`);
   let lo = Infinity, hi = -Infinity;
   values.forEach((v, p) => {
     if ((masked && masked[p]) || (colourScale === 'log' && !(v > 0))) return;
@@ -218,13 +256,13 @@ function readDataDomain(values, masked, colourScale, scale, min, max) {
   if (max !== undefined) hi = max;
   if (colourScale === 'log' && lo === hi && min === undefined) lo = hi / 10;   // one value: the top of a decade
   if (colourScale === 'log' && !(lo > 0 && hi > lo)) {
-    throw new RangeError(`renderHeatmap: colourScale "log" needs 0 < min < max; received min ${lo}, max ${hi}`);
+    throw new RangeError(`${who}: colourScale "log" needs 0 < min < max; received min ${lo}, max ${hi}`);
   }
-  return readDomain([lo, hi], 'sequential', lo === hi ? undefined : lo, lo === hi ? undefined : hi);
+  return readDomain([lo, hi], 'sequential', lo === hi ? undefined : lo, lo === hi ? undefined : hi, who);
 }
 
 /** The colour domain [dmin, dmax]: finite, dmin < dmax, min and max where given. */
-function readDomain(values, scale, min, max) {
+function readDomain(values, scale, min, max, who) {
   let lo = Infinity, hi = -Infinity;
   for (const v of values) { if (v < lo) lo = v; if (v > hi) hi = v; }
   let dmin, dmax;
@@ -237,7 +275,7 @@ function readDomain(values, scale, min, max) {
   if (min !== undefined) dmin = min;
   if (max !== undefined) dmax = max;
   FULL_API: if (min !== undefined && max !== undefined && !(min < max)) {
-    throw new RangeError(`renderHeatmap: min must be less than max; received min ${min}, max ${max}`);
+    throw new RangeError(`${who}: min must be less than max; received min ${min}, max ${max}`);
   }
   if (!(dmin < dmax)) {
     // one distinct value, or only one end given: widen around it

@@ -1,0 +1,58 @@
+// draw-heatmap.js - how long drawHeatmap (attnmap/heatmap) takes in Debian's Chromium (headless,
+// through playwright-core) to draw an n × n Float32Array map: 1,024² on a 1,024² canvas and
+// 4,096² on a 4,096² and on a 1,024² canvas (issue 37's targets: ≤ 100 ms and ≤ 500 ms).
+// A benchmark, not a test: it prints, it asserts nothing. Not one of bench.js's sections.
+//
+//   node bench/draw-heatmap.js [rounds]      (default 7 rounds per size, after one first call)
+//
+// Each time is drawHeatmap(canvas, { data, shape }, { legend: false }) plus a 1-pixel getImageData,
+// so that the canvas has taken the pixels; the data are random (a value per cell), made before
+// the clock starts. "first" is the first call of the page at that size (cold JIT), then the median
+// and the range of the rounds after it.
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startServer } from '../scripts/serve.js';
+import { launch } from '../tests/browser/browser.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const rounds = Number(process.argv[2] ?? 7);
+const SIZES = [{ n: 1024, canvas: 1024 }, { n: 4096, canvas: 4096 }, { n: 4096, canvas: 1024 }];
+
+// runs in the page
+async function measure({ sizes, rounds }) {
+  const { drawHeatmap } = await import('/web/heatmap/heatmap.js');
+  const out = [];
+  for (const { n, canvas: side } of sizes) {
+    const data = new Float32Array(n * n);
+    for (let p = 0; p < data.length; p++) data[p] = Math.random() ** 4;
+    const canvas = Object.assign(document.createElement('canvas'), { width: side, height: side });
+    const ctx = canvas.getContext('2d');
+    const times = [];
+    for (let r = 0; r <= rounds; r++) {
+      const t0 = performance.now();
+      drawHeatmap(canvas, { data, shape: [n, n] }, { legend: false });
+      ctx.getImageData(0, 0, 1, 1);
+      times.push(performance.now() - t0);
+    }
+    const rest = times.slice(1).sort((a, b) => a - b);
+    out.push({ n, side, first: times[0], median: rest[Math.floor(rest.length / 2)], min: rest[0], max: rest.at(-1) });
+  }
+  return { results: out, userAgent: navigator.userAgent };
+}
+
+const server = await startServer({ root });
+const browser = await launch();
+try {
+  const page = await browser.newPage();
+  await page.goto(`${server.url}LICENSE`);
+  const { results, userAgent } = await page.evaluate(measure, { sizes: SIZES, rounds });
+  console.log(`${userAgent.match(/Chrome\/[\d.]+/)?.[0] ?? userAgent}; ${os.cpus()[0]?.model ?? 'cpu ?'} × ${os.cpus().length}; ${rounds} rounds`);
+  for (const r of results) {
+    const f = (x) => x.toFixed(1);
+    console.log(`${r.n}² on a ${r.side}² canvas: first ${f(r.first)} ms, median ${f(r.median)} ms (${f(r.min)}–${f(r.max)})`);
+  }
+} finally {
+  await browser.close();
+  await server.close();
+}

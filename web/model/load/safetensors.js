@@ -118,16 +118,17 @@ export async function openSafetensors(source, label = 'model.safetensors') {
 
 // The reading, written once for both: a generator that yields what it needs read ({ src, begin,
 // end } for bytes back, or { src, begin, dest } to fill dest) and gets it back; runSync and
-// runAsync drive it over a source whose reads return bytes or promises of them.
-function runSync(steps) {
+// runAsync drive it over a source whose reads return bytes or promises of them. check(got, step)
+// sees each answer before the generator does (gguf.js checks what a caller's source returned).
+export function runSync(steps, check = (got) => got) {
   let r = steps.next();
-  while (!r.done) r = steps.next(readStep(r.value));
+  while (!r.done) r = steps.next(check(readStep(r.value), r.value));
   return r.value;
 }
 
-async function runAsync(steps) {
+export async function runAsync(steps, check = (got) => got) {
   let r = steps.next();
-  while (!r.done) r = steps.next(await readStep(r.value));
+  while (!r.done) r = steps.next(check(await readStep(r.value), r.value));
   return r.value;
 }
 

@@ -2473,63 +2473,78 @@
     return `${typeof x} ${String(x)}`;
   }
   var isList = (x) => Array.isArray(x) || ArrayBuffer.isView(x) && !(x instanceof DataView);
-  function checkSize(rows, cols) {
-    if (rows * cols > MAX_CELLS) {
+  function checkSize(rows, cols, { budget }) {
+    if (budget && rows * cols > MAX_CELLS) {
       throw new RangeError(`renderHeatmap: a ${rows}\xD7${cols} matrix has ${rows * cols} cells; at most ${MAX_CELLS} (256\xD7256) can be drawn`);
     }
   }
-  function checkValue(x, where) {
-    if (typeof x !== "number") throw new TypeError(`renderHeatmap: ${where} must be a number; received ${describe2(x)}`);
-    if (!Number.isFinite(x)) throw new RangeError(`renderHeatmap: ${where} is ${x}; every value must be a finite number`);
+  function checkValue(x, where, { who }) {
+    if (typeof x !== "number") throw new TypeError(`${who}: ${where} must be a number; received ${describe2(x)}`);
+    if (!Number.isFinite(x)) throw new RangeError(`${who}: ${where} is ${x}; every value must be a finite number`);
   }
-  function readMatrix2(matrix) {
-    FULL_API: if (Array.isArray(matrix)) return readNested(matrix);
+  var SVG_READ = { who: "renderHeatmap", budget: true, typed: false };
+  function readMatrix2(matrix, how = SVG_READ) {
+    const { who } = how;
+    FULL_API: if (Array.isArray(matrix)) return readNested(matrix, how);
     FULL_API: if (!(matrix !== null && typeof matrix === "object" && "data" in matrix && "shape" in matrix)) {
-      throw new TypeError(`renderHeatmap: matrix must be number[][] or { data: Float32Array | number[], shape: [rows, cols] }; received ${describe2(matrix)}`);
+      throw new TypeError(`${who}: matrix must be number[][] or { data: Float32Array | number[], shape: [rows, cols] }; received ${describe2(matrix)}`);
     }
-    const { rows, cols } = readShape(matrix.shape, "matrix");
+    const { rows, cols } = readShape(matrix.shape, "matrix", how);
     const { data } = matrix;
     FULL_API: if (!isList(data)) {
-      throw new TypeError(`renderHeatmap: matrix.data must be a Float32Array, Float64Array or number[]; received ${describe2(data)}`);
+      throw new TypeError(`${who}: matrix.data must be a Float32Array, Float64Array or number[]; received ${describe2(data)}`);
     }
     FULL_API: if (data.length !== rows * cols) {
-      throw new RangeError(`renderHeatmap: matrix.data has ${data.length} values but shape [${rows}, ${cols}] needs ${rows * cols}`);
+      throw new RangeError(`${who}: matrix.data has ${data.length} values but shape [${rows}, ${cols}] needs ${rows * cols}`);
     }
-    const values = new Array(rows * cols);
+    FULL_API: if (how.typed && (data instanceof Float32Array || data instanceof Float64Array)) return { rows, cols, values: data, range: floatRange(data, cols, how) };
+    const values = how.typed ? new Float64Array(rows * cols) : new Array(rows * cols);
     for (let p = 0; p < values.length; p++) {
-      checkValue(data[p], `matrix value [${Math.floor(p / cols)}][${p % cols}]`);
+      checkValue(data[p], `matrix value [${Math.floor(p / cols)}][${p % cols}]`, how);
       values[p] = data[p];
     }
-    return { rows, cols, values };
+    return how.typed ? { rows, cols, values, range: floatRange(values, cols, how) } : { rows, cols, values };
   }
-  function readNested(matrix) {
+  function floatRange(data, cols, how) {
+    let lo = Infinity, hi = -Infinity, pos = Infinity;
+    for (let p = 0; p < data.length; p++) {
+      const x = data[p];
+      if (x - x !== 0) checkValue(x, `matrix value [${Math.floor(p / cols)}][${p % cols}]`, how);
+      if (x < lo) lo = x;
+      if (x > hi) hi = x;
+      if (x > 0 && x < pos) pos = x;
+    }
+    return { lo, hi, pos };
+  }
+  function readNested(matrix, how) {
+    const { who } = how;
     const rows = matrix.length;
-    if (rows === 0) throw new RangeError("renderHeatmap: matrix has no rows; expected number[][] with at least one row and one column");
+    if (rows === 0) throw new RangeError(`${who}: matrix has no rows; expected number[][] with at least one row and one column`);
     if (!isList(matrix[0])) {
-      throw new TypeError(`renderHeatmap: matrix must be number[][]; matrix[0] is ${describe2(matrix[0])}`);
+      throw new TypeError(`${who}: matrix must be number[][]; matrix[0] is ${describe2(matrix[0])}`);
     }
     const cols = matrix[0].length;
-    if (cols === 0) throw new RangeError("renderHeatmap: matrix[0] has no columns; expected at least one");
-    checkSize(rows, cols);
-    const values = new Array(rows * cols);
+    if (cols === 0) throw new RangeError(`${who}: matrix[0] has no columns; expected at least one`);
+    checkSize(rows, cols, how);
+    const values = how.typed ? new Float64Array(rows * cols) : new Array(rows * cols);
     for (let i = 0; i < rows; i++) {
       const row = matrix[i];
-      if (!isList(row)) throw new TypeError(`renderHeatmap: matrix[${i}] must be an array of numbers; received ${describe2(row)}`);
+      if (!isList(row)) throw new TypeError(`${who}: matrix[${i}] must be an array of numbers; received ${describe2(row)}`);
       if (row.length !== cols) {
-        throw new RangeError(`renderHeatmap: matrix is ragged: matrix[0] has ${cols} columns but matrix[${i}] has ${row.length}`);
+        throw new RangeError(`${who}: matrix is ragged: matrix[0] has ${cols} columns but matrix[${i}] has ${row.length}`);
       }
       for (let j = 0; j < cols; j++) {
-        checkValue(row[j], `matrix[${i}][${j}]`);
+        checkValue(row[j], `matrix[${i}][${j}]`, how);
         values[i * cols + j] = row[j];
       }
     }
-    return { rows, cols, values };
+    return how.typed ? { rows, cols, values, range: floatRange(values, cols, how) } : { rows, cols, values };
   }
-  function readShape(shape, name) {
+  function readShape(shape, name, how) {
     FULL_API: if (!Array.isArray(shape) || shape.length !== 2 || !shape.every((d) => Number.isInteger(d) && d >= 1)) {
-      throw new TypeError(`renderHeatmap: ${name}.shape must be [rows, cols] of positive integers; received ${JSON.stringify(shape) ?? String(shape)}`);
+      throw new TypeError(`${how.who}: ${name}.shape must be [rows, cols] of positive integers; received ${JSON.stringify(shape) ?? String(shape)}`);
     }
-    checkSize(shape[0], shape[1]);
+    checkSize(shape[0], shape[1], how);
     return { rows: shape[0], cols: shape[1] };
   }
   function readLabels(labels, count, name, axis) {
@@ -2537,13 +2552,13 @@
     FULL_API: checkLabels(labels, count, name, axis);
     return labels;
   }
-  function checkLabels(labels, count, name, axis) {
-    if (!Array.isArray(labels)) throw new TypeError(`renderHeatmap: ${name} must be an array of strings; received ${describe2(labels)}`);
+  function checkLabels(labels, count, name, axis, who = "renderHeatmap") {
+    if (!Array.isArray(labels)) throw new TypeError(`${who}: ${name} must be an array of strings; received ${describe2(labels)}`);
     if (labels.length !== count) {
-      throw new RangeError(`renderHeatmap: ${name} has ${labels.length} labels but the matrix has ${count} ${axis}`);
+      throw new RangeError(`${who}: ${name} has ${labels.length} labels but the matrix has ${count} ${axis}`);
     }
     labels.forEach((l, i) => {
-      if (typeof l !== "string") throw new TypeError(`renderHeatmap: ${name}[${i}] must be a string; received ${describe2(l)}`);
+      if (typeof l !== "string") throw new TypeError(`${who}: ${name}[${i}] must be a string; received ${describe2(l)}`);
     });
   }
   function readMask(masked, rows, cols) {
@@ -2605,8 +2620,7 @@
     const colLabels2 = readLabels(options.colLabels, cols, "colLabels", cols === 1 ? "column" : "columns");
     const masked = readMask(options.masked, rows, cols);
     const { colourScale = "unit" } = options;
-    let { dmin, dmax } = readDomain(values, scale, min, max);
-    FULL_API: if (colourScale !== "unit") ({ dmin, dmax } = readDataDomain(values, masked, colourScale, scale, min, max));
+    const { dmin, dmax } = readScale(values, masked, { scale, colourScale, min, max });
     const t = heatmap_exports[lang2];
     return {
       lang: lang2,
@@ -2627,35 +2641,40 @@
       ...readAccessible(options, rows, cols, t)
     };
   }
-  function checkScalars({ title, lang: lang2, decimals, standalone, legend: legend2, scale, idPrefix, cellSize, min, max }) {
-    if (lang2 !== "zh" && lang2 !== "en") throw new RangeError(`renderHeatmap: lang must be "zh" or "en"; received ${describe2(lang2)}`);
-    if (title !== void 0 && typeof title !== "string") throw new TypeError(`renderHeatmap: title must be a string; received ${describe2(title)}`);
+  function readScale(values, masked, { scale, colourScale, min, max }, who = "renderHeatmap", range) {
+    if (range) values = colourScale === "log" ? range.hi > 0 ? [range.pos, range.hi] : [] : [range.lo, range.hi];
+    FULL_API: if (colourScale !== "unit") return readDataDomain(values, masked, colourScale, scale, min, max, who);
+    return readDomain(values, scale, min, max, who);
+  }
+  function checkScalars({ title, lang: lang2, decimals, standalone, legend: legend2, scale, idPrefix, cellSize, min, max }, who = "renderHeatmap") {
+    if (lang2 !== "zh" && lang2 !== "en") throw new RangeError(`${who}: lang must be "zh" or "en"; received ${describe2(lang2)}`);
+    if (title !== void 0 && typeof title !== "string") throw new TypeError(`${who}: title must be a string; received ${describe2(title)}`);
     if (!Number.isInteger(decimals) || decimals < 0 || decimals > 10) {
-      throw new RangeError(`renderHeatmap: decimals must be an integer from 0 to 10; received ${describe2(decimals)}`);
+      throw new RangeError(`${who}: decimals must be an integer from 0 to 10; received ${describe2(decimals)}`);
     }
     for (const [k, v] of [["standalone", standalone], ["legend", legend2]]) {
-      if (typeof v !== "boolean") throw new TypeError(`renderHeatmap: ${k} must be true or false; received ${describe2(v)}`);
+      if (typeof v !== "boolean") throw new TypeError(`${who}: ${k} must be true or false; received ${describe2(v)}`);
     }
     if (scale !== "sequential" && scale !== "diverging") {
-      throw new RangeError(`renderHeatmap: scale must be "sequential" or "diverging"; received ${describe2(scale)}`);
+      throw new RangeError(`${who}: scale must be "sequential" or "diverging"; received ${describe2(scale)}`);
     }
     if (idPrefix !== void 0 && (typeof idPrefix !== "string" || !/^[A-Za-z][A-Za-z0-9_-]*$/.test(idPrefix))) {
-      throw new TypeError(`renderHeatmap: idPrefix must be a letter followed by letters, digits, "-" or "_"; received ${describe2(idPrefix)}`);
+      throw new TypeError(`${who}: idPrefix must be a letter followed by letters, digits, "-" or "_"; received ${describe2(idPrefix)}`);
     }
     if (cellSize !== void 0 && (typeof cellSize !== "number" || !(cellSize >= 8 && cellSize <= 200))) {
-      throw new RangeError(`renderHeatmap: cellSize must be a number from 8 to 200 (pixels); received ${describe2(cellSize)}`);
+      throw new RangeError(`${who}: cellSize must be a number from 8 to 200 (pixels); received ${describe2(cellSize)}`);
     }
     for (const [k, v] of [["min", min], ["max", max]]) {
       if (v !== void 0 && (typeof v !== "number" || !Number.isFinite(v))) {
-        throw new RangeError(`renderHeatmap: ${k} must be a finite number; received ${describe2(v)}`);
+        throw new RangeError(`${who}: ${k} must be a finite number; received ${describe2(v)}`);
       }
     }
   }
-  function readDataDomain(values, masked, colourScale, scale, min, max) {
+  function readDataDomain(values, masked, colourScale, scale, min, max, who) {
     if (colourScale !== "data" && colourScale !== "log") {
-      throw new RangeError(`renderHeatmap: colourScale must be "unit", "data" or "log"; received ${describe2(colourScale)}`);
+      throw new RangeError(`${who}: colourScale must be "unit", "data" or "log"; received ${describe2(colourScale)}`);
     }
-    if (scale !== "sequential") throw new RangeError(`renderHeatmap: colourScale "${colourScale}" needs scale "sequential"; received scale ${describe2(scale)}`);
+    if (scale !== "sequential") throw new RangeError(`${who}: colourScale "${colourScale}" needs scale "sequential"; received scale ${describe2(scale)}`);
     let lo = Infinity, hi = -Infinity;
     values.forEach((v, p) => {
       if (masked && masked[p] || colourScale === "log" && !(v > 0)) return;
@@ -2667,11 +2686,11 @@
     if (max !== void 0) hi = max;
     if (colourScale === "log" && lo === hi && min === void 0) lo = hi / 10;
     if (colourScale === "log" && !(lo > 0 && hi > lo)) {
-      throw new RangeError(`renderHeatmap: colourScale "log" needs 0 < min < max; received min ${lo}, max ${hi}`);
+      throw new RangeError(`${who}: colourScale "log" needs 0 < min < max; received min ${lo}, max ${hi}`);
     }
-    return readDomain([lo, hi], "sequential", lo === hi ? void 0 : lo, lo === hi ? void 0 : hi);
+    return readDomain([lo, hi], "sequential", lo === hi ? void 0 : lo, lo === hi ? void 0 : hi, who);
   }
-  function readDomain(values, scale, min, max) {
+  function readDomain(values, scale, min, max, who) {
     let lo = Infinity, hi = -Infinity;
     for (const v of values) {
       if (v < lo) lo = v;
@@ -2687,7 +2706,7 @@
     if (min !== void 0) dmin = min;
     if (max !== void 0) dmax = max;
     FULL_API: if (min !== void 0 && max !== void 0 && !(min < max)) {
-      throw new RangeError(`renderHeatmap: min must be less than max; received min ${min}, max ${max}`);
+      throw new RangeError(`${who}: min must be less than max; received min ${min}, max ${max}`);
     }
     if (!(dmin < dmax)) {
       if (min !== void 0) dmax = dmin + (Math.abs(dmin) || 1);
@@ -2800,12 +2819,15 @@
     return frac(v, o.dmin, o.dmax);
   }
   function colour(v, o) {
-    const { dmin, dmax } = o;
-    if (o.scale === "sequential") return ramp(VIRIDIS_RGB, position(v, o));
-    const mid = dmin < 0 && dmax > 0 ? 0 : Number.isFinite(dmin + dmax) ? (dmin + dmax) / 2 : dmin / 2 + dmax / 2;
-    const t = v < mid ? 0.5 * (v - dmin) / (mid - dmin) : 0.5 + 0.5 * (v - mid) / (dmax - mid);
-    return ramp(RDBU_RGB, t);
+    return rampAt(rampPosition(v, o), o);
   }
+  function rampPosition(v, o) {
+    if (o.scale === "sequential") return position(v, o);
+    const { dmin, dmax } = o;
+    const mid = dmin < 0 && dmax > 0 ? 0 : Number.isFinite(dmin + dmax) ? (dmin + dmax) / 2 : dmin / 2 + dmax / 2;
+    return v < mid ? 0.5 * (v - dmin) / (mid - dmin) : 0.5 + 0.5 * (v - mid) / (dmax - mid);
+  }
+  var rampAt = (t, o) => ramp(o.scale === "sequential" ? VIRIDIS_RGB : RDBU_RGB, t);
   function luminance(rgb) {
     const [r, g, b] = rgb.map((c) => {
       c /= 255;
@@ -5000,7 +5022,7 @@ ${svg}</svg>
   var KEYS = ["tokens", "heads", "hidden", "focus", "colours", "lang", "title", "min", "idPrefix"];
   function renderHeadView(maps2, options = {}) {
     const { size, heads } = readMaps(maps2);
-    const o = readHeadViewOptions(options, size, heads.length);
+    const o = readHeadViewOptions(options, size, heads);
     const w = head_view_exports[o.lang];
     const labels = o.tokens.map((t) => fit(clean(t), LABEL_EM));
     const labelW = Math.ceil(Math.max(1, ...labels.map((l) => l.em)) * FONT), x1 = PAD2 + labelW + 6, x2 = x1 + GAP;
@@ -5044,8 +5066,12 @@ ${svg}</svg>
   }
   function readMaps(maps2) {
     if (!Array.isArray(maps2) || maps2.length === 0) throw new TypeError("renderHeadView: maps must be a non-empty array of n\xD7n matrices, one per head");
-    let size = 0;
+    if (maps2.every((m) => m === null)) {
+      throw new TypeError(`renderHeadView: maps has ${maps2.length} heads and none was computed (all null); ask forward for this layer's heads, e.g. { attention: { layers: [l] } }`);
+    }
+    let size = 0, first = -1;
     const heads = maps2.map((m, h2) => {
+      if (m === null) return null;
       let r;
       try {
         r = readMatrix2(m);
@@ -5054,13 +5080,15 @@ ${svg}</svg>
         throw e;
       }
       if (r.rows !== r.cols) throw new RangeError(`renderHeadView: maps[${h2}] is ${r.rows}\xD7${r.cols}; a head's map is n\xD7n`);
-      if (h2 > 0 && r.rows !== size) throw new RangeError(`renderHeadView: maps[${h2}] is ${r.rows}\xD7${r.rows} but maps[0] is ${size}\xD7${size}`);
+      if (first >= 0 && r.rows !== size) throw new RangeError(`renderHeadView: maps[${h2}] is ${r.rows}\xD7${r.rows} but maps[${first}] is ${size}\xD7${size}`);
+      if (first < 0) first = h2;
       size = r.rows;
       return r.values;
     });
     return { size, heads };
   }
-  function readHeadViewOptions(options, size, H) {
+  function readHeadViewOptions(options, size, computed) {
+    const H = computed.length;
     if (options === null || typeof options !== "object") throw new TypeError("renderHeadView: options must be an object");
     for (const k of Object.keys(options)) if (!KEYS.includes(k)) throw new TypeError(`renderHeadView: unknown option "${String(k).slice(0, 40)}"; expected one of ${KEYS.join(", ")}`);
     const list = (v, name, len, dflt) => {
@@ -5081,7 +5109,7 @@ ${svg}</svg>
     const min = options.min ?? 0;
     if (typeof min !== "number" || !(min >= 0 && min < 1)) throw new RangeError("renderHeadView: min must be a number in [0, 1)");
     const idPrefix = String(options.idPrefix ?? "hv").replace(/[^\w-]/g, "");
-    const shown2 = heads.map((_, h2) => h2).filter((h2) => !hidden2.has(heads[h2]));
+    const shown2 = heads.map((_, h2) => h2).filter((h2) => computed[h2] !== null && !hidden2.has(heads[h2]));
     return { tokens, heads, colours, focus, lang: lang2, min, idPrefix, shown: shown2, title: options.title === void 0 ? void 0 : String(options.title) };
   }
 

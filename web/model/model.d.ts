@@ -91,15 +91,14 @@ export interface ForwardResult {
   attention?: (Matrix | null)[][];
 }
 
-/** forward's result with { attention: true }: every layer's and every head's map. */
-export interface ForwardResultAll extends ForwardResult {
-  attention: Matrix[][];
-}
-
-/** forward's result with { attention: { layers, heads } }: those maps; null for the heads not asked for. */
-export interface ForwardResultSome extends ForwardResult {
-  attention: (Matrix | null)[][];
-}
+/** A result with { attention: true }: every layer's and every head's map. */
+export type WithAllMaps<R> = R & { attention: Matrix[][] };
+/** A result with { attention: { layers, heads } }: those maps; null for the heads not asked for. */
+export type WithSomeMaps<R> = R & { attention: (Matrix | null)[][] };
+/** forward's result with { attention: true }. */
+export type ForwardResultAll = WithAllMaps<ForwardResult>;
+/** forward's result with { attention: { layers, heads } }. */
+export type ForwardResultSome = WithSomeMaps<ForwardResult>;
 
 /** Which maps forward returns: each a list of indices, all when left out. */
 export interface AttentionChoice {
@@ -216,14 +215,9 @@ export interface EncoderForwardResult {
 }
 
 /** An encoder's forward result with { attention: true }: every map. */
-export interface EncoderForwardResultAll extends EncoderForwardResult {
-  attention: Matrix[][];
-}
-
+export type EncoderForwardResultAll = WithAllMaps<EncoderForwardResult>;
 /** An encoder's forward result with { attention: { layers, heads } }: a map or null per head. */
-export interface EncoderForwardResultSome extends EncoderForwardResult {
-  attention: (Matrix | null)[][];
-}
+export type EncoderForwardResultSome = WithSomeMaps<EncoderForwardResult>;
 
 /** One [MASK]'s answer: its position among the ids, and the likeliest tokens there. */
 export interface FillMaskAnswer {

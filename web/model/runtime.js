@@ -276,6 +276,13 @@ function argumentsRead(rt, name) {
   if (rt.disposing) fail(ErrorCode.INVALID_ARGUMENT, `${name}: the runtime was disposed while the arguments were read`);
 }
 
+// result, with the maps asked for (heads: { count, slots }) read out of wasm memory beside it:
+// attention { data, shape: [heads, T, m], slots }
+function withMaps(mem, result, heads, patt, T, m) {
+  if (heads) result.attention = { data: readMatrix(mem, patt, heads.count * T, m).data, shape: [heads.count, T, m], slots: heads.slots };
+  return result;
+}
+
 function freeModel(rt) {
   const m = rt.model;
   rt.model = null;
@@ -351,12 +358,7 @@ function forward(rt, ids, opts = {}) {
     if (status !== ATTN_OK) model.family.forwardFailed?.(rt, model, status);
     checkStatus(mem, status, 'forward', [], []);
     rt.length = m;
-    const result = { logits: readMatrix(mem, plogits, rows, V) };
-    if (heads) {
-      const { data } = readMatrix(mem, patt, heads.count * T, m);
-      result.attention = { data, shape: [heads.count, T, m], slots: heads.slots };
-    }
-    return result;
+    return withMaps(mem, { logits: readMatrix(mem, plogits, rows, V) }, heads, patt, T, m);
   } finally {
     release(mem, block);
   }
@@ -405,12 +407,7 @@ function encoderForward(rt, ids, opts) {
     const status = exports[model.family.c.forward](model.hasHead ? 0 : pout, model.hasHead ? pout : 0, heads ? patt : 0, heads ? pslots : 0,
       pws, model.cfg, model.params.pointer, pids, types ? ptypes : 0, keep ? pmask : 0, T);
     checkStatus(mem, status, 'forward', [], []);
-    const result = { [model.hasHead ? 'logits' : 'hidden']: readMatrix(mem, pout, T, width) };
-    if (heads) {
-      const { data } = readMatrix(mem, patt, heads.count * T, T);
-      result.attention = { data, shape: [heads.count, T, T], slots: heads.slots };
-    }
-    return result;
+    return withMaps(mem, { [model.hasHead ? 'logits' : 'hidden']: readMatrix(mem, pout, T, width) }, heads, patt, T, T);
   } finally {
     release(mem, block);
   }

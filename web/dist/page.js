@@ -140,9 +140,9 @@
   var TA_BUFFER = intrinsic("buffer");
   var TA_OFFSET = intrinsic("byteOffset");
   var typedKind = (x) => TA_TAG.call(x);
-  function exactView(src, Type, count) {
-    if (TA_LENGTH.call(src) < count) return null;
-    return new Type(TA_BUFFER.call(src), TA_OFFSET.call(src), count);
+  function exactView(src, Type, count2) {
+    if (TA_LENGTH.call(src) < count2) return null;
+    return new Type(TA_BUFFER.call(src), TA_OFFSET.call(src), count2);
   }
   var lengthOf = (x, kind) => kind ? TA_LENGTH.call(x) : x.length;
   function matrixArg(value, name) {
@@ -479,13 +479,13 @@
   function writeMatrix(mem, arg, at) {
     const { name, rows, cols, nested, src } = arg;
     let p = at >>> 2;
-    const count = rows * cols;
+    const count2 = rows * cols;
     if (!nested) {
       if (arg.kind === "Float32Array" || arg.kind === "Float64Array") {
-        const view2 = exactView(src, arg.kind === "Float32Array" ? Float32Array : Float64Array, count);
+        const view2 = exactView(src, arg.kind === "Float32Array" ? Float32Array : Float64Array, count2);
         if (view2 === null) changed(name);
         if (arg.kind === "Float64Array") {
-          for (let i = 0; i < count; i++) {
+          for (let i = 0; i < count2; i++) {
             const x = view2[i];
             if (!(Math.abs(x) <= FLT_MAX2)) badValue(name, x, Math.floor(i / cols), i % cols);
           }
@@ -493,9 +493,9 @@
         mem.f32.set(view2, p);
         return;
       }
-      if (src.length !== count) changed(name);
+      if (src.length !== count2) changed(name);
       let f323 = mem.f32;
-      for (let i = 0; i < count; i++) {
+      for (let i = 0; i < count2; i++) {
         const x = src[i];
         if (typeof x !== "number" || !(Math.abs(x) <= FLT_MAX2)) badValue(name, x, Math.floor(i / cols), i % cols);
         f323[p + i] = x;
@@ -597,24 +597,24 @@
     return mem.lastScale;
   }
   function copyOut(mem, start, end) {
-    const count = end - start;
-    if (count > POOL_MAX) return { buffer: mem.f32.slice(start, end).buffer, at: 0 };
-    if (mem.slabPos + count > mem.slab.length) {
+    const count2 = end - start;
+    if (count2 > POOL_MAX) return { buffer: mem.f32.slice(start, end).buffer, at: 0 };
+    if (mem.slabPos + count2 > mem.slab.length) {
       mem.slab = new Float32Array(SLAB_FLOATS);
       mem.slabBuffer = mem.slab.buffer;
       mem.slabPos = 0;
     }
     mem.slab.set(mem.f32.subarray(start, end), mem.slabPos);
     const at = 4 * mem.slabPos;
-    mem.slabPos = mem.slabPos + count + 3 & ~3;
+    mem.slabPos = mem.slabPos + count2 + 3 & ~3;
     return { buffer: mem.slabBuffer, at };
   }
   function readMatrices(mem, offsets, first, dims2) {
-    const count = dims2.length / 2, start = offsets[first] >>> 2;
-    const end = (offsets[first + count - 1] >>> 2) + dims2[dims2.length - 2] * dims2[dims2.length - 1];
+    const count2 = dims2.length / 2, start = offsets[first] >>> 2;
+    const end = (offsets[first + count2 - 1] >>> 2) + dims2[dims2.length - 2] * dims2[dims2.length - 1];
     const { buffer, at } = copyOut(mem, start, end), base = at - 4 * start;
-    const out = new Array(count);
-    for (let i = 0; i < count; i++) {
+    const out = new Array(count2);
+    for (let i = 0; i < count2; i++) {
       const rows = dims2[2 * i], cols = dims2[2 * i + 1];
       out[i] = { data: new Float32Array(buffer, base + offsets[first + i], rows * cols), shape: [rows, cols] };
     }
@@ -1101,7 +1101,7 @@
       lang: ["\u8BED\u8A00\u201C", "\u201D\uFF08\u53EA\u80FD\u662F zh \u6216 en\uFF09"],
       x: {
         long: () => ["X\uFF08\u592A\u957F\uFF09", ""],
-        shape: (rows, count) => [`X\uFF08\u5E94\u8BE5\u662F ${rows} \u884C\u3001\u6BCF\u884C 8 \u4E2A\u6570\uFF0C\u94FE\u63A5\u91CC\u662F ${count} \u884C\uFF09`, ""],
+        shape: (rows, count2) => [`X\uFF08\u5E94\u8BE5\u662F ${rows} \u884C\u3001\u6BCF\u884C 8 \u4E2A\u6570\uFF0C\u94FE\u63A5\u91CC\u662F ${count2} \u884C\uFF09`, ""],
         value: () => ["X\uFF08\u6709\u7684\u503C\u4E0D\u662F\u6570\uFF0C\u6216\u8D85\u51FA float32 \u7684\u8303\u56F4\uFF09", ""]
       },
       unknown: ["\u4E0D\u8BA4\u8BC6\u7684\u5B57\u6BB5\u201C", "\u201D"],
@@ -1202,7 +1202,7 @@
       lang: ["the language \u201C", "\u201D (zh or en)"],
       x: {
         long: () => ["X (too long)", ""],
-        shape: (rows, count) => [`X (${rows} rows of 8 numbers expected, the link has ${count} row${count === 1 ? "" : "s"})`, ""],
+        shape: (rows, count2) => [`X (${rows} rows of 8 numbers expected, the link has ${count2} row${count2 === 1 ? "" : "s"})`, ""],
         value: () => ["X (a value that is not a number, or outside the float32 range)", ""]
       },
       unknown: ["the unknown field \u201C", "\u201D"],
@@ -1555,6 +1555,7 @@
     en: () => en8,
     zh: () => zh8
   });
+  var count = (n2, noun) => `${n2} ${noun}${n2 === 1 ? "" : "s"}`;
   var zh8 = { models: { ckpt: {
     kicker: "\u8FDB\u9636 \xB7 \u771F\u5B9E\u6A21\u578B",
     title: "\u52A0\u8F7D\u4E00\u4E2A\u771F\u5B9E\u7684\u6A21\u578B\uFF1A\u6BCF\u4E00\u5C42\u3001\u6BCF\u4E00\u4E2A\u5934",
@@ -1563,7 +1564,7 @@
     dropHint: "\u4E5F\u53EF\u4EE5\u628A\u6587\u4EF6\uFF08\u6216\u6574\u4E2A\u6587\u4EF6\u5939\uFF09\u62D6\u5230\u8FD9\u91CC\u3002",
     reading: (name, read, total) => `\u6B63\u5728\u8BFB\u53D6 ${name}\uFF1A${read} / ${total}`,
     starting: (size) => `\u5DF2\u8BFB\u53D6 ${size}\uFF0C\u6B63\u5728\u628A\u6743\u91CD\u653E\u8FDB WebAssembly \u5185\u5B58\u2026\u2026`,
-    loaded: (name, c, tok2, ignored, threads = 1) => `\u5DF2\u52A0\u8F7D ${name}${c.encoder ? "\uFF08\u7F16\u7801\u5668\uFF0C\u53CC\u5411\u6CE8\u610F\u529B\uFF09" : ""}\uFF1A${c.n_layer} \u5C42 \xD7 ${c.n_head} \u4E2A\u5934\uFF0Cd_model = ${c.n_embd}\uFF0C\u8BCD\u8868 ${c.vocab_size}${threads > 1 ? `\uFF0C\u5728 ${threads} \u4E2A\u7EBF\u7A0B\u4E0A\u8FD0\u884C` : ""}\uFF0C` + (tok2 === "bpe" ? "GPT-2 \u7684 BPE \u5206\u8BCD\u5668" : tok2 === "wordpiece" ? "BERT \u7684 vocab.txt \u5206\u8BCD\u5668" : tok2 === "tokenizer.json" ? "tokenizer.json \u5206\u8BCD\u5668" : "\u6CA1\u6709\u5206\u8BCD\u5668\u6587\u4EF6\uFF1A\u4E0B\u9762\u8F93\u5165 token id") + (ignored.length ? `\u3002\u6CA1\u6709\u7528\u5230\uFF1A${ignored.join("\u3001")}` : "") + "\u3002",
+    loaded: (name, c, tok2, ignored, threads = 1) => `\u5DF2\u52A0\u8F7D ${name || "\u6A21\u578B"}${c.encoder ? "\uFF08\u7F16\u7801\u5668\uFF0C\u53CC\u5411\u6CE8\u610F\u529B\uFF09" : ""}\uFF1A${c.n_layer} \u5C42 \xD7 ${c.n_head} \u4E2A\u5934\uFF0Cd_model = ${c.n_embd}\uFF0C\u8BCD\u8868 ${c.vocab_size}${threads > 1 ? `\uFF0C\u5728 ${threads} \u4E2A\u7EBF\u7A0B\u4E0A\u8FD0\u884C` : ""}\uFF0C` + (tok2 === "bpe" ? "GPT-2 \u7684 BPE \u5206\u8BCD\u5668" : tok2 === "wordpiece" ? "BERT \u7684 vocab.txt \u5206\u8BCD\u5668" : tok2 === "tokenizer.json" ? "tokenizer.json \u5206\u8BCD\u5668" : "\u6CA1\u6709\u5206\u8BCD\u5668\u6587\u4EF6\uFF1A\u4E0B\u9762\u8F93\u5165 token id") + (ignored.length ? `\u3002\u6CA1\u6709\u7528\u5230\uFF1A${ignored.join("\u3001")}` : "") + "\u3002",
     textLabel: "\u6587\u672C\uFF08\u7ECF\u8FC7\u6A21\u578B\u7684\u5206\u8BCD\u5668\uFF09",
     idsLabel: "token id\uFF08\u8FD9\u4E2A\u6A21\u578B\u6CA1\u6709\u5206\u8BCD\u5668\u6587\u4EF6\uFF09\uFF0C\u7528\u7A7A\u683C\u6216\u9017\u53F7\u9694\u5F00\uFF0C\u4F8B\u5982 3 7 5",
     idsOnly: (v) => `\u8FD9\u4E2A\u6A21\u578B\u6CA1\u6709\u5206\u8BCD\u5668\u6587\u4EF6\uFF0C\u8BF7\u8F93\u5165 token id\uFF1A0 \u5230 ${v - 1} \u7684\u6574\u6570\uFF0C\u7528\u7A7A\u683C\u6216\u9017\u53F7\u9694\u5F00\u3002`,
@@ -1642,7 +1643,7 @@
     dropHint: "Or drop the files (or the whole folder) here.",
     reading: (name, read, total) => `Reading ${name}: ${read} of ${total}`,
     starting: (size) => `Read ${size}; putting the weights into WebAssembly memory\u2026`,
-    loaded: (name, c, tok2, ignored, threads = 1) => `Loaded ${name}${c.encoder ? " (an encoder: bidirectional attention)" : ""}: ${c.n_layer} layers \xD7 ${c.n_head} heads, d_model = ${c.n_embd}, vocabulary ${c.vocab_size}${threads > 1 ? `, running on ${threads} threads` : ""}, ` + (tok2 === "bpe" ? "GPT-2's BPE tokenizer" : tok2 === "wordpiece" ? "a BERT vocab.txt tokenizer" : tok2 === "tokenizer.json" ? "its tokenizer.json" : "no tokenizer files: type token ids below") + (ignored.length ? `. Not used: ${ignored.join(", ")}` : "") + ".",
+    loaded: (name, c, tok2, ignored, threads = 1) => `Loaded ${name || "the checkpoint"}${c.encoder ? " (an encoder: bidirectional attention)" : ""}: ${count(c.n_layer, "layer")} \xD7 ${count(c.n_head, "head")}, d_model = ${c.n_embd}, vocabulary ${c.vocab_size}${threads > 1 ? `, running on ${threads} threads` : ""}, ` + (tok2 === "bpe" ? "GPT-2's BPE tokenizer" : tok2 === "wordpiece" ? "a BERT vocab.txt tokenizer" : tok2 === "tokenizer.json" ? "its tokenizer.json" : "no tokenizer files: type token ids below") + (ignored.length ? `. Not used: ${ignored.join(", ")}` : "") + ".",
     textLabel: "Text (through the model's tokenizer)",
     idsLabel: "Token ids (this model has no tokenizer files), separated by spaces or commas, e.g. 3 7 5",
     idsOnly: (v) => `This model has no tokenizer files: type token ids, integers from 0 to ${v - 1}, separated by spaces or commas.`,
@@ -2365,8 +2366,8 @@
       return out;
     }
     /** tensor.uniform_(from, to) on a float32 tensor of `count` elements. */
-    uniform(count, from, to) {
-      checkDim(count, "count", 0, MAX_DIM2 * MAX_DIM2);
+    uniform(count2, from, to) {
+      checkDim(count2, "count", 0, MAX_DIM2 * MAX_DIM2);
       FULL_API: if (typeof from !== "number" || typeof to !== "number") {
         throw new TypeError(`uniform needs numbers from and to, got ${typeof from} and ${typeof to}`);
       }
@@ -2375,8 +2376,8 @@
       FULL_API: if (!(from <= to) || !Number.isFinite(span)) {
         throw new RangeError(`uniform needs from <= to with a finite float32 range, got ${from}, ${to}`);
       }
-      const out = new Float32Array(count);
-      for (let i = 0; i < count; i++) out[i] = fma32(this.#uniform24(), span, lo);
+      const out = new Float32Array(count2);
+      for (let i = 0; i < count2; i++) out[i] = fma32(this.#uniform24(), span, lo);
       return out;
     }
     /**
@@ -2547,15 +2548,15 @@
     checkSize(shape[0], shape[1], how);
     return { rows: shape[0], cols: shape[1] };
   }
-  function readLabels(labels, count, name, axis) {
-    if (labels === void 0) return Array.from({ length: count }, (_, i) => String(i));
-    FULL_API: checkLabels(labels, count, name, axis);
+  function readLabels(labels, count2, name, axis) {
+    if (labels === void 0) return Array.from({ length: count2 }, (_, i) => String(i));
+    FULL_API: checkLabels(labels, count2, name, axis);
     return labels;
   }
-  function checkLabels(labels, count, name, axis, who = "renderHeatmap") {
+  function checkLabels(labels, count2, name, axis, who = "renderHeatmap") {
     if (!Array.isArray(labels)) throw new TypeError(`${who}: ${name} must be an array of strings; received ${describe2(labels)}`);
-    if (labels.length !== count) {
-      throw new RangeError(`${who}: ${name} has ${labels.length} labels but the matrix has ${count} ${axis}`);
+    if (labels.length !== count2) {
+      throw new RangeError(`${who}: ${name} has ${labels.length} labels but the matrix has ${count2} ${axis}`);
     }
     labels.forEach((l, i) => {
       if (typeof l !== "string") throw new TypeError(`${who}: ${name}[${i}] must be a string; received ${describe2(l)}`);
@@ -5598,7 +5599,7 @@ ${svg}</svg>
   var zh15 = {
     kicker: "\u5EF6\u4F38\uFF1A\u4ECA\u5929\u7684\u6A21\u578B\u600E\u6837\u7F16\u7801\u4F4D\u7F6E",
     title: "RoPE\uFF1A\u628A\u4F4D\u7F6E\u8F6C\u8FDB q \u548C k",
-    text: "\u7B2C 04 \u96C6\u628A\u4F4D\u7F6E\u7F16\u7801 PE <em>\u52A0</em>\u5728 X \u4E0A\u3002LLaMA\u3001Qwen2\u3001Mistral \u8FD9\u4E9B\u6A21\u578B\uFF08\u4E5F\u5C31\u662F\u8FD9\u4E2A\u9875\u9762\u7684\u8FD0\u884C\u65F6\u52A0\u8F7D\u7684\u6A21\u578B\uFF09\u7528\u7684\u662F\u53E6\u4E00\u79CD\u529E\u6CD5\uFF1ARoPE\uFF08\u65CB\u8F6C\u4F4D\u7F6E\u7F16\u7801\uFF09\u3002X \u91CC\u53EA\u6709\u8BCD\u672C\u8EAB\uFF0C\u7B97\u51FA q \u548C k \u4E4B\u540E\uFF0C\u518D\u6309\u6BCF\u4E2A\u8BCD\u7684<strong>\u4F4D\u7F6E</strong>\u628A q \u548C k <strong>\u65CB\u8F6C</strong>\u4E00\u4E0B\uFF1A\u628A d \u4E2A\u6570\u5206\u6210 d/2 \u5BF9\uFF0C\u7B2C i \u5BF9\u662F (x[i], x[i + d/2])\uFF0C\u5728\u4F4D\u7F6E p \u4E0A\u8F6C\u8FC7\u89D2\u5EA6 p\xB7\u03B8<sub>i</sub>\uFF0C\u5176\u4E2D \u03B8<sub>i</sub> = base<sup>\u22122i/d</sup>\u3002\u524D\u9762\u7684\u5BF9\u8F6C\u5F97\u5FEB\uFF0C\u540E\u9762\u7684\u5BF9\u8F6C\u5F97\u6162\u3002v \u4E0D\u8F6C\u3002\u8FD9\u6837 q<sub>i</sub>\xB7k<sub>j</sub> \u53EA\u548C\u4E24\u4E2A\u8BCD\u7684<strong>\u76F8\u5BF9\u8DDD\u79BB</strong> j \u2212 i \u6709\u5173\u3002\u4E0B\u9762\u6BCF\u4E2A\u6570\u90FD\u7531 C \u6838\u5FC3\u7B97\u51FA\uFF08attn.rope\uFF0C\u518D\u7528 attn.attention \u6C42\u6CE8\u610F\u529B\uFF09\uFF0C\u4E0E PyTorch \u6309 Hugging Face LLaMA \u7684 rotate_half \u5199\u6CD5\u7B97\u7684\u7ED3\u679C\u5BF9\u7167\u8FC7\u3002",
+    text: "\u7B2C 04 \u96C6\u628A\u4F4D\u7F6E\u7F16\u7801 PE <em>\u52A0</em>\u5728 X \u4E0A\u3002LLaMA\u3001Qwen2\u3001Qwen3 \u8FD9\u4E9B\u6A21\u578B\uFF08\u4E5F\u5C31\u662F\u8FD9\u4E2A\u9875\u9762\u7684\u8FD0\u884C\u65F6\u80FD\u52A0\u8F7D\u7684\u6A21\u578B\uFF09\u7528\u7684\u662F\u53E6\u4E00\u79CD\u529E\u6CD5\uFF1ARoPE\uFF08\u65CB\u8F6C\u4F4D\u7F6E\u7F16\u7801\uFF09\u3002X \u91CC\u53EA\u6709\u8BCD\u672C\u8EAB\uFF0C\u7B97\u51FA q \u548C k \u4E4B\u540E\uFF0C\u518D\u6309\u6BCF\u4E2A\u8BCD\u7684<strong>\u4F4D\u7F6E</strong>\u628A q \u548C k <strong>\u65CB\u8F6C</strong>\u4E00\u4E0B\uFF1A\u628A d \u4E2A\u6570\u5206\u6210 d/2 \u5BF9\uFF0C\u7B2C i \u5BF9\u662F (x[i], x[i + d/2])\uFF0C\u5728\u4F4D\u7F6E p \u4E0A\u8F6C\u8FC7\u89D2\u5EA6 p\xB7\u03B8<sub>i</sub>\uFF0C\u5176\u4E2D \u03B8<sub>i</sub> = base<sup>\u22122i/d</sup>\u3002\u524D\u9762\u7684\u5BF9\u8F6C\u5F97\u5FEB\uFF0C\u540E\u9762\u7684\u5BF9\u8F6C\u5F97\u6162\u3002v \u4E0D\u8F6C\u3002\u8FD9\u6837 q<sub>i</sub>\xB7k<sub>j</sub> \u53EA\u548C\u4E24\u4E2A\u8BCD\u7684<strong>\u76F8\u5BF9\u8DDD\u79BB</strong> j \u2212 i \u6709\u5173\u3002\u4E0B\u9762\u6BCF\u4E2A\u6570\u90FD\u7531 C \u6838\u5FC3\u7B97\u51FA\uFF08attn.rope\uFF0C\u518D\u7528 attn.attention \u6C42\u6CE8\u610F\u529B\uFF09\uFF0C\u4E0E PyTorch \u6309 Hugging Face LLaMA \u7684 rotate_half \u5199\u6CD5\u7B97\u7684\u7ED3\u679C\u5BF9\u7167\u8FC7\u3002",
     setup: (base, seed, dk, pairs) => `X = E[\u8BCD]\uFF08\u7B2C 04 \u96C6\u7684\u8BCD\u5411\u91CF\uFF0C\u4E0D\u52A0 PE\uFF09\uFF0CQ = X\xB7W_Q\uFF0CK = X\xB7W_K\uFF0C\u79CD\u5B50 ${seed}\uFF0Cd_k = ${dk}\uFF08${pairs} \u5BF9\uFF09\uFF0Cbase = ${base}\uFF08LLaMA 2 \u7684 rope_theta\uFF1BQwen2 \u7528 1000000\uFF09\u3002\u6CE8\u610F\u529B\u4E0D\u52A0\u56E0\u679C\u906E\u7F69\u3002`,
     pairsTitle: "\u4E00\u4E2A\u8BCD\u7684 q\uFF0C\u4E00\u5BF9\u4E00\u5BF9\u5730\u8F6C",
     pairsText: (i) => `\u4E0B\u8868\u662F <span class="tok"></span>\uFF08\u4F4D\u7F6E ${i}\uFF09\u7684 q\uFF1A\u6BCF\u4E00\u884C\u662F\u4E00\u5BF9\u6570\uFF0C\u8F6C\u4E4B\u524D\u3001\u03B8<sub>i</sub>\u3001\u89D2\u5EA6 ${i}\xB7\u03B8<sub>i</sub>\uFF08\u5F27\u5EA6\uFF09\uFF0C\u8F6C\u4E4B\u540E\u3002\u6BCF\u4E00\u5BF9\u7684\u957F\u5EA6\u4E0D\u53D8\uFF0C\u53EA\u6709\u65B9\u5411\u53D8\u4E86\u3002`,
@@ -5619,7 +5620,7 @@ ${svg}</svg>
   var en15 = {
     kicker: "Further: how today's models encode position",
     title: "RoPE: turning position into q and k",
-    text: "Episode 04 <em>added</em> a positional encoding PE to X. LLaMA, Qwen2 and Mistral (the models this page's runtime loads) do it differently, with RoPE, rotary position embedding. X holds only the words; once q and k are computed, each is <strong>rotated</strong> by its token's <strong>position</strong>: the d numbers form d/2 pairs, pair i being (x[i], x[i + d/2]), and at position p pair i turns by the angle p\xB7\u03B8<sub>i</sub>, with \u03B8<sub>i</sub> = base<sup>\u22122i/d</sup>. The first pairs turn fast, the last ones slowly. v is not rotated. Then q<sub>i</sub>\xB7k<sub>j</sub> depends only on the <strong>distance</strong> j \u2212 i between the two tokens. Every number below comes from the C core (attn.rope, then attn.attention), checked against PyTorch running Hugging Face LLaMA's rotate_half layout.",
+    text: "Episode 04 <em>added</em> a positional encoding PE to X. LLaMA, Qwen2 and Qwen3 (models this page's runtime loads) do it differently, with RoPE, rotary position embedding. X holds only the words; once q and k are computed, each is <strong>rotated</strong> by its token's <strong>position</strong>: the d numbers form d/2 pairs, pair i being (x[i], x[i + d/2]), and at position p pair i turns by the angle p\xB7\u03B8<sub>i</sub>, with \u03B8<sub>i</sub> = base<sup>\u22122i/d</sup>. The first pairs turn fast, the last ones slowly. v is not rotated. Then q<sub>i</sub>\xB7k<sub>j</sub> depends only on the <strong>distance</strong> j \u2212 i between the two tokens. Every number below comes from the C core (attn.rope, then attn.attention), checked against PyTorch running Hugging Face LLaMA's rotate_half layout.",
     setup: (base, seed, dk, pairs) => `X = E[token] (episode 04's embeddings, no PE), Q = X\xB7W_Q, K = X\xB7W_K, seed ${seed}, d_k = ${dk} (${pairs} pairs), base = ${base} (LLaMA 2's rope_theta; Qwen2 uses 1000000). No causal mask.`,
     pairsTitle: "One token's q, turned pair by pair",
     pairsText: (i) => `The table shows the q of <span class="tok"></span> (position ${i}): one pair per row, before, \u03B8<sub>i</sub>, the angle ${i}\xB7\u03B8<sub>i</sub> (radians), and after. Each pair keeps its length; only its direction changes.`,
@@ -5631,7 +5632,7 @@ ${svg}</svg>
     shiftCaptions: ["where the words stand", "the whole sentence one place later"],
     shiftVerdict: (gap) => `Cell by cell, the two maps differ by at most ${gap}: float32 rounding, nothing more. They are the same map.`,
     orderTitle: "\u732B\u5403\u9C7C and \u9C7C\u5403\u732B: the same words at other positions",
-    orderText: "Without position information, self-attention sees the words and not their places: reverse the sentence and each row is only reordered, so \u5403 gives \u732B and \u9C7C exactly the same weights. With RoPE the words are the same, their positions are not, and so q\xB7k changes.",
+    orderText: "Without position information, self-attention sees the words and not their places: reverse the sentence and each row is only reordered: the weight \u5403 gives \u732B, and the one it gives \u9C7C, stay exactly what they were. With RoPE the words are the same, their positions are not, and so q\xB7k changes.",
     orderCaption: (s2) => `${s2} (with RoPE)`,
     orderVerdict: ["The row of ", "ROW", ": its weight on each word in ", "A", " / ", "B", " (in grey: without RoPE, the same in both orders):"],
     without: (v) => `(without RoPE: ${v})`,
@@ -6412,7 +6413,7 @@ ${svg}</svg>
       if (typeof c._name_or_path === "string" && c._name_or_path.trim()) return c._name_or_path.trim().split("/").slice(-2).join("/");
     } catch {
     }
-    return weightsFile.webkitRelativePath?.split("/")[0] || "checkpoint";
+    return weightsFile.webkitRelativePath?.split("/")[0] || "";
   }
   function drop(env, s2) {
     stopGeneration(s2);
@@ -6536,9 +6537,9 @@ ${svg}</svg>
         if (gen.stop) break;
       }
       out.dataset.state = gen.stop ? "stopped" : "done";
-      const { stop, count } = gen, end = h2("span", { class: "muted" });
+      const { stop, count: count2 } = gen, end = h2("span", { class: "muted" });
       out.append(end);
-      put(env, s2, end, (C2) => ` ${stop ? C2.genStopped(count) : C2.genDone(count)}`);
+      put(env, s2, end, (C2) => ` ${stop ? C2.genStopped(count2) : C2.genDone(count2)}`);
     } catch (e) {
       out.dataset.state = "failed";
       const end = h2("span", { class: "error" });

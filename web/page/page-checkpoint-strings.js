@@ -4,6 +4,9 @@
 // (l, h, g) come in as indices from 0, as the code counts; the texts print them from 1, as people
 // count (issue 24).
 
+// "1 layer", "12 layers": English counts that agree with their number
+const count = (n, noun) => `${n} ${noun}${n === 1 ? '' : 's'}`;
+
 export const zh = { models: { ckpt: {
   kicker: '进阶 · 真实模型',
   title: '加载一个真实的模型：每一层、每一个头',
@@ -13,7 +16,7 @@ export const zh = { models: { ckpt: {
   dropHint: '也可以把文件（或整个文件夹）拖到这里。',
   reading: (name, read, total) => `正在读取 ${name}：${read} / ${total}`,
   starting: (size) => `已读取 ${size}，正在把权重放进 WebAssembly 内存……`,
-  loaded: (name, c, tok, ignored, threads = 1) => `已加载 ${name}${c.encoder ? '（编码器，双向注意力）' : ''}：${c.n_layer} 层 × ${c.n_head} 个头，d_model = ${c.n_embd}，词表 ${c.vocab_size}${threads > 1 ? `，在 ${threads} 个线程上运行` : ''}，` +
+  loaded: (name, c, tok, ignored, threads = 1) => `已加载 ${name || '模型'}${c.encoder ? '（编码器，双向注意力）' : ''}：${c.n_layer} 层 × ${c.n_head} 个头，d_model = ${c.n_embd}，词表 ${c.vocab_size}${threads > 1 ? `，在 ${threads} 个线程上运行` : ''}，` +
     (tok === 'bpe' ? 'GPT-2 的 BPE 分词器' : tok === 'wordpiece' ? 'BERT 的 vocab.txt 分词器' : tok === 'tokenizer.json' ? 'tokenizer.json 分词器' : '没有分词器文件：下面输入 token id') +
     (ignored.length ? `。没有用到：${ignored.join('、')}` : '') + '。',
   textLabel: '文本（经过模型的分词器）',
@@ -96,7 +99,7 @@ export const en = { models: { ckpt: {
   dropHint: 'Or drop the files (or the whole folder) here.',
   reading: (name, read, total) => `Reading ${name}: ${read} of ${total}`,
   starting: (size) => `Read ${size}; putting the weights into WebAssembly memory…`,
-  loaded: (name, c, tok, ignored, threads = 1) => `Loaded ${name}${c.encoder ? ' (an encoder: bidirectional attention)' : ''}: ${c.n_layer} layers × ${c.n_head} heads, d_model = ${c.n_embd}, vocabulary ${c.vocab_size}${threads > 1 ? `, running on ${threads} threads` : ''}, ` +
+  loaded: (name, c, tok, ignored, threads = 1) => `Loaded ${name || 'the checkpoint'}${c.encoder ? ' (an encoder: bidirectional attention)' : ''}: ${count(c.n_layer, 'layer')} × ${count(c.n_head, 'head')}, d_model = ${c.n_embd}, vocabulary ${c.vocab_size}${threads > 1 ? `, running on ${threads} threads` : ''}, ` +
     (tok === 'bpe' ? 'GPT-2\'s BPE tokenizer' : tok === 'wordpiece' ? 'a BERT vocab.txt tokenizer' : tok === 'tokenizer.json' ? 'its tokenizer.json' : 'no tokenizer files: type token ids below') +
     (ignored.length ? `. Not used: ${ignored.join(', ')}` : '') + '.',
   textLabel: 'Text (through the model\'s tokenizer)',

@@ -240,7 +240,7 @@ function modelName(configText, weightsFile) {
     const c = JSON.parse(configText);
     if (typeof c._name_or_path === 'string' && c._name_or_path.trim()) return c._name_or_path.trim().split('/').slice(-2).join('/');
   } catch { /* loadModel accepted it: cannot happen */ }
-  return weightsFile.webkitRelativePath?.split('/')[0] || 'checkpoint';   // (a dropped folder's name)
+  return weightsFile.webkitRelativePath?.split('/')[0] || '';   // (a dropped folder's name; none: the words say 'the checkpoint')
 }
 
 /**

@@ -6,7 +6,7 @@
 export const zh = {
   kicker: '延伸：今天的模型怎样编码位置',
   title: 'RoPE：把位置转进 q 和 k',
-  text: '第 04 集把位置编码 PE <em>加</em>在 X 上。LLaMA、Qwen2、Mistral 这些模型（也就是这个页面的运行时加载的模型）用的是另一种办法：RoPE（旋转位置编码）。' +
+  text: '第 04 集把位置编码 PE <em>加</em>在 X 上。LLaMA、Qwen2、Qwen3 这些模型（也就是这个页面的运行时能加载的模型）用的是另一种办法：RoPE（旋转位置编码）。' +
     'X 里只有词本身，算出 q 和 k 之后，再按每个词的<strong>位置</strong>把 q 和 k <strong>旋转</strong>一下：' +
     '把 d 个数分成 d/2 对，第 i 对是 (x[i], x[i + d/2])，在位置 p 上转过角度 p·θ<sub>i</sub>，其中 θ<sub>i</sub> = base<sup>−2i/d</sup>。' +
     '前面的对转得快，后面的对转得慢。v 不转。这样 q<sub>i</sub>·k<sub>j</sub> 只和两个词的<strong>相对距离</strong> j − i 有关。' +
@@ -32,7 +32,7 @@ export const zh = {
 export const en = {
   kicker: 'Further: how today\'s models encode position',
   title: 'RoPE: turning position into q and k',
-  text: 'Episode 04 <em>added</em> a positional encoding PE to X. LLaMA, Qwen2 and Mistral (the models this page\'s runtime loads) do it differently, with RoPE, rotary position embedding. ' +
+  text: 'Episode 04 <em>added</em> a positional encoding PE to X. LLaMA, Qwen2 and Qwen3 (models this page\'s runtime loads) do it differently, with RoPE, rotary position embedding. ' +
     'X holds only the words; once q and k are computed, each is <strong>rotated</strong> by its token\'s <strong>position</strong>: ' +
     'the d numbers form d/2 pairs, pair i being (x[i], x[i + d/2]), and at position p pair i turns by the angle p·θ<sub>i</sub>, with θ<sub>i</sub> = base<sup>−2i/d</sup>. ' +
     'The first pairs turn fast, the last ones slowly. v is not rotated. Then q<sub>i</sub>·k<sub>j</sub> depends only on the <strong>distance</strong> j − i between the two tokens. ' +
@@ -48,7 +48,7 @@ export const en = {
   shiftCaptions: ['where the words stand', 'the whole sentence one place later'],
   shiftVerdict: (gap) => `Cell by cell, the two maps differ by at most ${gap}: float32 rounding, nothing more. They are the same map.`,
   orderTitle: '猫吃鱼 and 鱼吃猫: the same words at other positions',
-  orderText: 'Without position information, self-attention sees the words and not their places: reverse the sentence and each row is only reordered, so 吃 gives 猫 and 鱼 exactly the same weights. With RoPE the words are the same, their positions are not, and so q·k changes.',
+  orderText: 'Without position information, self-attention sees the words and not their places: reverse the sentence and each row is only reordered: the weight 吃 gives 猫, and the one it gives 鱼, stay exactly what they were. With RoPE the words are the same, their positions are not, and so q·k changes.',
   orderCaption: (s) => `${s} (with RoPE)`,
   orderVerdict: ['The row of ', 'ROW', ': its weight on each word in ', 'A', ' / ', 'B', ' (in grey: without RoPE, the same in both orders):'],
   without: (v) => `(without RoPE: ${v})`,

@@ -1,4 +1,4 @@
-// page-rope.js - RoPE on the page (issue 24): the position encoding of LLaMA, Qwen2 and Mistral,
+// page-rope.js - RoPE on the page (issue 24): the position encoding of LLaMA, Qwen2 and Qwen3,
 // the models the runtime serves, after multi-head attention.
 //
 // The section's numbers, all from the C core:

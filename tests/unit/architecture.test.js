@@ -97,3 +97,14 @@ test('no hand-written JavaScript file under web/ is over 500 lines', () => {
     .map(([f, src]) => [f, src.split('\n').length - (src.endsWith('\n') ? 1 : 0)]).filter(([, n]) => n > 500);
   assert.deepEqual(long.map(([f, n]) => `${f}: ${n} lines`), []);
 });
+
+// ARCHITECTURE.md's invariant "no network at run time except a load by name or URL": the one
+// place that fetches data is fetch-body.js (a folder by URL, the hub); threads-browser.js fetches
+// the worker's own module. Nothing else under web/ calls fetch, XMLHttpRequest or WebSocket.
+test('only web/model/load/fetch-body.js fetches data (and threads-browser.js its worker module)', () => {
+  const allowed = new Set(['web/model/load/fetch-body.js', 'web/model/threads/threads-browser.js']);
+  const network = /\bfetch\s*\(|\bXMLHttpRequest\b|\bWebSocket\b|\bEventSource\b|sendBeacon/;
+  const callers = Object.entries(files).filter(([f, src]) => f.startsWith('web/') && network.test(src.replace(/\/\/.*$/gm, ''))).map(([f]) => f);
+  assert.deepEqual(callers.filter((f) => !allowed.has(f)), []);
+  for (const f of allowed) assert.ok(callers.includes(f), `${f} no longer fetches: update this test and ARCHITECTURE.md`);
+});

@@ -846,7 +846,7 @@ describe('<attention-heatmap>', { concurrency: 4 }, () => {
     files.delete(relaxed);
     const names = [...files.keys()].map(rel);
     for (const must of ['web/element/attention-heatmap.js', 'web/element/attention-heatmap-element.js', 'web/core/attention.js',
-      'web/wasm/attention-wasm.js', 'web/heatmap/heatmap.js', 'web/rng/torch-rng.js']) {
+      'web/wasm/attention-wasm.js', 'web/heatmap/svg.js', 'web/rng/torch-rng.js']) {
       assert.ok(names.includes(must), `the import walk found ${must}`);
     }
     let staticGz = 0, allGz = 0, allRaw = 0;

@@ -10,7 +10,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { drawHeatmap, renderHeatmap } from '../../web/heatmap/heatmap.js';
 import { axisMap } from '../../web/heatmap/pixels.js';
-import { colour, colourLut, lutIndex } from '../../web/heatmap/colour.js';
+import { colour } from '../../web/heatmap/colour.js';
+import { colourLut, lutIndex } from '../../web/heatmap/pixels.js';
 
 /** A canvas that records its 2D calls and keeps the pixels putImageData wrote (RGBA, 0 = never written). */
 export function fakeCanvas(width, height, { noContext = false } = {}) {

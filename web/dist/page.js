@@ -2498,24 +2498,13 @@
     FULL_API: if (data.length !== rows * cols) {
       throw new RangeError(`${who}: matrix.data has ${data.length} values but shape [${rows}, ${cols}] needs ${rows * cols}`);
     }
-    FULL_API: if (how.typed && (data instanceof Float32Array || data instanceof Float64Array)) return { rows, cols, values: data, range: floatRange(data, cols, how) };
+    FULL_API: if (how.typed && (data instanceof Float32Array || data instanceof Float64Array)) return { rows, cols, values: data };
     const values = how.typed ? new Float64Array(rows * cols) : new Array(rows * cols);
     for (let p = 0; p < values.length; p++) {
       checkValue(data[p], `matrix value [${Math.floor(p / cols)}][${p % cols}]`, how);
       values[p] = data[p];
     }
-    return how.typed ? { rows, cols, values, range: floatRange(values, cols, how) } : { rows, cols, values };
-  }
-  function floatRange(data, cols, how) {
-    let lo = Infinity, hi = -Infinity, pos = Infinity;
-    for (let p = 0; p < data.length; p++) {
-      const x = data[p];
-      if (x - x !== 0) checkValue(x, `matrix value [${Math.floor(p / cols)}][${p % cols}]`, how);
-      if (x < lo) lo = x;
-      if (x > hi) hi = x;
-      if (x > 0 && x < pos) pos = x;
-    }
-    return { lo, hi, pos };
+    return { rows, cols, values };
   }
   function readNested(matrix, how) {
     const { who } = how;
@@ -2539,7 +2528,7 @@
         values[i * cols + j] = row[j];
       }
     }
-    return how.typed ? { rows, cols, values, range: floatRange(values, cols, how) } : { rows, cols, values };
+    return { rows, cols, values };
   }
   function readShape(shape, name, how) {
     FULL_API: if (!Array.isArray(shape) || shape.length !== 2 || !shape.every((d) => Number.isInteger(d) && d >= 1)) {
@@ -3195,7 +3184,7 @@
     return "";
   }
 
-  // web/heatmap/heatmap.js
+  // web/heatmap/svg.js
   var OPTION_KEYS2 = [
     "rowLabels",
     "colLabels",

@@ -1,6 +1,6 @@
 // render.js - what the element draws: the budgets of one element, and the SVG of each panel as
 // renderHeatmap options (roles, tab stop, cell labels, captions). Pure: strings, no DOM.
-import { renderHeatmap } from '../heatmap/heatmap.js';
+import { renderHeatmap } from '../heatmap/svg.js';   // the SVG renderer alone (heatmap.js adds the canvas)
 import { isList } from '../heatmap/read.js';
 import { Problem, bad } from './parse.js';
 

@@ -2,12 +2,17 @@
 // OffscreenCanvas: the map as one ImageData (pixels.js, colours from colour.js's lookup table),
 // and when asked for, the legend (renderHeatmap's ticks) and the labels where they are legible.
 // The layout is in the canvas's own pixels (canvas.width × canvas.height, not CSS pixels).
-import { describe, checkLabels, checkScalars, readScale } from './read.js';
-import { colour, colourLut, lutIndex, rampPosition, position } from './colour.js';
+import { describe, checkLabels, checkScalars, readScale, checkValue } from './read.js';
+import { colour, rampPosition, position } from './colour.js';
 import { FONT_STACK, legendTicks } from './draw.js';
 import { clean, fit } from './text.js';
-import { fillPixels, packLut } from './pixels.js';
-import { MAX_CANVAS_SIDE, MAX_CANVAS_PIXELS } from './budgets.js';
+import { fillPixels, packLut, colourLut, lutIndex } from './pixels.js';
+
+// no cell budget (its cost is the canvas's pixels, and the matrix is the caller's); a canvas of at
+// most 8,192 px a side and 8,192 × 8,192 pixels (256 MiB of RGBA) in all. Here, not in budgets.js:
+// the element, which draws SVG only, loads that file and not this one.
+export const MAX_CANVAS_SIDE = 8192;
+export const MAX_CANVAS_PIXELS = 67108864;
 
 const WHO = 'drawHeatmap';
 export const DRAW_OPTION_KEYS = ['rowLabels', 'colLabels', 'min', 'max', 'scale', 'colourScale', 'legend', 'reduce', 'textColour'];
@@ -175,4 +180,20 @@ function drawColLabels(ctx, { plot, colLabels }, cols, o) {
     ctx.fillText(t, 0, 0);
     ctx.restore();
   });
+}
+
+/**
+ * A float array is all numbers: one tight pass finds the first NaN or ±Infinity (x - x is not 0),
+ * named as checkValue names it, and the range: { lo, hi, pos } (pos: the smallest value > 0).
+ */
+export function floatRange(data, cols, how) {
+  let lo = Infinity, hi = -Infinity, pos = Infinity;
+  for (let p = 0; p < data.length; p++) {
+    const x = data[p];
+    if (x - x !== 0) checkValue(x, `matrix value [${Math.floor(p / cols)}][${p % cols}]`, how);
+    if (x < lo) lo = x;
+    if (x > hi) hi = x;
+    if (x > 0 && x < pos) pos = x;
+  }
+  return { lo, hi, pos };
 }

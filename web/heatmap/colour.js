@@ -56,19 +56,6 @@ export function rampPosition(v, o) {
 /** The colour at ramp position t (clamped to 0–1; NaN: the middle) of o.scale's palette. */
 export const rampAt = (t, o) => ramp(o.scale === 'sequential' ? VIRIDIS_RGB : RDBU_RGB, t);
 
-/**
- * The scale as a lookup table of 256 colours, for drawing millions of pixels: entry k is
- * rampAt(k / 255), RGB bytes at k * 3 .. k * 3 + 2. lutIndex(t) is the entry nearest ramp
- * position t (NaN: 128, the middle), so a pixel is off from colour(v) by at most half a step
- * of the ramp (1/510).
- */
-export function colourLut(o) {
-  const lut = new Uint8Array(256 * 3);
-  for (let k = 0; k < 256; k++) lut.set(rampAt(k / 255, o), k * 3);
-  return lut;
-}
-// (x + 0.5) | 0 is Math.round(x) for 0 < x < 255, and several times faster in V8's hot loops
-export const lutIndex = (t) => (t > 0 ? (t < 1 ? (t * 255 + 0.5) | 0 : 255) : t <= 0 ? 0 : 128);
 
 // WCAG relative luminance; text is white unless near-black contrasts clearly better (by 15%).
 // The bias keeps mid-range cells (viridis teal, where both are ~4.4:1) from flipping between

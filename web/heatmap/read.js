@@ -30,16 +30,16 @@ function checkSize(rows, cols, { budget }) {
   }
 }
 
-function checkValue(x, where, { who }) {
+export function checkValue(x, where, { who }) {
   if (typeof x !== 'number') throw new TypeError(`${who}: ${where} must be a number; received ${describe(x)}`);
   if (!Number.isFinite(x)) throw new RangeError(`${who}: ${where} is ${x}; every value must be a finite number`);
 }
 
 // How the matrix is read. renderHeatmap's: at most MAX_CELLS, values copied into an Array (the
 // SVG's code maps and joins them). drawHeatmap's (CANVAS_READ): no cell budget (a canvas costs
-// pixels, not cells), and a Float32Array or Float64Array `data` used as it is, checked in one pass
-// that also measures its range (the result's `range`, for readScale); any other input is copied
-// into a Float64Array, then measured.
+// pixels, not cells), and a Float32Array or Float64Array `data` used as it is, checked by
+// canvas.js's floatRange in the pass that also measures its range; any other input is checked and
+// copied into a Float64Array here.
 const SVG_READ = { who: 'renderHeatmap', budget: true, typed: false };
 export const CANVAS_READ = { who: 'drawHeatmap', budget: false, typed: true };
 
@@ -58,30 +58,16 @@ export function readMatrix(matrix, how = SVG_READ) {
   FULL_API: if (data.length !== rows * cols) {
     throw new RangeError(`${who}: matrix.data has ${data.length} values but shape [${rows}, ${cols}] needs ${rows * cols}`);
   }
-  FULL_API: if (how.typed && (data instanceof Float32Array || data instanceof Float64Array)) return { rows, cols, values: data, range: floatRange(data, cols, how) };
+  // drawHeatmap's Float32Array or Float64Array is used as it is: canvas.js checks it in its range pass
+  FULL_API: if (how.typed && (data instanceof Float32Array || data instanceof Float64Array)) return { rows, cols, values: data };
   const values = how.typed ? new Float64Array(rows * cols) : new Array(rows * cols);
   for (let p = 0; p < values.length; p++) {
     checkValue(data[p], `matrix value [${Math.floor(p / cols)}][${p % cols}]`, how);
     values[p] = data[p];
   }
-  return how.typed ? { rows, cols, values, range: floatRange(values, cols, how) } : { rows, cols, values };
+  return { rows, cols, values };
 }
 
-/**
- * A float array is all numbers: one tight pass finds the first NaN or ±Infinity (x - x is not 0),
- * named as checkValue names it, and the range: { lo, hi, pos } (pos: the smallest value > 0).
- */
-function floatRange(data, cols, how) {
-  let lo = Infinity, hi = -Infinity, pos = Infinity;
-  for (let p = 0; p < data.length; p++) {
-    const x = data[p];
-    if (x - x !== 0) checkValue(x, `matrix value [${Math.floor(p / cols)}][${p % cols}]`, how);
-    if (x < lo) lo = x;
-    if (x > hi) hi = x;
-    if (x > 0 && x < pos) pos = x;
-  }
-  return { lo, hi, pos };
-}
 
 // number[][]
 function readNested(matrix, how) {
@@ -106,7 +92,7 @@ function readNested(matrix, how) {
       values[i * cols + j] = row[j];
     }
   }
-  return how.typed ? { rows, cols, values, range: floatRange(values, cols, how) } : { rows, cols, values };
+  return { rows, cols, values };
 }
 
 function readShape(shape, name, how) {
@@ -201,7 +187,7 @@ export function readOptions(options, rows, cols, values) {
 
 /**
  * The colour domain { dmin, dmax } of the values (not the masked ones) for scale, colourScale, min
- * and max (checked by checkScalars). With no mask, a range { lo, hi, pos } (floatRange) stands for
+ * and max (checked by checkScalars). With no mask, a range { lo, hi, pos } (canvas.js floatRange) stands for
  * the values: the domain depends on their extremes only.
  */
 export function readScale(values, masked, { scale, colourScale, min, max }, who = 'renderHeatmap', range) {

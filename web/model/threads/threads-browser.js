@@ -2,13 +2,13 @@
 // is cross-origin isolated (crossOriginIsolated: COOP and COEP headers; elsewhere a shared memory
 // cannot be sent to a worker, and the model runs on one thread): spawn, a module Web Worker
 // running thread-worker-browser.js, and the threaded build, fetched from web/wasm/.
-// Both URLs start from this file's folder or from web/dist/ (the bundle's), siblings of web/model/
-// and web/wasm/, so they resolve alike from either.
-const WORKER = './thread-worker-browser.js';
-const BUILD = '../../wasm/attention-model-mt.wasm';
-// this module's URL; in the classic bundle (web/dist/attnmap-model.js, no import.meta) the
-// script's own, read while it runs
-const BASE = import.meta.url ?? globalThis.document?.currentScript?.src;
+// Both URLs start from web/: two folders up from this module (web/model/threads/), or one up from
+// web/dist/ for the classic bundle (web/dist/attnmap-model.js, which has no import.meta: the
+// script's own URL, read while it runs), so they resolve alike from either.
+const WORKER = 'model/threads/thread-worker-browser.js';
+const BUILD = 'wasm/attention-model-mt.wasm';
+const SCRIPT = globalThis.document?.currentScript?.src;
+const BASE = import.meta.url ? new URL('../../', import.meta.url).href : SCRIPT ? new URL('../', SCRIPT).href : undefined;
 
 export function spawnBrowser(workerData) {
   const w = new Worker(new URL(WORKER, BASE), { type: 'module' });

@@ -92,9 +92,9 @@ export interface ForwardResult {
 }
 
 /** A result with { attention: true }: every layer's and every head's map. */
-export type WithAllMaps<R> = R & { attention: Matrix[][] };
+type WithAllMaps<R> = R & { attention: Matrix[][] };
 /** A result with { attention: { layers, heads } }: those maps; null for the heads not asked for. */
-export type WithSomeMaps<R> = R & { attention: (Matrix | null)[][] };
+type WithSomeMaps<R> = R & { attention: (Matrix | null)[][] };
 /** forward's result with { attention: true }. */
 export type ForwardResultAll = WithAllMaps<ForwardResult>;
 /** forward's result with { attention: { layers, heads } }. */

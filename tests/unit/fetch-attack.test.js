@@ -249,3 +249,16 @@ test('stallMs, minRate and graceMs of the wrong kind: INVALID_ARGUMENT naming th
   }
   assert.deepEqual(s.log, {}, 'no request was made');
 });
+
+// finding 10 for a folder by URL: an index naming 5,000 shards was fetched shard by shard before
+// weights.js refused it; the limit now comes first, as the hub applies it
+test('an index naming 5,000 shards: INVALID_MODEL before any shard is asked for', async () => {
+  const weightMap = Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`t${i}`, `model-${String(i).padStart(5, '0')}-of-05000.safetensors`]));
+  const asked = [];
+  const routes = { ...toy, 'model.safetensors.index.json': file(Buffer.from(JSON.stringify({ weight_map: weightMap }))) };
+  for (const name of Object.values(weightMap)) routes[name] = (req, res) => { asked.push(name); res.writeHead(404); res.end(); };
+  const s = await serve(routes);
+  const r = await inChild(s.url, 'm.fetchCheckpoint(url)');
+  expectError(r, 'INVALID_MODEL', /m\/model\.safetensors\.index\.json: names 5000 shards; at most 4096 are read, and none was fetched/);
+  assert.deepEqual(asked, []);
+});

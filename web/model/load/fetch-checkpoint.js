@@ -35,6 +35,7 @@
 // loadModel's own; options of the wrong kind INVALID_ARGUMENT.
 import { AttentionError, ErrorCode, fail, describe, formatBytes, quote } from '../../core/errors.js';
 import { MAX_HEADER_BYTES } from './safetensors.js';
+import { MAX_SHARDS } from './weights.js';
 import { ModelFetchError, MAX_TEXT_BYTES, MAX_WEIGHTS_BYTES, clocksOf, fetchWithin, bodyOf } from './fetch-body.js';
 
 export { ModelFetchError };
@@ -245,6 +246,8 @@ async function weightsOf(at, listed) {
   const index = text(indexBytes);
   let names = [];
   try { names = [...new Set(Object.values(JSON.parse(index).weight_map ?? {}))].filter((n) => typeof n === 'string' && /^[\w.-]+$/.test(n) && !n.includes('..')); } catch { /* weights.js says what is wrong */ }
+  // weights.js's limit before the first shard is asked for, as the hub applies it (issue 35)
+  if (names.length > MAX_SHARDS) invalid(new URL(INDEX, at.folder).href, `names ${names.length} shards; at most ${MAX_SHARDS} are read, and none was fetched`);
   const shards = {};
   for (const name of names) shards[name] = await at(name, false, true);
   return { index, shards };

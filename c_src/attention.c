@@ -155,6 +155,63 @@ static void softmax_normalize(float *row, float maxval, int m) {
     for (int j = 0; j < m; j++) row[j] *= inv;
 }
 
+#ifndef ATTN_EMBED   // the one-file embed's build computes no statistics (attn_forward_stats refuses them)
+// One row's statistics (attention.h's attn_row_stats) from its sums: Z = Σ e, U = Σ e·(s − max),
+// D = Σ e·|qpos − kpos|, and the scores at its points less the maximum (-inf: none). Z = 0 (every
+// key masked): zeros.
+static void row_stats_write(float *o, double Z, double U, double D, const float *point_logits) {
+    if (!(Z > 0.0)) { memset(o, 0, ATTN_ROW_STATS * sizeof *o); return; }
+    o[ATTN_ROW_ENTROPY] = (float)((log(Z) - U / Z) / log(2.0));
+    o[ATTN_ROW_DISTANCE] = (float)(D / Z);
+    // exp only where it cannot underflow: libm's sets errno there, one static that the model's
+    // threads share (threads.js: no pthreads); e^x rounds to 0 in float below -104 anyway
+    for (int p = 0; p < ATTN_ROW_POINTS; p++) {
+        const float x = point_logits[p];
+        o[ATTN_ROW_POINT + p] = x > -104.0f ? (float)(exp((double)x) / Z) : 0.0f;
+    }
+}
+
+// The row path's statistics of row i, after pass 1 (row: its scaled scores, -inf where masked,
+// maxval their maximum, finite), before the softmax: U and D summed in blocks as the sum is.
+static void row_stats_scores(const attn_row_stats *rs, const float *row, float maxval, int i, int m) {
+    const float qp = rs->qpos[i];
+    double Z = 0.0, U = 0.0, D = 0.0;
+    for (int j0 = 0; j0 < m; j0 += SUM_BLOCK) {
+        float z = 0.0f, u = 0.0f, d = 0.0f;
+        for (int j = j0; j < min_int(m, j0 + SUM_BLOCK); j++) {
+            const float x = row[j] - maxval, e = expf(x);
+            if (e == 0.0f) continue;   // masked (x = -inf: e·x would be NaN) or vanishing
+            z += e; u += e * x; d += e * fabsf(qp - rs->kpos[j]);
+        }
+        Z += z; U += u; D += d;
+    }
+    float at[ATTN_ROW_POINTS];
+    for (int p = 0; p < ATTN_ROW_POINTS; p++) {
+        const int32_t j = rs->points[(size_t)i * ATTN_ROW_POINTS + p];
+        at[p] = j < 0 ? -INFINITY : row[j] - maxval;
+    }
+    row_stats_write(rs->out + (size_t)i * ATTN_ROW_STATS, Z, U, D, at);
+}
+#endif
+
+void attn_row_stats_naive(const attn_row_stats *rs, const float *weights, int n, int m) {
+    for (int i = 0; i < n; i++) {
+        const float *w = weights + (size_t)i * m;
+        float *o = rs->out + (size_t)i * ATTN_ROW_STATS;
+        double h = 0.0, d = 0.0;
+        for (int j = 0; j < m; j++) {
+            if (w[j] > 0.0f) h -= (double)w[j] * log2((double)w[j]);
+            d += (double)w[j] * fabs((double)rs->qpos[i] - (double)rs->kpos[j]);
+        }
+        o[ATTN_ROW_ENTROPY] = (float)h;
+        o[ATTN_ROW_DISTANCE] = (float)d;
+        for (int p = 0; p < ATTN_ROW_POINTS; p++) {
+            const int32_t j = rs->points[(size_t)i * ATTN_ROW_POINTS + p];
+            o[ATTN_ROW_POINT + p] = j < 0 ? 0.0f : w[j];
+        }
+    }
+}
+
 // ----------------------------------------------------------------------------
 // the reference: plain loops, one pass at a time
 
@@ -244,7 +301,7 @@ static attn_status softmax_row_times_v(float *row, float *o, float maxval,
 
 // Row by row, with the n×m weights (or one row of workspace): the path for small sizes
 // and for callers who want the weights.
-static attn_status forward_rows(float *out, float *weights, float *workspace,
+static attn_status forward_rows(float *out, float *weights, float *workspace, const attn_row_stats *stats,
                                 const float *q, const float *k, const float *v, const uint8_t *mask,
                                 int m, int d_k, int d_v, float scale, unsigned flags,
                                 int row_begin, int row_end) {
@@ -259,6 +316,12 @@ static attn_status forward_rows(float *out, float *weights, float *workspace,
             row[j] = s;
             if (s > maxval) maxval = s;
         }
+#ifndef ATTN_EMBED
+        if (stats) {
+            if (maxval == -INFINITY) memset(stats->out + (size_t)i * ATTN_ROW_STATS, 0, ATTN_ROW_STATS * sizeof(float));
+            else row_stats_scores(stats, row, maxval, i, m);
+        }
+#endif
         attn_status st = softmax_row_times_v(row, out + (size_t)i * d_v, maxval, v, m, d_v);
         if (st != ATTN_OK) return st;
     }
@@ -283,12 +346,13 @@ static size_t round_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
 static int use_tiled(int m) { return m >= TILED_MIN_KEYS; }
 
 // floats of tiled workspace: K packed (round_up(m, 4), d_k), Qᵀ (d_k, 8), Sᵀ (BK, 8), Oᵀ
-// (d_v, 8), then in double Oᵀ (d_v, 8) and the sums (8); plus 16 bytes to align
+// (d_v, 8), then in double Oᵀ (d_v, 8), the sums (8) and the statistics' U and D (8 each), then
+// the statistics' points' scores (8, ATTN_ROW_POINTS); plus 16 bytes to align
 static int tiled_floats(int m, int d_k, int d_v, size_t *count) {
     size_t mp = round_up((size_t)m, 4);
     if (!fits(mp, (size_t)d_k) || !fits(8, (size_t)d_k) || !fits(24, (size_t)d_v)) return 0;
     size_t c = mp * (size_t)d_k;
-    size_t rest = (size_t)d_k * 8 + (size_t)BK * 8 + (size_t)d_v * 24 + 16 + 4;
+    size_t rest = (size_t)d_k * 8 + (size_t)BK * 8 + (size_t)d_v * 24 + 16 + 32 + 8 * ATTN_ROW_POINTS + 4;
     if (c > (size_t)-1 / sizeof(float) - rest) return 0;
     *count = c + rest;
     return 1;
@@ -317,6 +381,11 @@ typedef struct {
     v4f mx0, mx1, s0, s1;
     float *ot;
     double *sum, *otd;
+    // with statistics (attn_row_stats): U = Σ e·(s − max) and D = Σ e·|qpos − kpos| as the sums
+    // are kept (in float since the last fold, then in double), and the rows' query positions
+    const float *kpos;
+    v4f u0, u1, d0, d1, qp0, qp1;
+    double *usum, *dsum;
 } row_state;
 
 // the float sums added to the double totals, and started again from zero
@@ -328,6 +397,41 @@ static void fold(row_state *rs, int d_v) {
     add_to_double(rs->sum, rs->s0);
     add_to_double(rs->sum + 4, rs->s1);
     rs->s0 = rs->s1 = splat(0.0f);
+    if (!rs->kpos) return;
+    add_to_double(rs->usum, rs->u0); add_to_double(rs->usum + 4, rs->u1);
+    add_to_double(rs->dsum, rs->d0); add_to_double(rs->dsum + 4, rs->d1);
+    rs->u0 = rs->u1 = rs->d0 = rs->d1 = splat(0.0f);
+}
+
+// The statistics' sums moved to a new maximum: with δ = old − new (≤ 0) and c = e^δ,
+// Σ e'·(s − new) = c·(U + δ·Z) and D' = c·D; a row that had no key yet (old -inf) has U = Z = 0.
+static void stats_rescale(row_state *rs, v4f c0, v4f c1, v4f z0, v4f z1) {
+    const v4f ninf = splat(-INFINITY), zero = splat(0.0f);
+    const v4f dl0 = select4(rs->mx0 == ninf, zero, rs->mx0 - z0), dl1 = select4(rs->mx1 == ninf, zero, rs->mx1 - z1);
+    rs->u0 = c0 * (rs->u0 + dl0 * rs->s0); rs->u1 = c1 * (rs->u1 + dl1 * rs->s1);
+    rs->d0 *= c0; rs->d1 *= c1;
+    const double c[8] = {c0[0], c0[1], c0[2], c0[3], c1[0], c1[1], c1[2], c1[3]};
+    const double dl[8] = {dl0[0], dl0[1], dl0[2], dl0[3], dl1[0], dl1[1], dl1[2], dl1[3]};
+    for (int r = 0; r < 8; r++) {
+        rs->usum[r] = c[r] * (rs->usum[r] + dl[r] * rs->sum[r]);
+        rs->dsum[r] *= c[r];
+    }
+}
+
+// passes 2-3's exponentials with the statistics' terms: st = e^(s − z) in place, summed, and
+// e·(s − z) and e·|qpos − kpos| (keys j0 .. j0 + bk4; masked and padding keys have e = 0)
+static void block_exp_stats(row_state *rs, float *st, int j0, int bk4, int m, v4f z0, v4f z1) {
+    const v4f zero = splat(0.0f);
+    for (int jj = 0; jj < bk4; jj++) {
+        const v4f x0 = load4(st + jj * 8) - z0, x1 = load4(st + jj * 8 + 4) - z1;
+        const v4f p0 = exp4(x0), p1 = exp4(x1);
+        const v4f kp = splat(j0 + jj < m ? rs->kpos[j0 + jj] : 0.0f);
+        const v4f a0 = rs->qp0 - kp, a1 = rs->qp1 - kp;
+        store4(st + jj * 8, p0); store4(st + jj * 8 + 4, p1);
+        rs->s0 += p0; rs->s1 += p1;
+        rs->u0 += select4(p0 == zero, zero, p0 * x0); rs->u1 += select4(p1 == zero, zero, p1 * x1);
+        rs->d0 += p0 * select4(a0 < zero, -a0, a0); rs->d1 += p1 * select4(a1 < zero, -a1, a1);
+    }
 }
 
 // kp (round_up(m, 4), d_k): K in panels of 4 keys, transposed: kp[(j/4)·d_k·4 + c·4 + j%4] = k[j][c]
@@ -379,7 +483,7 @@ static void block_scores(float *st, const float *qt, const float *kp, const uint
 
 // passes 2-3, online: the new running maximum, what came before rescaled to it, then
 // st = e^(s - max) in place, summed
-static void block_softmax(row_state *rs, float *st, int bk4, int d_v) {
+static void block_softmax(row_state *rs, float *st, int j0, int bk4, int m, int d_v) {
     const v4f ninf = splat(-INFINITY), zero = splat(0.0f);
     v4f nm0 = rs->mx0, nm1 = rs->mx1;
     for (int jj = 0; jj < bk4; jj++) {
@@ -391,6 +495,7 @@ static void block_softmax(row_state *rs, float *st, int bk4, int d_v) {
     v4i grew = (nm0 != rs->mx0) | (nm1 != rs->mx1);
     if (grew[0] | grew[1] | grew[2] | grew[3]) {
         v4f c0 = exp4(rs->mx0 - z0), c1 = exp4(rs->mx1 - z1);  // 1 where unchanged, 0 from -inf
+        if (rs->kpos) stats_rescale(rs, c0, c1, z0, z1);
         rs->s0 *= c0; rs->s1 *= c1;
         for (int c = 0; c < d_v; c++) {
             store4(rs->ot + c * 8, load4(rs->ot + c * 8) * c0);
@@ -403,6 +508,7 @@ static void block_softmax(row_state *rs, float *st, int bk4, int d_v) {
         }
         rs->mx0 = nm0; rs->mx1 = nm1;
     }
+    if (rs->kpos) { block_exp_stats(rs, st, j0, bk4, m, z0, z1); return; }
     for (int jj = 0; jj < bk4; jj++) {
         v4f p0 = exp4(load4(st + jj * 8) - z0), p1 = exp4(load4(st + jj * 8 + 4) - z1);
         store4(st + jj * 8, p0); store4(st + jj * 8 + 4, p1);
@@ -433,7 +539,33 @@ static void block_values(float *ot, const float *pt, const float *v, int j0, int
     }
 }
 
-static attn_status forward_tiled(float *out, float *workspace,
+// the scores at the points of rows i0 .. i0 + bq that fall in keys j0 .. j0 + bk, before the
+// softmax turns them into exponentials: cap (8, ATTN_ROW_POINTS)
+static void catch_points(float *cap, const attn_row_stats *stats, const float *st, int i0, int bq, int j0, int bk) {
+    for (int r = 0; r < bq; r++) {
+        const int32_t *pt = stats->points + (size_t)(i0 + r) * ATTN_ROW_POINTS;
+        for (int p = 0; p < ATTN_ROW_POINTS; p++)
+            if (pt[p] >= j0 && pt[p] < j0 + bk) cap[r * ATTN_ROW_POINTS + p] = st[(pt[p] - j0) * 8 + r];
+    }
+}
+
+// the statistics of the block's rows from their final sums (the points' scores less the maximum)
+static void block_stats(const attn_row_stats *stats, const row_state *rs, float *cap, int i0, int bq) {
+    // the maxima stored, not lanes taken by a variable index: in the threaded build, on a model
+    // thread (V8 14.x), rs->mx0[r] read wrong values now and then (the points' weights of the
+    // heads that thread ran went wrong, tests/unit/heads.test.js); a plain array reads right
+    float mx8[8];
+    store4(mx8, rs->mx0);
+    store4(mx8 + 4, rs->mx1);
+    for (int r = 0; r < bq; r++) {
+        const float mx = mx8[r];
+        for (int p = 0; p < ATTN_ROW_POINTS; p++) cap[r * ATTN_ROW_POINTS + p] -= mx;   // -inf stays -inf
+        row_stats_write(stats->out + (size_t)(i0 + r) * ATTN_ROW_STATS, rs->sum[r], rs->usum[r], rs->dsum[r],
+                        cap + r * ATTN_ROW_POINTS);
+    }
+}
+
+static attn_status forward_tiled(float *out, float *workspace, const attn_row_stats *stats,
                                  const float *q, const float *k, const float *v, const uint8_t *mask,
                                  int m, int d_k, int d_v, float scale, unsigned flags,
                                  int row_begin, int row_end) {
@@ -443,6 +575,10 @@ static attn_status forward_tiled(float *out, float *workspace,
     row_state rs = {.ot = st + BK * 8};                    // Oᵀ (d_v, 8), then in double Oᵀ and the sums
     rs.otd = (double *)(rs.ot + (size_t)d_v * 8);
     rs.sum = rs.otd + (size_t)d_v * 8;
+    rs.usum = rs.sum + 8;
+    rs.dsum = rs.usum + 8;
+    rs.kpos = stats ? stats->kpos : NULL;
+    float *cap = (float *)(rs.dsum + 8);   // (8, ATTN_ROW_POINTS) the points' scores (stats)
     pack_keys(kp, k, m, d_k);
 
     for (int i0 = row_begin; i0 < row_end; i0 += 8) {
@@ -452,18 +588,26 @@ static attn_status forward_tiled(float *out, float *workspace,
             for (int r = 0; r < 8; r++) qt[c * 8 + r] = r < bq ? q[(size_t)(i0 + r) * d_k + c] : 0.0f;
         }
         memset(rs.ot, 0, (size_t)d_v * 8 * sizeof(float));
-        memset(rs.otd, 0, ((size_t)d_v * 8 + 8) * sizeof(double));
+        memset(rs.otd, 0, ((size_t)d_v * 8 + 24) * sizeof(double));
         rs.mx0 = rs.mx1 = splat(-INFINITY);
-        rs.s0 = rs.s1 = splat(0.0f);
+        rs.s0 = rs.s1 = rs.u0 = rs.u1 = rs.d0 = rs.d1 = splat(0.0f);
+        if (stats) {
+            float qp[8];
+            for (int r = 0; r < 8; r++) qp[r] = r < bq ? stats->qpos[i0 + r] : 0.0f;
+            rs.qp0 = load4(qp); rs.qp1 = load4(qp + 4);
+            for (int c = 0; c < 8 * ATTN_ROW_POINTS; c++) cap[c] = -INFINITY;
+        }
         // causal: no row of this block sees a key past its last row
         int jend = (flags & ATTN_CAUSAL) && i0 + bq < m ? i0 + bq : m;
         for (int j0 = 0; j0 < jend; j0 += BK) {
             int bk = jend - j0 < BK ? jend - j0 : BK;
             block_scores(st, qt, kp, mask, i0, bq, j0, bk, m, d_k, scale, flags);
-            block_softmax(&rs, st, (int)round_up((size_t)bk, 4), d_v);
+            if (stats) catch_points(cap, stats, st, i0, bq, j0, bk);
+            block_softmax(&rs, st, j0, (int)round_up((size_t)bk, 4), m, d_v);
             block_values(rs.ot, st, v, j0, bk, d_v);
             if ((j0 + BK) % FOLD == 0 || j0 + BK >= jend) fold(&rs, d_v);
         }
+        if (stats) block_stats(stats, &rs, cap, i0, bq);
         // normalize: out = O / sum (a row that attended to nothing has sum 0 and stays 0)
         for (int r = 0; r < bq; r++) {
             float *o = out + (size_t)(i0 + r) * d_v;
@@ -481,8 +625,9 @@ static attn_status forward_tiled(float *out, float *workspace,
 // forward_tiled is called through this pointer to keep it a function of its own (binaryen's
 // inliner ignores noinline): engines compile wasm lazily, one function at a time on its first
 // call, so a tutorial-sized first call does not wait for the large tiled kernel to compile.
-static attn_status (*volatile tiled_kernel)(float *, float *, const float *, const float *, const float *,
-                                            const uint8_t *, int, int, int, float, unsigned, int, int) = forward_tiled;
+static attn_status (*volatile tiled_kernel)(float *, float *, const attn_row_stats *, const float *, const float *,
+                                            const float *, const uint8_t *, int, int, int, float, unsigned, int,
+                                            int) = forward_tiled;
 #else
 // The one-file embed's build (build.sh, -DATTN_EMBED, optimised for size) has no tiled kernel:
 // the element always asks for the weights, which only the row path computes. Without weights
@@ -500,21 +645,43 @@ size_t attn_workspace_size(int n, int m, int d_k, int d_v) {
     return 0;
 }
 
+// the statistics' arguments: every pointer there, positions finite, points in [-1, m)
+static attn_status check_stats(const attn_row_stats *stats, int n, int m) {
+    if (!stats) return ATTN_OK;
+#ifdef ATTN_EMBED
+    (void)n; (void)m;
+    return ATTN_ERR_FLAGS;
+#endif
+    if (!stats->out || !stats->qpos || !stats->kpos || !stats->points) return ATTN_ERR_NULL;
+    if (!all_finite(stats->qpos, (size_t)n) || !all_finite(stats->kpos, (size_t)m)) return ATTN_ERR_NON_FINITE;
+    for (size_t i = 0; i < (size_t)n * ATTN_ROW_POINTS; i++)
+        if (stats->points[i] < -1 || stats->points[i] >= m) return ATTN_ERR_RANGE;
+    return ATTN_OK;
+}
+
 attn_status attn_forward_rows(float *out, float *weights, float *workspace,
                               const float *q, const float *k, const float *v, const uint8_t *mask,
                               int n, int m, int d_k, int d_v, float scale, unsigned flags,
                               int row_begin, int row_end) {
+    return attn_forward_stats(out, weights, workspace, NULL, q, k, v, mask, n, m, d_k, d_v, scale, flags, row_begin, row_end);
+}
+
+attn_status attn_forward_stats(float *out, float *weights, float *workspace, const attn_row_stats *stats,
+                               const float *q, const float *k, const float *v, const uint8_t *mask,
+                               int n, int m, int d_k, int d_v, float scale, unsigned flags,
+                               int row_begin, int row_end) {
     attn_status st = check_forward(out, weights, workspace, q, k, v, mask, n, m, d_k, d_v, scale, flags);
     if (st == ATTN_OK && (row_begin < 0 || row_end > n || row_begin >= row_end)) st = ATTN_ERR_SIZE;
+    if (st == ATTN_OK) st = check_stats(stats, n, m);
     double vmax = 0;
     if (st == ATTN_OK) st = check_values(q, k, v, n, m, d_k, d_v, scale, &vmax);
     if (st != ATTN_OK) return st;
 #ifndef ATTN_EMBED
     // the tiled path sums e^(s - max)·v before dividing: at most m·max|v|, which must stay finite
     if (!weights && use_tiled(m) && vmax * m < 0.5 * (double)FLT_MAX)
-        return tiled_kernel(out, workspace, q, k, v, mask, m, d_k, d_v, scale, flags, row_begin, row_end);
+        return tiled_kernel(out, workspace, stats, q, k, v, mask, m, d_k, d_v, scale, flags, row_begin, row_end);
 #endif
-    return forward_rows(out, weights, workspace, q, k, v, mask, m, d_k, d_v, scale, flags, row_begin, row_end);
+    return forward_rows(out, weights, workspace, stats, q, k, v, mask, m, d_k, d_v, scale, flags, row_begin, row_end);
 }
 
 attn_status attn_forward(float *out, float *weights, float *workspace,

@@ -88,6 +88,68 @@ attn_status attn_forward_rows(float *out, float *weights, float *workspace,
 // 0 when the sizes are invalid or too large for size_t.
 size_t attn_workspace_size(int n, int m, int d_k, int d_v);
 
+// Per query row, what the heads' scores need (heads.h), taken from the softmax's own sums while
+// the row is in registers or cache: the n×m weights need not exist. For row i, with s_ij the
+// scaled scores, M_i their maximum, e_ij = e^(s_ij − M_i), Z_i = Σ_j e_ij, w_ij = e_ij / Z_i:
+//   out[i·ATTN_ROW_STATS + ATTN_ROW_ENTROPY]    −Σ_j w_ij·log2 w_ij = (ln Z_i − U_i / Z_i) / ln 2,
+//                                               U_i = Σ_j e_ij·(s_ij − M_i): no log per cell;
+//   out[i·ATTN_ROW_STATS + ATTN_ROW_DISTANCE]   Σ_j w_ij·|qpos_i − kpos_j|;
+//   out[i·ATTN_ROW_STATS + ATTN_ROW_POINT + p]  w_ij at j = points[i·ATTN_ROW_POINTS + p] (0 for -1).
+// A row whose keys are all masked gets 0 in every statistic.
+enum { ATTN_ROW_ENTROPY = 0, ATTN_ROW_DISTANCE = 1, ATTN_ROW_POINT = 2, ATTN_ROW_POINTS = 6,
+       ATTN_ROW_STATS = ATTN_ROW_POINT + ATTN_ROW_POINTS };
+typedef struct attn_row_stats {
+    float *out;              // (n, ATTN_ROW_STATS)
+    const float *qpos;       // (n) each query's position
+    const float *kpos;       // (m) each key's position
+    const int32_t *points;   // (n, ATTN_ROW_POINTS) key indices in [0, m), or -1
+} attn_row_stats;
+
+// attn_forward_rows, and the statistics of rows [row_begin, row_end) into stats->out (stats NULL:
+// none). Any positions, finite; a point outside [-1, m): ATTN_ERR_RANGE.
+attn_status attn_forward_stats(float *out, float *weights, float *workspace, const attn_row_stats *stats,
+                               const float *q, const float *k, const float *v, const uint8_t *mask,
+                               int n, int m, int d_k, int d_v, float scale, unsigned flags,
+                               int row_begin, int row_end);
+
+// The same statistics from the weights (n, m) themselves, a log per cell: the reference the
+// kernels' are tested against.
+void attn_row_stats_naive(const attn_row_stats *stats, const float *weights, int n, int m);
+
+// ----------------------------------------------------------------------------
+// The models' heads (gpt2.h, llama.h, bert.h; c_src/heads.c): what a forward keeps of its heads
+// besides their weights (issue 37), given as its keep argument. scores: each head's
+// scores, layer-major (L·H, ATTN_SCORES), from its rows' statistics (attn_row_stats above),
+// without its weights. With n = the real tokens (every key of a decoder; an
+// encoder's keys its key mask keeps, counted in order) and A a head's map over them, rows R =
+// 1 .. n − 1: sink = mean_R A[i, 0], previous = mean_R A[i, i − 1], self = mean_R A[i, i],
+// next = mean over i = 1 .. n − 2 of A[i, i + 1], entropy = mean_R −Σ_j A[i, j]·log2 A[i, j],
+// distance = mean_R Σ_j A[i, j]·|i − j|; with repeat = S (the input repeats with period S),
+// rows S .. n − 1: induction = mean A[i, i − S + 1], duplicate = mean A[i, i − S]. A mean over
+// no rows is 0. Each head's rows are summed in order in double: the same bits on any number of
+// threads. queries and keys: what attn_heads_map needs to draw one head's map again.
+enum { ATTN_SCORE_SINK = 0, ATTN_SCORE_PREVIOUS, ATTN_SCORE_SELF, ATTN_SCORE_NEXT, ATTN_SCORE_ENTROPY,
+       ATTN_SCORE_DISTANCE, ATTN_SCORE_INDUCTION, ATTN_SCORE_DUPLICATE, ATTN_SCORES };
+typedef struct attn_heads_keep {
+    float *scores;     // (L·H, ATTN_SCORES) or NULL
+    float *scratch;    // attn_heads_keep_floats(T, m, H) floats, with scores
+    int32_t repeat;    // S in [1, n − 1], or 0 (induction and duplicate stay 0)
+    float *queries;    // (L, H, T, d): each head's q as its attention read it (after RoPE), or NULL
+    float *keys;       // (L, G, m, d): each kv head's keys, or NULL (a decoder's are in its cache)
+} attn_heads_keep;
+
+// Floats of keep's scratch: the rows' positions and ranks, their points, one layer's row
+// statistics. 0 when too large.
+size_t attn_heads_keep_floats(int T, int m, int H);
+
+// weights (T, m) = query head i of layer l's weights again, from what a forward with keep's
+// queries kept: the keys from a decoder's cache (causal, from position 0: T = m; S the cache's
+// capacity) or, cache NULL, from keep's keys under key_mask (m bytes) or none. The bits of that forward's
+// weights for the head. workspace: attn_heads_map_floats(T, m, d) floats.
+attn_status attn_heads_map(float *weights, float *workspace, const attn_heads_keep *keep, const float *cache,
+                           const uint8_t *key_mask, int l, int i, int T, int m, int S, int H, int G, int d);
+size_t attn_heads_map_floats(int T, int m, int d);
+
 // Self-attention with projections, every intermediate exposed (the episode, step by step).
 // x (n, d_model), wq (d_model, d_k), wk (d_model, d_k), wv (d_model, d_v), mask (n, n) or NULL
 //   -> q = x·wq (n, d_k), k = x·wk (n, d_k), v = x·wv (n, d_v),

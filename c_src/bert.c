@@ -163,16 +163,15 @@ static attn_status norm(bert_buffers *ws, const attn_tensor *w, const attn_tenso
 }
 
 // h = LayerNorm(h + self-attention(h)·woᵀ + bo; ln1) for layer l
-static attn_status attention_block(bert_buffers *ws, float *attention, const int32_t *slots,
-                                   const attn_bert_config *cfg, const attn_tensor *lt, int T, int l) {
+static attn_status attention_block(bert_buffers *ws, float *attention, const int32_t *slots, const attn_heads_keep *keep,
+                                   const attn_heads_plan *pl, const attn_bert_config *cfg, const attn_tensor *lt, int l) {
+    const int T = pl->T;
     const int C = cfg->hidden;
     attn_status st = linear(ws->q, ws->h, &lt[ATTN_BERT_WQ], &lt[ATTN_BERT_BQ], T, C, C, ws->scratch, attn_cols_finite, NULL);
     if (st == ATTN_OK) st = linear(ws->k, ws->h, &lt[ATTN_BERT_WK], &lt[ATTN_BERT_BK], T, C, C, ws->scratch, attn_cols_finite, NULL);
     if (st == ATTN_OK) st = linear(ws->v, ws->h, &lt[ATTN_BERT_WV], &lt[ATTN_BERT_BV], T, C, C, ws->scratch, attn_cols_finite, NULL);
-    // every head over all T keys the mask keeps (heads.h: no cache)
-    const attn_heads_plan pl = {T, 0, T, T, cfg->n_head, cfg->n_head, C / cfg->n_head, 0, ws->mask};
     const attn_heads_input in = {ws->q, ws->k, ws->v, C, C, NULL};
-    if (st == ATTN_OK) st = attn_heads_run(ws->y, attention, slots, l, &pl, &ws->heads, &in);
+    if (st == ATTN_OK) st = attn_heads_run(ws->y, attention, slots, keep, l, pl, &ws->heads, &in);
     if (st == ATTN_OK) st = linear(ws->q, ws->y, &lt[ATTN_BERT_WO], &lt[ATTN_BERT_BO], T, C, C, ws->scratch, attn_cols_residual, ws->h);
     return st == ATTN_OK ? norm(ws, &lt[ATTN_BERT_LN1_W], &lt[ATTN_BERT_LN1_B], T, C, cfg->eps) : st;
 }
@@ -222,8 +221,9 @@ static attn_status check_forward(const float *logits, const float *attention, co
 }
 
 attn_status attn_bert_forward(float *hidden, float *logits, float *attention, const int32_t *slots,
-                              float *workspace, const attn_bert_config *cfg, const attn_tensor *t,
-                              const int32_t *ids, const int32_t *types, const uint8_t *key_mask, int T) {
+                              const attn_heads_keep *keep, float *workspace, const attn_bert_config *cfg,
+                              const attn_tensor *t, const int32_t *ids, const int32_t *types,
+                              const uint8_t *key_mask, int T) {
     attn_status st = check_forward(logits, attention, slots, workspace, cfg, t, ids, types, key_mask, T);
     if (st != ATTN_OK) return st;
     bert_buffers ws;
@@ -231,16 +231,19 @@ attn_status attn_bert_forward(float *hidden, float *logits, float *attention, co
     const int C = cfg->hidden;
     for (int i = 0; i < T; i++)           // every query sees the keys the mask keeps
         for (int j = 0; j < T; j++) ws.mask[(size_t)i * T + j] = !key_mask || key_mask[j];
+    // every head over all T keys the mask keeps (heads.h: no cache)
+    const attn_heads_plan pl = {T, 0, T, T, cfg->n_head, cfg->n_head, C / cfg->n_head, 0, ws.mask};
+    st = attn_heads_begin(keep, &pl, key_mask);
 
     // 1. the embeddings (word, type, position), then their LayerNorm
     embed(ws.x, ws.y, t, cfg, ids, types, T);
     layernorm(ws.h, ws.x, (const float *)t[ATTN_BERT_EMB_LN_W].data, (const float *)t[ATTN_BERT_EMB_LN_B].data,
               T, C, cfg->eps);
-    if (!all_finite(ws.h, (size_t)T * C)) st = ATTN_ERR_OVERFLOW;
+    if (st == ATTN_OK && !all_finite(ws.h, (size_t)T * C)) st = ATTN_ERR_OVERFLOW;
     // 2. the layers: attention, then the MLP, each followed by its LayerNorm (post-LN)
     for (int l = 0; l < cfg->n_layer && st == ATTN_OK; l++) {
         const attn_tensor *lt = layer_tensors(t, l);
-        st = attention_block(&ws, attention, slots, cfg, lt, T, l);
+        st = attention_block(&ws, attention, slots, keep, &pl, cfg, lt, l);
         if (st == ATTN_OK) st = mlp_block(&ws, cfg, lt, T);
     }
     // 3. the outputs: the last hidden states, the masked-LM logits

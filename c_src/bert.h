@@ -88,12 +88,14 @@ size_t attn_bert_workspace_size(const attn_bert_config *cfg, int T);
 // The encoder over ids (T) with token types types (T, NULL: all 0) and key_mask (T bytes, nonzero
 // = a real token; NULL: all real): hidden (T, C) the last layer's states, or NULL; logits (T, V)
 // through the masked-LM head, or NULL (ATTN_ERR_NULL when asked without a head); attention and
-// slots as llama.h's, blocks of (T, T) (a dropped key's column is 0). ATTN_ERR_RANGE for an id
+// slots as llama.h's, blocks of (T, T) (a dropped key's column is 0); keep as llama.h's, its
+// scores over the tokens key_mask keeps. ATTN_ERR_RANGE for an id
 // outside [0, V), a type outside [0, Y), T > P, or a mask that keeps no key; ATTN_ERR_OVERFLOW
 // when a result is not finite (the weights are checked when loaded: attn_first_non_finite).
 attn_status attn_bert_forward(float *hidden, float *logits, float *attention, const int32_t *slots,
-                              float *workspace, const attn_bert_config *cfg, const attn_tensor *tensors,
-                              const int32_t *ids, const int32_t *types, const uint8_t *key_mask, int T);
+                              const attn_heads_keep *keep, float *workspace, const attn_bert_config *cfg,
+                              const attn_tensor *tensors, const int32_t *ids, const int32_t *types,
+                              const uint8_t *key_mask, int T);
 
 #ifdef __cplusplus
 }

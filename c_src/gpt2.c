@@ -269,14 +269,14 @@ static int gelu_cols(void *ctx, float *x, int n, int p, int c0, int c1) {
 }
 
 // h += attn.c_proj(attention(ln_1(h))) for layer l
-static attn_status attention_block(gpt2_buffers *ws, float *attention, const int32_t *slots, float *cache,
-                                   const gpt2_layer *p, const attn_heads_plan *pl, int l, float eps) {
+static attn_status attention_block(gpt2_buffers *ws, float *attention, const int32_t *slots, const attn_heads_keep *keep,
+                                   float *cache, const gpt2_layer *p, const attn_heads_plan *pl, int l, float eps) {
     const int T = pl->T, C = pl->H * pl->d;
     layernorm(ws->a, ws->h, p->ln1_w, p->ln1_b, T, C, eps);
     attn_status st = (attn_status)attn_linear_par(ws->big, ws->a, p->qkv_w, p->qkv_b, T, C, 3 * C, attn_cols_finite, NULL);
     // the heads' q, k and v: columns 0, C and 2C of qkv (T, 3C); keys and values through the cache
     const attn_heads_input in = {ws->big, ws->big + C, ws->big + 2 * C, 3 * C, 3 * C, cache};
-    if (st == ATTN_OK) st = attn_heads_run(ws->y, attention, slots, l, pl, &ws->heads, &in);
+    if (st == ATTN_OK) st = attn_heads_run(ws->y, attention, slots, keep, l, pl, &ws->heads, &in);
     if (st != ATTN_OK) return st;
     return (attn_status)attn_linear_par(ws->a, ws->y, p->attproj_w, p->attproj_b, T, C, C, attn_cols_residual, ws->h);
 }
@@ -350,8 +350,8 @@ static attn_status check_forward(const float *logits, const float *attention, co
     return ATTN_OK;
 }
 
-attn_status attn_gpt2_forward(float *logits, float *attention, const int32_t *slots, float *kv_cache,
-                              float *workspace, const attn_gpt2_config *cfg, const float *params,
+attn_status attn_gpt2_forward(float *logits, float *attention, const int32_t *slots, const attn_heads_keep *keep,
+                              float *kv_cache, float *workspace, const attn_gpt2_config *cfg, const float *params,
                               const int32_t *ids, int T, int pos, int S, unsigned flags) {
     attn_status st = check_forward(logits, attention, slots, kv_cache, workspace, cfg, params, ids, T, pos, S, flags);
     if (st != ATTN_OK) return st;
@@ -362,13 +362,14 @@ attn_status attn_gpt2_forward(float *logits, float *attention, const int32_t *sl
     gpt2_buffers ws;
     workspace_layout(&ws, workspace, cfg, T, m);
     const attn_heads_plan pl = attn_heads_causal(ws.mask, T, pos, S, H, H, C / H);
+    st = attn_heads_begin(keep, &pl, NULL);
 
     // 1. token and position embeddings
     embed(ws.h, p.wte, p.wpe, ids, T, pos, C);
     // 2. the layers: attention, then MLP, each added to the residual stream
     for (int l = 0; l < cfg->n_layer && st == ATTN_OK; l++) {
         const gpt2_layer layer = layer_of(&p, l, (size_t)C);
-        st = attention_block(&ws, attention, slots, kv_cache, &layer, &pl, l, cfg->eps);
+        st = attention_block(&ws, attention, slots, keep, kv_cache, &layer, &pl, l, cfg->eps);
         if (st == ATTN_OK) st = mlp_block(&ws, &layer, T, C, cfg->eps);
     }
     // 3. final LayerNorm and the logits (tied to wte)

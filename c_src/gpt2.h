@@ -105,13 +105,15 @@ size_t attn_gpt2_workspace_size(const attn_gpt2_config *cfg, int T, int m);
 //      slots (L·H) or NULL picks the heads written: head i of layer l goes to block
 //      slots[l·H + i] of attention, (B, T, m) with B = 1 + the largest slot, or nowhere for -1
 //      (so one head's map costs T·m floats, not L·H·T·m); NULL is every head, in order.
+//      keep (heads.h's attn_heads_keep) or NULL: every head's scores, and what attn_heads_map
+//      needs, without the maps.
 // kv_cache: attn_gpt2_cache_size(cfg, S) bytes; workspace: attn_gpt2_workspace_size(cfg, T, m).
 // ATTN_ERR_RANGE: an id outside [0, V), pos < 0, pos + T past P or S, a slot below -1. A NaN or ±Inf in a
 // parameter that reaches a result: ATTN_ERR_NON_FINITE; finite ones that overflow float32:
 // ATTN_ERR_OVERFLOW. On any error the outputs and the cache's rows pos .. pos + T - 1 hold
 // unspecified values; the rows before pos are untouched.
-attn_status attn_gpt2_forward(float *logits, float *attention, const int32_t *slots, float *kv_cache,
-                              float *workspace, const attn_gpt2_config *cfg, const float *params,
+attn_status attn_gpt2_forward(float *logits, float *attention, const int32_t *slots, const attn_heads_keep *keep,
+                              float *kv_cache, float *workspace, const attn_gpt2_config *cfg, const float *params,
                               const int32_t *ids, int T, int pos, int S, unsigned flags);
 
 // The linear layers' kernels, for tests and C users (not exported to wasm).

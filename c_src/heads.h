@@ -44,12 +44,18 @@ typedef struct {
     float *cache;
 } attn_heads_input;
 
+// Ready keep for a forward of plan pl (before its first layer): the real tokens are every key, or
+// those key_mask (m bytes) keeps. ATTN_ERR_NULL (scores without scratch), ATTN_ERR_RANGE (repeat
+// outside [0, n − 1]); keep NULL: nothing to do.
+attn_status attn_heads_begin(const attn_heads_keep *keep, const attn_heads_plan *pl, const uint8_t *key_mask);
+
 // y (T, H·d) = every query head's attention of layer l, head i's output in columns [i·d, (i+1)·d),
 // with the scale 1/√d; head i writes its weights (T, m) into attention: block l·H + i without
 // slots, else block slots[l·H + i], nowhere for a slot of -1 or no attention at all. The heads
 // are cut into chunks (parallel.h): the bits of one thread on any number. The first failing
-// head's status (attn_forward's), or ATTN_OK.
-attn_status attn_heads_run(float *y, float *attention, const int32_t *slots, int l, const attn_heads_plan *pl,
-                           const attn_heads_scratch *scratch, const attn_heads_input *in);
+// head's status (attn_forward's), or ATTN_OK. keep (NULL: nothing), after attn_heads_begin: the
+// layer's scores, queries and keys.
+attn_status attn_heads_run(float *y, float *attention, const int32_t *slots, const attn_heads_keep *keep, int l,
+                           const attn_heads_plan *pl, const attn_heads_scratch *scratch, const attn_heads_input *in);
 
 #endif // ATTN_HEADS_H

@@ -187,8 +187,9 @@ static attn_status linear(float *out, const float *a, const attn_tensor *w, cons
 }
 
 // h += o_proj(attention(RoPE(q, k), v)) for layer l, from x = RMSNorm(h; ln1)
-static attn_status attention_block(llama_buffers *ws, float *attention, const int32_t *slots, float *cache,
-                                   const attn_llama_config *cfg, const attn_tensor *lt, const attn_heads_plan *pl, int l) {
+static attn_status attention_block(llama_buffers *ws, float *attention, const int32_t *slots, const attn_heads_keep *keep,
+                                   float *cache, const attn_llama_config *cfg, const attn_tensor *lt,
+                                   const attn_heads_plan *pl, int l) {
     const int T = pl->T, C = cfg->hidden, D = pl->d, HD = pl->H * D, GD = pl->G * D;
     rmsnorm(ws->x, ws->h, (const float *)lt[ATTN_LLAMA_LN1].data, T, C, cfg->eps);
     linear(ws->q, ws->x, &lt[ATTN_LLAMA_WQ], &lt[ATTN_LLAMA_BQ], T, C, HD, ws->scratch, NULL, NULL);
@@ -203,7 +204,7 @@ static attn_status attention_block(llama_buffers *ws, float *attention, const in
     if (!all_finite(ws->q, (size_t)T * HD) || !all_finite(ws->k, (size_t)T * GD) || !all_finite(ws->v, (size_t)T * GD))
         return ATTN_ERR_OVERFLOW;
     const attn_heads_input in = {ws->q, ws->k, ws->v, HD, GD, cache};
-    attn_status st = attn_heads_run(ws->y, attention, slots, l, pl, &ws->heads, &in);
+    attn_status st = attn_heads_run(ws->y, attention, slots, keep, l, pl, &ws->heads, &in);
     if (st != ATTN_OK) return st;
     return linear(ws->x, ws->y, &lt[ATTN_LLAMA_WO], &lt[ATTN_LLAMA_BO], T, HD, C, ws->scratch, attn_cols_residual, ws->h);
 }
@@ -251,14 +252,15 @@ static attn_status check_forward(const float *attention, const int32_t *slots, c
     return ATTN_OK;
 }
 
-attn_status attn_llama_forward(float *logits, float *attention, const int32_t *slots, float *kv_cache,
-                               float *workspace, const attn_llama_config *cfg, const attn_tensor *t,
+attn_status attn_llama_forward(float *logits, float *attention, const int32_t *slots, const attn_heads_keep *keep,
+                               float *kv_cache, float *workspace, const attn_llama_config *cfg, const attn_tensor *t,
                                const int32_t *ids, int T, int pos, int S, unsigned flags) {
     attn_status st = check_forward(attention, slots, kv_cache, workspace, cfg, t, ids, T, pos, S, flags);
     if (st != ATTN_OK) return st;
     llama_buffers ws;
     workspace_layout(&ws, workspace, cfg, T, pos + T);
     const attn_heads_plan pl = attn_heads_causal(ws.mask, T, pos, S, cfg->n_head, cfg->n_kv_head, cfg->head_dim);
+    st = attn_heads_begin(keep, &pl, NULL);
     attn_rope_cos_sin(ws.cos, ws.sin, (const float *)t[ATTN_LLAMA_INV_FREQ].data, T, cfg->head_dim / 2, pos);
 
     // 1. the token embeddings (no positions: RoPE puts them into q and k)
@@ -266,7 +268,7 @@ attn_status attn_llama_forward(float *logits, float *attention, const int32_t *s
     // 2. the layers: attention, then the MLP, each added to the residual stream
     for (int l = 0; l < cfg->n_layer && st == ATTN_OK; l++) {
         const attn_tensor *lt = layer_tensors(t, l);
-        st = attention_block(&ws, attention, slots, kv_cache, cfg, lt, &pl, l);
+        st = attention_block(&ws, attention, slots, keep, kv_cache, cfg, lt, &pl, l);
         if (st == ATTN_OK) st = mlp_block(&ws, cfg, lt, T);
     }
     // 3. the final RMSNorm and the logits

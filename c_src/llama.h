@@ -91,13 +91,13 @@ size_t attn_llama_cache_size(const attn_llama_config *cfg, int S);
 size_t attn_llama_workspace_size(const attn_llama_config *cfg, int T, int m);
 
 // The forward pass of ids (T) at positions pos .. pos + T - 1, as gpt2.h's attn_gpt2_forward:
-// logits (T, V), (1, V) with ATTN_LLAMA_LAST_ONLY, or NULL; attention and slots as there, one
-// block per query head (H per layer); the cache holds positions 0 .. pos - 1 and gets this
+// logits (T, V), (1, V) with ATTN_LLAMA_LAST_ONLY, or NULL; attention, slots and keep as there,
+// one block per query head (H per layer); the cache holds positions 0 .. pos - 1 and gets this
 // call's. ATTN_ERR_RANGE for an id outside [0, V) or positions past P, S or 2^20 (RoPE's
 // ATTN_ROPE_MAX_POSITION); ATTN_ERR_OVERFLOW when a result is not finite (the weights are checked
 // when loaded: attn_first_non_finite).
-attn_status attn_llama_forward(float *logits, float *attention, const int32_t *slots, float *kv_cache,
-                               float *workspace, const attn_llama_config *cfg, const attn_tensor *tensors,
+attn_status attn_llama_forward(float *logits, float *attention, const int32_t *slots, const attn_heads_keep *keep,
+                               float *kv_cache, float *workspace, const attn_llama_config *cfg, const attn_tensor *tensors,
                                const int32_t *ids, int T, int pos, int S, unsigned flags);
 
 // A KV cache of capacity S_src moved into one of capacity S_dst (positions 0 .. length - 1 kept):

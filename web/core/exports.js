@@ -24,5 +24,6 @@ export const WASM_MODEL_FUNCTIONS = Object.freeze([
   'attn_llama_check', 'attn_llama_cache_size', 'attn_llama_workspace_size', 'attn_llama_forward',
   'attn_rope_frequencies',
   'attn_bert_check', 'attn_bert_workspace_size', 'attn_bert_forward',
+  'attn_heads_keep_floats', 'attn_heads_map', 'attn_heads_map_floats',
   'attn_set_threads', 'attn_run_part',
 ]);

@@ -17,19 +17,20 @@ const MASK_TOKENS = ['[MASK]', '<mask>'];
 const MAX_TOP_K = 1000;
 
 /**
- * encode, forward and fillMask of an encoder; readForward and splitAttention are model.js's, and
+ * encode, forward and fillMask of an encoder; readForward and forwardResult are model.js's, and
  * live(name), which fails once the model is disposed (a getter of the options may do it).
  */
-export function encoderApi(rt, config, tokenizer, { needTokenizer, live, readForward, splitAttention }) {
+export function encoderApi(rt, config, tokenizer, { needTokenizer, live, readForward, forwardResult }) {
   // one text with the special tokens BERT reads ([CLS] … [SEP]): WordPiece adds them when asked,
   // a tokenizer.json's post-processor by default
   const encodeOne = (text) => (tokenizer.kind === 'wordpiece' ? tokenizer.encode(text, { specialTokens: true }) : tokenizer.encode(text));
   const forward = (ids, options = {}) => {
-    const { attention, tokenTypes, mask } = readForward(options, config, ['tokenTypes', 'mask']);
+    const { attention, heads, tokenTypes, mask } = readForward(options, config, ['tokenTypes', 'mask']);
     live('forward');
-    const r = rt.forward(ids, { attention, ...(tokenTypes === undefined ? {} : { tokenTypes }), ...(mask === undefined ? {} : { mask }) });
-    const out = r.logits ? { logits: r.logits } : { hidden: r.hidden };
-    return attention === false ? out : { ...out, attention: splitAttention(r.attention, config) };
+    const given = { tokenTypes, mask, heads };
+    for (const key of Object.keys(given)) if (given[key] === undefined) delete given[key];
+    const r = rt.forward(ids, { attention, ...given });
+    return forwardResult(r, config, attention, r.logits ? { logits: r.logits } : { hidden: r.hidden });
   };
   return {
     encode(a, b) {

@@ -91,6 +91,46 @@ export interface ForwardResult {
   attention?: (Matrix | null)[][];
 }
 
+/**
+ * Every head's scores from forward's { heads } (docs/HEADS.md), computed in C without keeping the
+ * maps. Each score is a Float32Array(layers · heads), head h of layer l at [l · heads + h]. With A
+ * a head's map over n >= 2 tokens (an encoder's: the tokens its mask keeps) and rows R = 1 … n − 1:
+ * sink = mean_R A[i, 0], previous = mean_R A[i, i − 1], self = mean_R A[i, i], next = mean over
+ * i = 1 … n − 2 of A[i, i + 1] (0 in a decoder), entropy = mean_R −Σ_j A[i, j]·log2 A[i, j] (bits),
+ * distance = mean_R Σ_j A[i, j]·|i − j|; with { repeat: S }, rows S … n − 1: induction =
+ * mean A[i, i − S + 1], duplicate = mean A[i, i − S].
+ */
+export interface HeadScores {
+  layers: number;
+  heads: number;
+  sink: Float32Array;
+  previous: Float32Array;
+  self: Float32Array;
+  next: Float32Array;
+  entropy: Float32Array;
+  distance: Float32Array;
+  /** With { heads: { repeat } } only. */
+  induction?: Float32Array;
+  /** With { heads: { repeat } } only. */
+  duplicate?: Float32Array;
+}
+
+/** forward's { heads }: true, or { repeat: S } for an input that repeats with period S (1 <= S <= n − 1). */
+export interface HeadsChoice {
+  repeat?: number;
+}
+
+/**
+ * A result with { heads }: the scores, and map(layer, head), that head's full (n, n) map computed
+ * again from what the forward kept (each head's queries; the keys). Valid until the model's next
+ * forward, generate or dispose(); after that map throws INVALID_ARGUMENT.
+ */
+type WithHeads<R> = R & { heads: HeadScores; map(layer: number, head: number): Matrix };
+/** A result with { logits: false }: no LM head was run. */
+type WithoutLogits<R> = Omit<R, 'logits'> & { logits: null };
+/** forward's result with { heads }. */
+export type ForwardResultHeads = WithHeads<ForwardResult>;
+
 /** A result with { attention: true }: every layer's and every head's map. */
 type WithAllMaps<R> = R & { attention: Matrix[][] };
 /** A result with { attention: { layers, heads } }: those maps; null for the heads not asked for. */
@@ -109,6 +149,10 @@ export interface AttentionChoice {
 export interface ForwardOptions {
   /** true: every layer's and head's map; { layers, heads }: those only (each a list of indices, default all). */
   attention?: boolean | AttentionChoice;
+  /** true or { repeat }: every head's scores (result.heads) and result.map, without keeping the maps. */
+  heads?: boolean | HeadsChoice;
+  /** true (default): every row's logits; 'last': the last token's only, (1, vocab_size); false: none (null). */
+  logits?: boolean | 'last';
 }
 
 export interface GenerateOptions {
@@ -177,6 +221,9 @@ export interface Model {
    * { attention: true } the result's attention holds every map; with { attention: { layers,
    * heads } } a map or null per head; otherwise none.
    */
+  forward(ids: ArrayLike<number>, options: ForwardOptions & { heads: true | HeadsChoice; logits: false }): WithoutLogits<ForwardResultHeads>;
+  forward(ids: ArrayLike<number>, options: ForwardOptions & { heads: true | HeadsChoice }): ForwardResultHeads;
+  forward(ids: ArrayLike<number>, options: ForwardOptions & { logits: false }): WithoutLogits<ForwardResult>;
   forward(ids: ArrayLike<number>, options: ForwardOptions & { attention: true }): ForwardResultAll;
   forward(ids: ArrayLike<number>, options: ForwardOptions & { attention: AttentionChoice }): ForwardResultSome;
   forward(ids: ArrayLike<number>, options?: ForwardOptions): ForwardResult;
@@ -197,8 +244,8 @@ export interface Model {
   dispose(): void;
 }
 
-/** An encoder's forward options (BERT). */
-export interface EncoderForwardOptions extends ForwardOptions {
+/** An encoder's forward options (BERT): attention and heads as a decoder's (its scores over the tokens the mask keeps). */
+export interface EncoderForwardOptions extends Omit<ForwardOptions, 'logits'> {
   /** One per id: 0 for the first sentence, 1 for the second (default all 0). */
   tokenTypes?: ArrayLike<number>;
   /** One per id: 1 for a real token, 0 for padding, which no token attends to (default all 1). */
@@ -234,6 +281,7 @@ export interface EncoderModel extends Omit<Model, 'config' | 'encode' | 'forward
   readonly config: Readonly<Omit<ModelConfig, 'family'> & { family: 'bert'; encoder: true; types: number }>;
   /** [CLS] a [SEP] (b [SEP]) and its token types (0 up to the first [SEP], then 1). */
   encode(a: string, b?: string): { ids: number[]; tokenTypes: number[] };
+  forward(ids: ArrayLike<number>, options: EncoderForwardOptions & { heads: true | HeadsChoice }): WithHeads<EncoderForwardResult>;
   forward(ids: ArrayLike<number>, options: EncoderForwardOptions & { attention: true }): EncoderForwardResultAll;
   forward(ids: ArrayLike<number>, options: EncoderForwardOptions & { attention: AttentionChoice }): EncoderForwardResultSome;
   forward(ids: ArrayLike<number>, options?: EncoderForwardOptions): EncoderForwardResult;

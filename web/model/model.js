@@ -8,6 +8,8 @@
 //   const { logits, attention } = model.forward(ids, { attention: true });
 //   attention[layer][head];                       // { data: Float32Array, shape: [n, n] }
 //   model.forward(ids, { attention: { layers: [5], heads: [1] } });   // only that head's map
+//   const r = model.forward(ids, { heads: true, logits: false });    // every head's scores, no map kept
+//   r.heads.previous[layer * r.heads.heads + head]; r.map(layer, head);   // heads.js
 //   for await (const step of model.generate(ids, { maxTokens: 20 })) console.log(step.text);
 //   model.dispose();
 //
@@ -31,6 +33,7 @@ import { createRuntime } from './runtime.js';
 import { readSampling } from './sample.js';
 import { generate, readPrompt, slotsByHead } from './generate.js';
 import { encoderApi } from './encoder.js';
+import { headsResult } from './heads.js';
 import { idsArg } from '../core/args.js';
 import { fetchCheckpoint, ModelFetchError } from './load/fetch-checkpoint.js';
 import { forwardOnly, parseRepoId } from './hub/hub.js';
@@ -147,13 +150,14 @@ function fillFrom(tensors) {
 }
 
 // forward's options, each read once: attention is false, true (every head) or
-// { layers?, heads? } (those layers' and heads' maps only; each a list of indices, default all)
-// (an encoder's forward also takes `extra`: tokenTypes, mask, passed on as given) -> { attention, …extra }
+// { layers?, heads? } (those layers' and heads' maps only; each a list of indices, default all);
+// heads (true or { repeat }) passed on for the runtime to check (heads.js)
+// (a decoder's forward also takes `extra` logits, an encoder's tokenTypes and mask, passed on as given) -> { attention, heads, …extra }
 function readForward(options, config, extra = []) {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
     fail(ErrorCode.INVALID_ARGUMENT, `model.forward: options must be an object like { attention: true }; received ${describe(options)}`);
   }
-  const keys = ['attention', ...extra], out = {};
+  const keys = ['attention', 'heads', ...extra], out = { heads: options.heads };
   for (const key of Object.keys(options)) {
     if (!keys.includes(key)) fail(ErrorCode.INVALID_ARGUMENT, `model.forward: unknown option "${String(key).slice(0, 40)}"; expected ${keys.join(', ')}`);
   }
@@ -180,6 +184,20 @@ function indexList(value, name, count, [noun, key]) {
   const ids = idsArg(value, `model.forward: ${name}`, { max: count, maxWhat: (n) => `${n} ${noun}s; the model has ${key} = ${count}`, vocab: count, noun: `${noun} index`, bound: `${key} = ${count}` });
   if (new Set(ids).size !== ids.length) fail(ErrorCode.INVALID_ARGUMENT, `model.forward: ${name} lists an index twice`);
   return Array.from(ids);
+}
+
+// logits: true (every row), 'last' ([1, vocab]) or false (none: null) -> the runtime's options
+function readLogits(logits = true) {
+  if (logits === true || logits === false) return { logits };
+  if (logits === 'last') return { logits: true, lastOnly: true };
+  return fail(ErrorCode.INVALID_ARGUMENT, `model.forward: logits must be true, 'last' or false; received ${describe(logits)}`);
+}
+
+// the runtime's result as forward gives it: logits, the maps asked for, the heads' scores and map
+function forwardResult(r, config, attention, lead = { logits: r.logits }) {
+  const out = attention === false ? lead : { ...lead, attention: splitAttention(r.attention, config) };
+  if (r.heads) Object.assign(out, { heads: headsResult(r.heads, config), map: r.heads.map });
+  return out;
 }
 
 // [layer][head] -> { data, shape: [rows, m] } (copies) or null for a head not asked for
@@ -221,11 +239,12 @@ function makeModel(rt, config, tokenizer) {
     tokens: api('tokens', (ids) => { needTokenizer('tokens'); return tokenizer.tokens(ids); }),
     /** The full pass over ids from position 0: logits (n, vocab_size), and attention[layer][head] (n, n) when asked. */
     forward: api('forward', (ids, options = {}) => {
-      const { attention } = readForward(options, config);
+      const { attention, heads, logits } = readForward(options, config, ['logits']);
+      const rows = readLogits(logits);
       live('forward');   // a getter of the options may have disposed it
       state.owner = null;
-      const r = rt.forward(ids, { attention });
-      return attention === false ? { logits: r.logits } : { logits: r.logits, attention: splitAttention(r.attention, config) };
+      const r = rt.forward(ids, { attention, ...rows, ...(heads === undefined ? {} : { heads }) });
+      return forwardResult(r, config, attention);
     }),
     generate: api('generate', (ids, options = {}) => {
       const sampling = readSampling(options, config);
@@ -244,7 +263,7 @@ function makeModel(rt, config, tokenizer) {
 
 // an encoder's encode, forward and fillMask (encoder.js), and a generate that says why not
 function encoderMethods(rt, config, tokenizer, api, { needTokenizer, live }) {
-  const e = encoderApi(rt, config, tokenizer, { needTokenizer, live, readForward, splitAttention });
+  const e = encoderApi(rt, config, tokenizer, { needTokenizer, live, readForward, forwardResult });
   return {
     encode: api('encode', e.encode),
     forward: api('forward', e.forward),

@@ -23,7 +23,7 @@
 //   Returns { parameters, bytes }. Failures: INVALID_MODEL (a config the C cannot run),
 //   NON_FINITE (a NaN or ±Infinity among the parameters, named), TOO_LARGE (more than wasm32's
 //   4 GiB), OUT_OF_MEMORY; what fill throws, as an AttentionError. A failed upload leaves no model.
-// forward(ids, { pos = 0, attention = false, lastOnly = false } = {})
+// forward(ids, { pos = 0, attention = false, lastOnly = false, logits = true, heads } = {})
 //   ids: token ids at positions pos .. pos + T - 1, refused by their count before any is read
 //   (web/core/args.js idsArg); the cache must hold positions 0 .. pos - 1 (pos <= rt.length; a
 //   smaller pos recomputes from there). attention: true for every head, or a list of
@@ -31,7 +31,9 @@
 //   -> { logits: { data, shape: [T, V] } (the last token's only, [1, V], with lastOnly),
 //        attention?: { data, shape: [B, T, pos + T], slots } (B heads' weights, row r for the
 //        query at pos + r; head h of layer l is block slots[l·H + h], -1 when not asked for:
-//        with attention: true, block l·H + h) }. Copies, never views of wasm memory.
+//        with attention: true, block l·H + h),
+//        heads?: { scores, repeat, map(l, h) } with heads: true or { repeat } (heads.js; pos 0
+//        only) }. logits: false skips the LM head (logits null). Copies, never views of wasm memory.
 //   Failures: INVALID_ARGUMENT (an id outside the vocabulary, pos past rt.length, positions past
 //   n_positions or maxPositions, an unknown option, no model), NON_FINITE (the result overflows
 //   float32), TOO_LARGE. After any error the runtime stays usable; rt.length is then at most pos.
@@ -50,6 +52,7 @@ import { idsArg } from '../core/args.js';
 import { decodeBase64, missingExports, WASM_IMPORTS } from '../core/instantiate.js';
 import { familyOf } from './families/index.js';
 import { startThreads } from './threads/threads.js';
+import { readHeadsOption, dropKept, keepBefore, writeKeepStruct, keepAfter } from './heads.js';
 
 const ATTN_OK = 0, LAST_ONLY = 1;                // attention.h; gpt2.h's and llama.h's LAST_ONLY
 const FIRST_CACHE = 64;                          // positions the KV cache holds at first; it doubles as needed
@@ -137,7 +140,7 @@ export async function createRuntime(options = {}) {
   const api = Object.freeze({
     upload: guard(rt, 'upload', (config, fill, opts) => upload(rt, config, fill, opts)),
     forward: guard(rt, 'forward', (ids, opts) => forward(rt, ids, opts)),
-    reset: guard(rt, 'reset', () => { rt.length = 0; }),
+    reset: guard(rt, 'reset', () => { rt.length = 0; dropKept(rt); }),
     dispose: () => {
       if (rt.calls > 0) rt.disposing = true;
       else disposeNow(rt);
@@ -284,6 +287,7 @@ function withMaps(mem, result, heads, patt, T, m) {
 }
 
 function freeModel(rt) {
+  dropKept(rt);
   const m = rt.model;
   rt.model = null;
   rt.length = 0;
@@ -296,7 +300,7 @@ function freeModel(rt) {
 // ----------------------------------------------------------------------------
 // forward
 
-const FORWARD_OPTIONS = ['pos', 'attention', 'lastOnly'];
+const FORWARD_OPTIONS = ['pos', 'attention', 'lastOnly', 'logits', 'heads'];
 
 // each option read once; unknown keys refused (a typo would otherwise be silently ignored)
 function readForwardOptions(rt, opts) {
@@ -304,12 +308,14 @@ function readForwardOptions(rt, opts) {
   for (const key of Object.keys(opts)) {
     if (!FORWARD_OPTIONS.includes(key)) fail(ErrorCode.INVALID_ARGUMENT, `forward: unknown option "${String(key).slice(0, 40)}"; expected one of ${FORWARD_OPTIONS.join(', ')}`);
   }
-  const { pos = 0, attention = false, lastOnly = false } = opts;
+  const { pos = 0, attention = false, lastOnly = false, logits = true, heads } = opts;
   if (!Number.isInteger(pos) || pos < 0 || pos > rt.length) {
     fail(ErrorCode.INVALID_ARGUMENT, `forward: pos must be an integer in [0, ${rt.length}] (the positions in the KV cache); received ${describe(pos)}`);
   }
   if (typeof lastOnly !== 'boolean') fail(ErrorCode.INVALID_ARGUMENT, `forward: lastOnly must be true or false; received ${describe(lastOnly)}`);
-  return { pos, heads: readHeads(attention, rt.model.config), lastOnly };
+  if (typeof logits !== 'boolean') fail(ErrorCode.INVALID_ARGUMENT, `forward: logits must be true or false; received ${describe(logits)}`);
+  if (heads !== undefined && heads !== false && pos !== 0) fail(ErrorCode.INVALID_ARGUMENT, `forward: heads are scored over a whole input, from position 0; received pos ${pos}`);
+  return { pos, heads: readHeads(attention, rt.model.config), lastOnly, logits, scores: heads };
 }
 
 // attention: false (none), true (every head), or [[layer, head], ...] (those heads, in that
@@ -337,28 +343,36 @@ function forward(rt, ids, opts = {}) {
   if (!rt.model) fail(ErrorCode.INVALID_ARGUMENT, 'forward: no model: call upload(config, fill) first');
   if (rt.model.family.encoder) return encoderForward(rt, ids, opts);
   const { mem, exports, model } = rt, { n_layer: L, n_head: H, vocab_size: V, n_positions: P } = model.config, f = model.family.c;
-  const { pos, heads, lastOnly } = readForwardOptions(rt, opts);
+  const { pos, heads, lastOnly, logits, scores } = readForwardOptions(rt, opts);
   const S = model.S, limit = S === P ? `n_positions = ${S}` : `maxPositions = ${S} (n_positions = ${P})`;
   const tokens = idsArg(ids, 'forward: ids', { max: S - pos, maxWhat: (n) => `positions ${pos} .. ${pos + n - 1} go past the model's ${limit}`, vocab: V });
-  const T = tokens.length, m = pos + T, rows = lastOnly ? 1 : T;
+  const T = tokens.length, m = pos + T, rows = !logits ? 0 : lastOnly ? 1 : T;
+  const wanted = readHeadsOption(scores, T, 'forward');
   argumentsRead(rt, 'forward');
   rt.length = Math.min(rt.length, pos);   // rows from pos on are rewritten: unspecified until it succeeds
   growCache(rt, model, m);
   const wsBytes = exports[f.workspaceSize](model.cfg, T, m) >>> 0;
   if (wsBytes === 0) fail(ErrorCode.TOO_LARGE, `forward: ${T} tokens over ${m} positions need more than wasm32's 4 GiB`);
+  const plan = keepBefore(rt, wanted, T, m, null);
   const attFloats = heads ? heads.count * T * m : 0;
-  const block = allocate(mem, [T, heads ? L * H : 0, rows * V, attFloats, Math.ceil(wsBytes / 4)], 0,
+  const block = allocate(mem, [T, heads ? L * H : 0, rows * V, attFloats, Math.ceil(wsBytes / 4), ...(plan ? plan.counts : [])], 0,
     () => (heads ? `forward's attention weights (${heads.count} heads × ${T} × ${m}) and logits` : `forward's logits (${rows}, ${V})`));
-  const [pids, pslots, plogits, patt, pws] = block.offsets;
+  const [pids, pslots, plogits, patt, pws, ...pkeep] = block.offsets;
   try {
     new Int32Array(mem.memory.buffer, pids, T).set(tokens);
     if (heads) new Int32Array(mem.memory.buffer, pslots, L * H).set(heads.slots);
-    const status = exports[f.forward](plogits, heads ? patt : 0, heads ? pslots : 0, model.cache, pws, model.cfg,
+    const keep = plan ? writeKeepStruct(mem, plan, pkeep) : 0;
+    const status = exports[f.forward](rows ? plogits : 0, heads ? patt : 0, heads ? pslots : 0, keep, model.cache, pws, model.cfg,
       model.params.pointer, pids, T, pos, model.capacity, lastOnly ? LAST_ONLY : 0);
     if (status !== ATTN_OK) model.family.forwardFailed?.(rt, model, status);
     checkStatus(mem, status, 'forward', [], []);
     rt.length = m;
-    return withMaps(mem, { logits: readMatrix(mem, plogits, rows, V) }, heads, patt, T, m);
+    const result = withMaps(mem, { logits: rows ? readMatrix(mem, plogits, rows, V) : null }, heads, patt, T, m);
+    if (plan) result.heads = keepAfter(rt, plan, pkeep[0]);
+    return result;
+  } catch (e) {
+    if (plan) dropKept(rt);
+    throw e;
   } finally {
     release(mem, block);
   }
@@ -367,14 +381,14 @@ function forward(rt, ids, opts = {}) {
 // ----------------------------------------------------------------------------
 // an encoder's forward (BERT): the whole text at once, no cache, every token seeing every other
 
-const ENCODER_OPTIONS = ['attention', 'tokenTypes', 'mask'];
+const ENCODER_OPTIONS = ['attention', 'tokenTypes', 'mask', 'heads'];
 
 function readEncoderOptions(rt, opts, T) {
   if (opts === null || typeof opts !== 'object' || Array.isArray(opts)) fail(ErrorCode.INVALID_ARGUMENT, `forward: options must be an object like { attention, tokenTypes, mask }; received ${describe(opts)}`);
   for (const key of Object.keys(opts)) {
     if (!ENCODER_OPTIONS.includes(key)) fail(ErrorCode.INVALID_ARGUMENT, `forward: unknown option "${String(key).slice(0, 40)}" for an encoder; expected one of ${ENCODER_OPTIONS.join(', ')}`);
   }
-  const c = rt.model.config, { attention = false, tokenTypes, mask } = opts;
+  const c = rt.model.config, { attention = false, tokenTypes, mask, heads } = opts;
   const sameLength = (n, what) => { if (n !== T) fail(ErrorCode.INVALID_ARGUMENT, `forward: ${what} has ${n} entries for ${T} ids; give one per id`); };
   const types = tokenTypes === undefined ? null : idsArg(tokenTypes, 'forward: tokenTypes', { max: T, maxWhat: (n) => `${n} entries for ${T} ids; give one per id`, vocab: c.types });
   if (types) sameLength(types.length, 'tokenTypes');
@@ -385,29 +399,38 @@ function readEncoderOptions(rt, opts, T) {
     if (!m.includes(1)) fail(ErrorCode.INVALID_ARGUMENT, 'forward: mask is all 0: at least one token must be attended to (1 = a real token, 0 = padding)');
     keep = Uint8Array.from(m);
   }
-  return { heads: readHeads(attention, c), types, keep };
+  const real = keep ? keep.reduce((a, b) => a + b, 0) : T;
+  return { heads: readHeads(attention, c), types, keep, scores: readHeadsOption(heads, real, 'forward') };
 }
 
 function encoderForward(rt, ids, opts) {
   const { mem, exports, model } = rt, c = model.config, { n_layer: L, n_head: H, vocab_size: V, n_positions: P, n_embd: C } = c;
   const tokens = idsArg(ids, 'forward: ids', { max: P, maxWhat: (n) => `${n} ids; the model reads at most max_position_embeddings = ${P}`, vocab: V });
-  const T = tokens.length, { heads, types, keep } = readEncoderOptions(rt, opts, T);
+  const T = tokens.length, { heads, types, keep, scores } = readEncoderOptions(rt, opts, T);
   argumentsRead(rt, 'forward');
   const width = model.hasHead ? V : C;
   const wsBytes = exports[model.family.c.workspaceSize](model.cfg, T) >>> 0;
   if (wsBytes === 0) fail(ErrorCode.TOO_LARGE, `forward: ${T} tokens need more than wasm32's 4 GiB`);
-  const block = allocate(mem, [T, T, Math.ceil(T / 4), heads ? L * H : 0, T * width, heads ? heads.count * T * T : 0, Math.ceil(wsBytes / 4)], 0,
-    () => `forward's outputs (${T}, ${width})${heads ? ` and attention weights (${heads.count} heads × ${T} × ${T})` : ''}`);
-  const [pids, ptypes, pmask, pslots, pout, patt, pws] = block.offsets;
+  const plan = keepBefore(rt, scores, T, T, keep);
+  const block = allocate(mem, [T, T, Math.ceil(T / 4), heads ? L * H : 0, T * width, heads ? heads.count * T * T : 0, Math.ceil(wsBytes / 4),
+    ...(plan ? plan.counts : [])], 0,
+  () => `forward's outputs (${T}, ${width})${heads ? ` and attention weights (${heads.count} heads × ${T} × ${T})` : ''}`);
+  const [pids, ptypes, pmask, pslots, pout, patt, pws, ...pkeep] = block.offsets;
   try {
     new Int32Array(mem.memory.buffer, pids, T).set(tokens);
     if (types) new Int32Array(mem.memory.buffer, ptypes, T).set(types);
     if (keep) new Uint8Array(mem.memory.buffer, pmask, T).set(keep);
     if (heads) new Int32Array(mem.memory.buffer, pslots, L * H).set(heads.slots);
+    const pkeepStruct = plan ? writeKeepStruct(mem, plan, pkeep) : 0;
     const status = exports[model.family.c.forward](model.hasHead ? 0 : pout, model.hasHead ? pout : 0, heads ? patt : 0, heads ? pslots : 0,
-      pws, model.cfg, model.params.pointer, pids, types ? ptypes : 0, keep ? pmask : 0, T);
+      pkeepStruct, pws, model.cfg, model.params.pointer, pids, types ? ptypes : 0, keep ? pmask : 0, T);
     checkStatus(mem, status, 'forward', [], []);
-    return withMaps(mem, { [model.hasHead ? 'logits' : 'hidden']: readMatrix(mem, pout, T, width) }, heads, patt, T, T);
+    const result = withMaps(mem, { [model.hasHead ? 'logits' : 'hidden']: readMatrix(mem, pout, T, width) }, heads, patt, T, T);
+    if (plan) result.heads = keepAfter(rt, plan, pkeep[0]);
+    return result;
+  } catch (e) {
+    if (plan) dropKept(rt);
+    throw e;
   } finally {
     release(mem, block);
   }

@@ -170,7 +170,7 @@ static void free_outputs(outputs *o) { free(o->hidden); free(o->logits); free(o-
 static attn_status run(outputs *o, const model *md, const int32_t *ids, const int32_t *types, const uint8_t *keep,
                        int n, const int32_t *slots, int with_logits) {
     float *ws = malloc(attn_bert_workspace_size(&md->cfg, n));
-    attn_status st = attn_bert_forward(o->hidden, with_logits ? o->logits : NULL, o->att, slots, ws, &md->cfg, md->table,
+    attn_status st = attn_bert_forward(o->hidden, with_logits ? o->logits : NULL, o->att, slots, NULL, ws, &md->cfg, md->table,
                                        ids, types, keep, n);
     free(ws);
     return st;

@@ -480,6 +480,63 @@ static void test_rope_statuses(void) {
     CHECK(attn_rope_rotate(out, x, cs, sn, 2, 1, 8, 0) == ATTN_ERR_OVERFLOW, "a pair past float32");
 }
 
+
+// The row statistics (attn_forward_stats) of both paths against attn_row_stats_naive's, a log per
+// cell over the reference weights: the row path (weights kept, or m < 32) and the tiled kernel
+// (no weights, m >= 32), causal or masked, with positions that are not the indices (an offset,
+// or ranks with gaps), points anywhere in [-1, m), rows split in ranges.
+static void test_row_stats(void) {
+    for (int t = 0; t < 240; t++) {
+        int n = randint(1, 40), m = randint(1, 40), d = randint(1, 24);
+        if (t % 3 == 1) { n = randint(20, 150); m = randint(32, 300); d = randint(1, 70); }
+        if (t % 40 == 0) { n = randint(200, 300); m = n; d = 64; }
+        const unsigned flags = t % 2 ? ATTN_CAUSAL : 0;
+        float *q = randmat((size_t)n * d, -2, 2), *k = randmat((size_t)m * d, -2, 2), *v = randmat((size_t)m * d, -1, 1);
+        uint8_t *mask = NULL;
+        if (t % 4 == 2) {
+            mask = malloc((size_t)n * m);
+            for (size_t i = 0; i < (size_t)n * m; i++) mask[i] = (next_u64() % 5) != 0;
+        }
+        float *qpos = malloc((size_t)n * sizeof *qpos), *kpos = malloc((size_t)m * sizeof *kpos);
+        for (int i = 0; i < n; i++) qpos[i] = (float)(i + (t % 5)) * (t % 3 == 2 ? 1.5f : 1.0f);
+        for (int j = 0; j < m; j++) kpos[j] = (float)j * (t % 3 == 2 ? 1.5f : 1.0f);
+        int32_t *points = malloc((size_t)n * ATTN_ROW_POINTS * sizeof *points);
+        for (int i = 0; i < n * ATTN_ROW_POINTS; i++) points[i] = randint(-1, m - 1);
+        float *w = malloc((size_t)n * m * sizeof *w), *out = malloc((size_t)n * d * sizeof *out);
+        float *want = malloc((size_t)n * ATTN_ROW_STATS * sizeof *want), *got = malloc((size_t)n * ATTN_ROW_STATS * sizeof *got);
+        float *ws = malloc(attn_workspace_size(n, m, d, d) + 16);
+        attn_row_stats ref = {want, qpos, kpos, points}, rs = {got, qpos, kpos, points};
+        CHECK(attn_forward_naive(out, w, ws, q, k, v, mask, n, m, d, d, attn_default_scale(d), flags) == ATTN_OK, "naive");
+        attn_row_stats_naive(&ref, w, n, m);
+        for (int path = 0; path < 2; path++) {   // 0: the row path (weights), 1: without weights
+            const int split = randint(1, n);
+            for (int r0 = 0; r0 < n; r0 += split) {
+                const int r1 = r0 + split < n ? r0 + split : n;
+                attn_status st = attn_forward_stats(out, path ? NULL : w, ws, &rs, q, k, v, mask, n, m, d, d,
+                                                    attn_default_scale(d), flags, r0, r1);
+                CHECK(st == ATTN_OK, "t %d: status %d", t, st);
+            }
+            for (int i = 0; i < n * ATTN_ROW_STATS; i++) {
+                const double e = want[i], a = got[i];
+                CHECK(isfinite(a) && fabs(a - e) <= 2e-5 + 2e-5 * fabs(e),
+                      "t %d path %d n %d m %d: stat %d of row %d: %.9g, want %.9g", t, path, n, m, i % ATTN_ROW_STATS,
+                      i / ATTN_ROW_STATS, a, e);
+            }
+        }
+        points[0] = m;   // a point past the keys
+        CHECK(attn_forward_stats(out, NULL, ws, &rs, q, k, v, mask, n, m, d, d, 1.0f, flags, 0, n) == ATTN_ERR_RANGE, "point m");
+        points[0] = -2;
+        CHECK(attn_forward_stats(out, NULL, ws, &rs, q, k, v, mask, n, m, d, d, 1.0f, flags, 0, n) == ATTN_ERR_RANGE, "point -2");
+        points[0] = -1;
+        qpos[0] = NAN;
+        CHECK(attn_forward_stats(out, NULL, ws, &rs, q, k, v, mask, n, m, d, d, 1.0f, flags, 0, n) == ATTN_ERR_NON_FINITE, "qpos NaN");
+        rs.kpos = NULL;
+        CHECK(attn_forward_stats(out, NULL, ws, &rs, q, k, v, mask, n, m, d, d, 1.0f, flags, 0, n) == ATTN_ERR_NULL, "kpos NULL");
+        free(q); free(k); free(v); free(mask); free(qpos); free(kpos); free(points); free(w); free(out); free(want);
+        free(got); free(ws);
+    }
+}
+
 int main(void) {
     test_fast_matches_naive();
     test_row_ranges();
@@ -494,6 +551,7 @@ int main(void) {
     test_rope_pieces();
     test_rope_llama3();
     test_rope_statuses();
+    test_row_stats();
     printf("# C core (ASan+UBSan): %d checks\n%d passed, %d failed\n", checks, checks - failures, failures);
     return failures ? 1 : 0;
 }

@@ -103,7 +103,7 @@ static float *packed_params(const model *md) {
 static attn_status run(run_state *rs, const model *md, const int32_t *ids, int T, int pos, int with_att, unsigned flags) {
     size_t bytes = attn_gpt2_workspace_size(&md->cfg, T, pos + T);
     float *ws = malloc(bytes ? bytes : 1), *q = packed_params(md);
-    attn_status st = attn_gpt2_forward(rs->logits, with_att ? rs->att : NULL, NULL, rs->cache, ws, &md->cfg, q,
+    attn_status st = attn_gpt2_forward(rs->logits, with_att ? rs->att : NULL, NULL, NULL, rs->cache, ws, &md->cfg, q,
                                        ids, T, pos, rs->S, flags);
     free(ws); free(q);
     return st;
@@ -472,7 +472,7 @@ static void test_errors(void) {
     float *ws = malloc(attn_gpt2_workspace_size(&md.cfg, 6, 6));
     int32_t ids[6] = {1, 2, 3, 4, 5, 6};
 #define FWD(logits, att, cache, w, cfg, params, ids_, T, pos, S_, flags) \
-    attn_gpt2_forward(logits, att, NULL, cache, w, cfg, params, ids_, T, pos, S_, flags)
+    attn_gpt2_forward(logits, att, NULL, NULL, cache, w, cfg, params, ids_, T, pos, S_, flags)
     CHECK(FWD(rs.logits, NULL, rs.cache, ws, &md.cfg, md.p, ids, 3, 0, S, 0) == ATTN_OK, "a good call");
     CHECK(FWD(rs.logits, NULL, NULL, ws, &md.cfg, md.p, ids, 3, 0, S, 0) == ATTN_ERR_NULL, "NULL cache");
     CHECK(FWD(rs.logits, NULL, rs.cache, NULL, &md.cfg, md.p, ids, 3, 0, S, 0) == ATTN_ERR_NULL, "NULL workspace");
@@ -537,14 +537,14 @@ static void test_slots(void) {
     for (size_t i = 0; i < 3 * block; i++) two[i] = -7.0f;   // block 2 must stay as it is
     size_t bytes = attn_gpt2_workspace_size(&md.cfg, T, T);
     float *ws = malloc(bytes), *q = packed_params(&md);
-    attn_status st = attn_gpt2_forward(rs.logits, two, slots, rs.cache, ws, &md.cfg, q, (const int32_t[]){1, 4, 2, 9, 3}, T, 0, 8, 0);
+    attn_status st = attn_gpt2_forward(rs.logits, two, slots, NULL, rs.cache, ws, &md.cfg, q, (const int32_t[]){1, 4, 2, 9, 3}, T, 0, 8, 0);
     CHECK(st == ATTN_OK, "slots: %s", attn_status_string(st));
     CHECK(memcmp(two, all + (size_t)(1 * H + 2) * block, block * sizeof(float)) == 0, "block 0 is layer 1 head 2");
     CHECK(memcmp(two + block, all + (size_t)(1 * H + 0) * block, block * sizeof(float)) == 0, "block 1 is layer 1 head 0");
     CHECK(two[2 * block] == -7.0f && two[3 * block - 1] == -7.0f, "nothing written past the last slot");
     CHECK(memcmp(logits, rs.logits, (size_t)T * 11 * sizeof(float)) == 0, "the logits do not depend on the slots");
     slots[4] = -2;
-    st = attn_gpt2_forward(rs.logits, two, slots, rs.cache, ws, &md.cfg, q, (const int32_t[]){1, 4, 2, 9, 3}, T, 0, 8, 0);
+    st = attn_gpt2_forward(rs.logits, two, slots, NULL, rs.cache, ws, &md.cfg, q, (const int32_t[]){1, 4, 2, 9, 3}, T, 0, 8, 0);
     CHECK(st == ATTN_ERR_RANGE, "a slot below -1: %s", attn_status_string(st));
     free(ws); free(q); free(two); free(all); free(logits); free_state(&rs); free(md.p);
 }

@@ -307,7 +307,7 @@ static void free_state(run_state *rs) { free(rs->cache); free(rs->logits); free(
 
 static attn_status run(run_state *rs, const model *md, const int32_t *ids, int T, int pos, const int32_t *slots, unsigned flags) {
     float *ws = malloc(attn_llama_workspace_size(&md->cfg, T, pos + T));
-    attn_status st = attn_llama_forward(rs->logits, rs->att, slots, rs->cache, ws, &md->cfg, md->table, ids, T, pos, rs->S, flags);
+    attn_status st = attn_llama_forward(rs->logits, rs->att, slots, NULL, rs->cache, ws, &md->cfg, md->table, ids, T, pos, rs->S, flags);
     free(ws);
     return st;
 }
@@ -414,7 +414,7 @@ static void test_errors(void) {
     inv[1] = kept;
     bad = md.cfg; bad.n_positions = ATTN_ROPE_MAX_POSITION + 8;
     float cache[4], ws[4];   // never touched: the positions are refused first
-    CHECK(attn_llama_forward(NULL, NULL, NULL, cache, ws, &bad, md.table, ids, 1, ATTN_ROPE_MAX_POSITION,
+    CHECK(attn_llama_forward(NULL, NULL, NULL, NULL, cache, ws, &bad, md.table, ids, 1, ATTN_ROPE_MAX_POSITION,
                              ATTN_ROPE_MAX_POSITION + 8, 0) == ATTN_ERR_RANGE, "position 2^20");
     CHECK(attn_llama_cache_size(&md.cfg, 0) == 0 && attn_llama_workspace_size(&md.cfg, 0, 1) == 0, "sizes of nothing");
     bad = md.cfg; bad.n_layer = 1 << 30; bad.n_kv_head = 1 << 30; bad.n_head = 1 << 30;

@@ -35,11 +35,13 @@ export function testFiles(dir, inTestDir = false) {
 
 // `node --test` with args (options, then files or folders; tests/ when none) on the binary node;
 // returns its exit status (1 when it could not start or was killed)
-export function runTests(node, args, { env = process.env, say = () => {} } = {}) {
+// (skip: folders left out when no target is given: scripts/node24.js's tests/browser)
+export function runTests(node, args, { env = process.env, say = () => {}, skip = [] } = {}) {
   const options = args.filter((a) => a.startsWith('-'));
   const targets = args.filter((a) => !a.startsWith('-'));
+  const left = (f) => targets.length || !skip.some((dir) => f.startsWith(path.join(root, dir) + path.sep));
   const files = [...new Set((targets.length ? targets.map((t) => path.resolve(t)) : [path.join(root, 'tests')])
-    .flatMap((t) => (fs.statSync(t).isDirectory() ? testFiles(t) : [t])))];
+    .flatMap((t) => (fs.statSync(t).isDirectory() ? testFiles(t) : [t])))].filter(left);
   if (!files.length) {
     process.stderr.write(`node-test: no test files in ${targets.join(' ') || 'tests/'}\n`);
     return 1;

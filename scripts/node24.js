@@ -1,6 +1,7 @@
 // node24.js - the Node tests again, on Node 24 (the active LTS), as the last step of `npm test`.
 //
 //   node scripts/node24.js [--NODE-OPTION[=VALUE] ...] [FILE|DIR ...]     default: the test files in tests/
+//                                                                           but tests/browser/
 //   node scripts/node24.js --version                                        install if missing, print the version
 //
 // (an option's value goes after '=': `--test-name-pattern=golden`, not two arguments).
@@ -11,6 +12,9 @@
 // and start at once. Node 24 has wasm relaxed SIMD on by default, so createAttention() picks the
 // relaxed build there and the tests of that build run without a flag.
 //
+// By default the browser tests (tests/browser/) are left out: they drive Chromium and Firefox,
+// which are the same whichever Node starts them, and they took about a third of the whole test
+// line's time twice over. `node scripts/node24.js tests/browser` runs them on Node 24 too.
 // The test files are found as scripts/node-test.js finds them (Node 24 reads the arguments of
 // `node --test` as glob patterns, not folders). Node 24 comes first on PATH for the tests, so
 // what they start by name (npm, npx, a `#!/usr/bin/env node` bin) runs on it too.
@@ -70,7 +74,7 @@ function main() {
     process.exit(0);
   }
   const env = { ...process.env, PATH: `${binDir}${path.delimiter}${process.env.PATH ?? ''}` };
-  process.exit(runTests(node, args, { env, say: (what) => say(`${what} on Node v${VERSION}`) }));
+  process.exit(runTests(node, args, { env, say: (what) => say(`${what} on Node v${VERSION} (tests/browser/ ran on Node 20)`), skip: ['tests/browser'] }));
 }
 
 main();

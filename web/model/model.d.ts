@@ -130,6 +130,10 @@ type WithHeads<R> = R & { heads: HeadScores; map(layer: number, head: number): M
 type WithoutLogits<R> = Omit<R, 'logits'> & { logits: null };
 /** forward's result with { heads }. */
 export type ForwardResultHeads = WithHeads<ForwardResult>;
+/** HeadScores with { heads: { repeat } }: induction and duplicate are there. */
+export type HeadScoresRepeat = HeadScores & { induction: Float32Array; duplicate: Float32Array };
+/** A result with { heads: { repeat } }. */
+type WithRepeat<R> = R & { heads: HeadScoresRepeat; map(layer: number, head: number): Matrix };
 
 /** A result with { attention: true }: every layer's and every head's map. */
 type WithAllMaps<R> = R & { attention: Matrix[][] };
@@ -221,6 +225,8 @@ export interface Model {
    * { attention: true } the result's attention holds every map; with { attention: { layers,
    * heads } } a map or null per head; otherwise none.
    */
+  forward(ids: ArrayLike<number>, options: ForwardOptions & { heads: { repeat: number }; logits: false }): WithoutLogits<WithRepeat<ForwardResult>>;
+  forward(ids: ArrayLike<number>, options: ForwardOptions & { heads: { repeat: number } }): WithRepeat<ForwardResult>;
   forward(ids: ArrayLike<number>, options: ForwardOptions & { heads: true | HeadsChoice; logits: false }): WithoutLogits<ForwardResultHeads>;
   forward(ids: ArrayLike<number>, options: ForwardOptions & { heads: true | HeadsChoice }): ForwardResultHeads;
   forward(ids: ArrayLike<number>, options: ForwardOptions & { logits: false }): WithoutLogits<ForwardResult>;

@@ -1,7 +1,7 @@
 // heads.c - the models' per-head attention job (heads.h): the plan, the slots, the chunked run.
 #include "heads.h"
 #include "internal.h"  // gather, scatter
-#include "parallel.h"  // attn_head_chunks, attn_run_chunks, attn_part_range, attn_first_failure
+#include "parallel.h"  // attn_threads, attn_run_chunks, attn_first_failure
 
 #include <string.h>
 
@@ -112,6 +112,8 @@ static void head_scores(float *scores, const float *rows, const keep_parts *k, i
 typedef struct {
     float *y, *attention;
     const int32_t *slots;
+    int blocks;                    // blocks of query rows a head is cut into (row_blocks)
+    int rows[ATTN_MAX_CHUNKS + 1]; // block b's rows are [rows[b], rows[b + 1])
     const attn_heads_plan *pl;
     const attn_heads_scratch *scratch;
     const attn_heads_input *in;
@@ -121,8 +123,33 @@ typedef struct {
     int status[ATTN_MAX_CHUNKS];
 } heads_job;
 
-// query head i's q (T, d) gathered into qh; its kv head's keys and values: the cache's rows, or
-// k's and v's columns gathered into kh and vh
+// The heads' chunks on threads: a head each, and with more threads than the heads fill, blocks of
+// a head's query rows too (attention.c gives a row the same bits whichever rows share its call),
+// cut where the cells (query, key) a causal head computes are shared evenly, at multiples of 8
+// rows (the tiled kernel's blocks). One thread: one chunk, every head in turn.
+static void row_blocks(heads_job *j) {
+    const attn_heads_plan *pl = j->pl;
+    const int T = pl->T, threads = attn_threads();
+    int blocks = threads == 1 ? 1 : (8 * threads + pl->H - 1) / pl->H;
+    if (blocks > (T + 7) / 8) blocks = (T + 7) / 8;
+    if (blocks > ATTN_MAX_CHUNKS / pl->H) blocks = ATTN_MAX_CHUNKS / pl->H;
+    if (blocks < 1) blocks = 1;
+    // the cells of rows [0, r): every key for each, or (causal) keys 0 .. pos + row
+    const int causal = (pl->flags & ATTN_CAUSAL) || (pl->mask && pl->pos > 0);   // (an encoder's mask: its key mask)
+    const double total = causal ? (double)T * pl->pos + (double)T * (T + 1) / 2 : (double)T * pl->m;
+    j->blocks = blocks;
+    j->rows[0] = 0;
+    for (int b = 1, r = 0; b <= blocks; b++) {
+        const double want = total * b / blocks;
+        while (r < T && (causal ? (double)r * pl->pos + (double)r * (r + 1) / 2 : (double)r * pl->m) < want) r++;
+        r = b == blocks ? T : (r + 7) / 8 * 8 < T ? (r + 7) / 8 * 8 : T;
+        j->rows[b] = r > j->rows[b - 1] ? r : j->rows[b - 1];
+    }
+}
+
+// query head i's q (T, d) gathered into qh (every row: attention.c checks them all, whichever
+// rows it computes); its kv head's keys and values: the cache's rows, or k's and v's columns
+// gathered into kh and vh
 static void head_inputs(const float **k, const float **v, float *qh, float *kh, float *vh, const heads_job *j, int i) {
     const attn_heads_plan *pl = j->pl;
     const attn_heads_input *in = j->in;
@@ -139,7 +166,8 @@ static void head_inputs(const float **k, const float **v, float *qh, float *kh, 
     *v = vh;
 }
 
-// the heads of one chunk, on thread `thread`'s scratch; each head writes its weights and its
+// one chunk: head i = chunk / blocks, its rows of block chunk % blocks (row_blocks), on thread
+// `thread`'s scratch; it writes those rows of the head's weights, statistics, kept queries and
 // columns of y alone
 static void heads_chunk(void *job, int chunk, int chunks, int thread) {
     heads_job *j = job;
@@ -150,21 +178,24 @@ static void heads_chunk(void *job, int chunk, int chunks, int thread) {
     const size_t own = (size_t)thread * T * d;
     float *qh = sc->qh + own, *oh = sc->oh + own, *aws = sc->aws + (size_t)thread * sc->aws_floats;
     float *kh = sc->kh ? sc->kh + own : NULL, *vh = sc->vh ? sc->vh + own : NULL;
-    int h0, h1;
-    attn_part_range(&h0, &h1, pl->H, chunk, chunks);
+    int h0 = chunk / j->blocks, h1 = h0 + 1, r0 = j->rows[chunk % j->blocks], r1 = j->rows[chunk % j->blocks + 1];
+    if (chunks == 1) { h0 = 0; h1 = pl->H; r0 = 0; r1 = T; }   // one thread: every head, every row
     j->status[chunk] = ATTN_OK;
+    if (r0 >= r1) return;
     for (int i = h0; i < h1; i++) {
         const float *k, *v;
         head_inputs(&k, &v, qh, kh, vh, j, i);
         float *w = weights_of(j->attention, j->slots, pl, j->l, i);
         const attn_heads_keep *keep = j->keep;
-        if (keep && keep->queries) memcpy(keep->queries + ((size_t)j->l * pl->H + (size_t)i) * T * d, qh, (size_t)T * d * sizeof *qh);
+        if (keep && keep->queries)
+            memcpy(keep->queries + (((size_t)j->l * pl->H + (size_t)i) * T + (size_t)r0) * d, qh + (size_t)r0 * d,
+                   (size_t)(r1 - r0) * d * sizeof *qh);
         const attn_row_stats rs = {.out = j->parts.rows + (size_t)i * T * ATTN_ROW_STATS, .qpos = j->parts.qpos,
                                    .kpos = j->parts.kpos, .points = j->parts.points};
         const attn_row_stats *stats = keep && keep->scores ? &rs : NULL;
-        attn_status st = attn_forward_stats(oh, w, aws, stats, qh, k, v, pl->mask, T, pl->m, d, d, scale, pl->flags, 0, T);
+        attn_status st = attn_forward_stats(oh, w, aws, stats, qh, k, v, pl->mask, T, pl->m, d, d, scale, pl->flags, r0, r1);
         if (st != ATTN_OK) { j->status[chunk] = st; return; }
-        scatter(j->y, oh, T, pl->H * d, i * d, d);
+        scatter(j->y + (size_t)r0 * pl->H * d, oh + (size_t)r0 * d, r1 - r0, pl->H * d, i * d, d);
     }
 }
 
@@ -180,7 +211,8 @@ attn_status attn_heads_run(float *y, float *attention, const int32_t *slots, con
     heads_job job = {.y = y, .attention = attention, .slots = slots, .pl = pl, .scratch = scratch, .in = in, .l = l,
                      .keep = keep};
     if (keep && keep->scores) job.parts = parts_of(keep, T, pl->m);
-    const int chunks = attn_head_chunks(pl->H);
+    row_blocks(&job);
+    const int chunks = attn_threads() == 1 ? 1 : pl->H * job.blocks;
     attn_run_chunks(heads_chunk, &job, chunks);
     attn_status st = (attn_status)attn_first_failure(job.status, chunks);
     for (int i = 0; st == ATTN_OK && keep && keep->scores && i < pl->H; i++)

@@ -51,8 +51,10 @@ attn_status attn_heads_begin(const attn_heads_keep *keep, const attn_heads_plan 
 
 // y (T, H·d) = every query head's attention of layer l, head i's output in columns [i·d, (i+1)·d),
 // with the scale 1/√d; head i writes its weights (T, m) into attention: block l·H + i without
-// slots, else block slots[l·H + i], nowhere for a slot of -1 or no attention at all. The heads
-// are cut into chunks (parallel.h): the bits of one thread on any number. The first failing
+// slots, else block slots[l·H + i], nowhere for a slot of -1 or no attention at all. On threads
+// the heads are cut into chunks (parallel.h), a head each and, where the threads outnumber the
+// heads, blocks of its query rows too (balanced by the cells a causal head computes): the bits of
+// one thread on any number. The first failing
 // head's status (attn_forward's), or ATTN_OK. keep (NULL: nothing), after attn_heads_begin: the
 // layer's scores, queries and keys.
 attn_status attn_heads_run(float *y, float *attention, const int32_t *slots, const attn_heads_keep *keep, int l,

@@ -30,11 +30,6 @@ int attn_chunks(int n) {
     return chunks > ATTN_MAX_CHUNKS ? ATTN_MAX_CHUNKS : chunks;
 }
 
-int attn_head_chunks(int heads) {
-    if (threads == 1 || heads < 1) return 1;
-    return heads > ATTN_MAX_CHUNKS ? ATTN_MAX_CHUNKS : heads;
-}
-
 
 #ifdef ATTN_THREADS
 // a job on the threads: the next chunk to take, shared by them (on the caller's stack)

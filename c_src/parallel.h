@@ -1,5 +1,6 @@
 // parallel.h - a model's heavy steps split across threads that share one wasm memory (issue 26),
-// with the bits of one thread: a job is cut into chunks (columns of a product, heads of attention),
+// with the bits of one thread: a job is cut into chunks (columns of a product, heads of attention
+// and blocks of their query rows: heads.c),
 // each chunk writes outputs no other chunk writes, and computes each of them with the sums the
 // one-thread path does, in the same order. Not part of the API.
 //
@@ -37,10 +38,6 @@ int attn_threads(void);
 // The chunks to cut a job of n items into (heads; units of 8 columns): 1 on one thread, else
 // CHUNKS_PER_THREAD a thread, at most n and ATTN_MAX_CHUNKS.
 int attn_chunks(int n);
-// The chunks to cut attention's heads into: 1 on one thread, else a head each (at most
-// ATTN_MAX_CHUNKS): the heads cost alike, and a thread that ends its last head waits for at most
-// one head of the other's, not a chunk of two (12 heads in 8 chunks).
-int attn_head_chunks(int heads);
 
 // fn(job, chunk, chunks, thread) for every chunk in [0, chunks), chunks ≤ ATTN_MAX_CHUNKS, then return
 void attn_run_chunks(attn_chunk_fn fn, void *job, int chunks);

@@ -173,8 +173,7 @@ static void test_cols_checks(void) {
     free(w); free(packed); free(a); free(b); free(out); free(h);
 }
 
-// attn_chunks: 1 on one thread, else 4 a thread, at most n and ATTN_MAX_CHUNKS; attn_head_chunks:
-// 1 on one thread, else a head each, at most ATTN_MAX_CHUNKS; attn_run_chunks
+// attn_chunks: 1 on one thread, else 4 a thread, at most n and ATTN_MAX_CHUNKS; attn_run_chunks
 // runs every chunk once, with the chunk count given and a thread in [0, threads)
 static int ran[ATTN_MAX_CHUNKS], ran_bad;
 static void count_chunk(void *job, int chunk, int chunks, int thread) {
@@ -185,11 +184,8 @@ static void count_chunk(void *job, int chunk, int chunks, int thread) {
 static void test_chunks(void) {
     attn_set_threads(1);
     CHECK(attn_chunks(1000) == 1 && attn_chunks(1) == 1, "one thread: one chunk");
-    CHECK(attn_head_chunks(12) == 1, "one thread: the heads in one chunk");
     attn_set_threads(2);
     CHECK(attn_chunks(1000) == 8 && attn_chunks(5) == 5 && attn_chunks(1) == 1 && attn_chunks(0) == 1, "two threads: min(8, n)");
-    CHECK(attn_head_chunks(12) == 12 && attn_head_chunks(1) == 1 && attn_head_chunks(0) == 1 && attn_head_chunks(1000) == ATTN_MAX_CHUNKS,
-          "two threads: a chunk a head");
     attn_set_threads(ATTN_MAX_THREADS);
     CHECK(attn_chunks(100000) == 4 * ATTN_MAX_THREADS && 4 * ATTN_MAX_THREADS <= ATTN_MAX_CHUNKS, "16 threads");
     for (int threads = 1; threads <= 5; threads++) {

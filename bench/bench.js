@@ -10,6 +10,8 @@
 //   node bench/bench.js --only threads the model on 1 and 2 threads against onnxruntime-web on 2 (GPT-2
 //                                   small's shape, and Qwen2.5-0.5B's; in Node and in Chromium; bench/threads.js;
 //                                   about 8 minutes), rewrites only its part of the doc
+//   node bench/bench.js --only heads   every head's role scores in one pass (forward(ids, { heads }), SmolLM2-135M's
+//                                   shape; bench/heads.js; about 6 minutes), rewrites only its part of the doc
 //   node bench/bench.js --only llama   the LLaMA family's section alone (Qwen2.5-0.5B's shape against
 //                                   onnxruntime-web, Qwen3-0.6B's; bench/llama.js; about 15 minutes, 8 GB of
 //                                   memory, 6 GB of temporary files), rewrites only its part of the doc
@@ -36,7 +38,7 @@
 // (sampling, rounds, medians; the single-head sizes), impls.js (attnmap and the peers, loaded as
 // their users load them), native.js (gcc and the C child process), mha.js, pool.js, chromium.js,
 // node-relaxed.js, tiny.js, model.js (GPT-2 small, the whole model), llama.js + llama-report.js
-// (the LLaMA family), fresh.js (cold start, memory), shipped.js (gzip sizes), report.js
+// (the LLaMA family), heads.js (every head's role scores), fresh.js (cold start, memory), shipped.js (gzip sizes), report.js
 // (tables, console), reading.js (targets, prose), markdown.js (docs/BENCHMARKS.md).
 import fs from 'node:fs';
 import os from 'node:os';
@@ -46,6 +48,7 @@ import { coldStarts, memory } from './fresh.js';
 import { loadAll } from './impls.js';
 import { machine, sourcesMatchWasm } from './machine.js';
 import { markdown } from './markdown.js';
+import { headsOnly } from './heads.js';
 import { benchMha } from './mha.js';
 import { benchLlama } from './llama.js';
 import { llamaOnly } from './llama-report.js';
@@ -68,6 +71,7 @@ async function main() {
   if (ONLY === 'llama') return llamaOnly(r, { quick: QUICK });
   if (ONLY === 'pool') return poolOnly(r, { quick: QUICK });
   if (ONLY === 'threads') return threadsOnly(r, { quick: QUICK });
+  if (ONLY === 'heads') return headsOnly(r, { quick: QUICK });
   if (!r.sources.same) progress(`note: web/wasm/attention.wasm was built from sources ${r.sources.built}, c_src/ is now ${r.sources.now}`);
   progress('peak: 4-wide SSE mul + add, one core');
   r.peak = peak();

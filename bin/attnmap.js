@@ -3,6 +3,7 @@
 //
 //   attnmap svg --tokens "猫 吃 鱼" --q '[[...]]' --k '[[...]]' > heatmap.svg
 //   attnmap model ./gpt2 --text "The cat ate the fish" --layer 5 --head 1 > head.svg   (bin/model.js)
+//   attnmap heads ./SmolLM2-135M --induction 256 --svg induction.svg   every head's role scores (bin/heads.js)
 //   attnmap --version
 //
 // Exit status: 0 success, 2 usage error or bad input, 1 anything else. Errors are one line on
@@ -13,6 +14,8 @@ import { renderHeatmap } from '../web/heatmap/heatmap.js';
 
 const USAGE = `Usage: attnmap svg --q JSON --k JSON [options] > heatmap.svg
        attnmap model FOLDER|ORG/NAME --text TEXT [options] > heatmap.svg   (see attnmap model --help)
+       attnmap heads MODEL (--text T | --ids IDS | --induction S) [options]   every head's
+                                         role scores (see attnmap heads --help)
        attnmap cache                     the Hugging Face cache's models attnmap can load
 
 Computes the attention weights softmax(q·kᵀ · scale) with the WebAssembly core and writes
@@ -90,7 +93,7 @@ function parse(argv) {
   if (values.help) return { help: true };
   if (values.version) return { version: true };
   if (positionals.length === 0) usage('missing command: expected "attnmap svg --q JSON --k JSON" (see attnmap --help)');
-  if (positionals[0] !== 'svg') usage(`unknown command ${JSON.stringify(positionals[0])}: expected "svg", "model" or "cache" (see attnmap --help)`);
+  if (positionals[0] !== 'svg') usage(`unknown command ${JSON.stringify(positionals[0])}: expected "svg", "model", "heads" or "cache" (see attnmap --help)`);
   if (positionals.length > 1) {
     usage(`unexpected argument ${JSON.stringify(positionals[1])}: values go after an option, e.g. --q '[[1,0]]' (see attnmap --help)`);
   }
@@ -156,6 +159,7 @@ const plural = (k, one, many) => `${k} ${k === 1 ? one : many}`;
 async function main(argv) {
   if (argv[0] === 'model') return runModelCommand(argv.slice(1));
   if (argv[0] === 'cache') return runCacheCommand(argv.slice(1));
+  if (argv[0] === 'heads') return runHeadsCommand(argv.slice(1));
   const args = parse(argv);
   if (args.help) { process.stdout.write(USAGE); return 0; }
   if (args.version) { process.stdout.write(`${version()}\n`); return 0; }
@@ -281,6 +285,20 @@ function heatmapSvg(weights, { rowLabels, colLabels }, args, { lang, decimals, m
 async function runCacheCommand(argv) {
   const { runCache } = await import('./cache.js');
   process.stdout.write(await runCache(argv, { usage }));
+  return 0;
+}
+
+// attnmap heads MODEL ...: bin/heads.js (loaded only for this command); errors as attnmap model's
+async function runHeadsCommand(argv) {
+  const { runHeads } = await import('./heads.js');
+  let out;
+  try {
+    out = await runHeads(argv, { usage });
+  } catch (e) {
+    if (e?.name === 'AttentionError' && e.code !== 'OUT_OF_MEMORY') throw new UsageError(e.message);
+    throw e;
+  }
+  process.stdout.write(out);
   return 0;
 }
 

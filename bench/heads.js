@@ -15,7 +15,9 @@
 //       1,024), and that the scores are the same bits on both;
 //   (d) peak RSS of a fresh process (this file run as `node bench/heads.js --peak FOLDER N`) that
 //       loads the checkpoint and runs one forward with heads over 2,048 tokens on one thread,
-//       against the weights' bytes (target ≤ weights + 500 MiB).
+//       against the weights' bytes (target ≤ weights + 500 MiB);
+//   (e) the same for Qwen2.5-0.5B's shape over 4,096 tokens on 2 threads (1,024 with --quick): that
+//       it runs in wasm32, and its peak (target ≤ 2 GiB).
 // No figure is asserted: a measurement, not a test.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -33,8 +35,8 @@ import { writeRandomCheckpoint } from '../scripts/random-checkpoint.js';
 export const HEADS_HEADING = '## Every head\'s role in one pass (forward(ids, { heads }))';
 const SHAPE = 'smollm2-135m';
 const PLAN = {
-  full: { n: 1024, rounds: 3, maps: 9, threadN: [1024, 2048], threadRounds: { 1024: 3, 2048: 2 }, peakN: 2048 },
-  quick: { n: 256, rounds: 1, maps: 5, threadN: [256, 512], threadRounds: { 256: 1, 512: 1 }, peakN: 512 },
+  full: { n: 1024, rounds: 3, maps: 9, threadN: [1024, 2048], threadRounds: { 1024: 3, 2048: 2 }, peakN: 2048, longN: 4096 },
+  quick: { n: 256, rounds: 1, maps: 5, threadN: [256, 512], threadRounds: { 256: 1, 512: 1 }, peakN: 512, longN: 1024 },
 };
 const MiB = 1048576;
 const host = { cpuMs: () => { const c = process.cpuUsage(); return (c.user + c.system) / 1000; }, progress: (what) => progress(`heads: ${what}`) };
@@ -68,7 +70,8 @@ export async function benchHeads({ quick }) {
     } finally {
       one.dispose(); two.dispose();
     }
-    res.peak = peakOf(dir, plan.peakN, one.config.vocab_size);
+    res.peak = peakOf(dir, plan.peakN, one.config.vocab_size, 1);
+    res.long = longRun(plan.longN);
     return res;
   } catch (e) {
     progress(`heads: failed: ${e.stack ?? e.message}`);
@@ -117,11 +120,11 @@ async function onThreads(one, two, ids, rounds) {
   return { n: ids.length, rounds, one: f.median.one, two: f.median.two, sameBits: f.sameBits, cores: f.cores };
 }
 
-// (d) a fresh process: `node --expose-gc bench/heads.js --peak FOLDER N` prints one JSON line
-function peakOf(dir, n, vocab) {
-  progress(`heads: peak RSS of a fresh process, ${n} tokens with heads`);
-  const p = spawnSync(process.execPath, ['--expose-gc', '--max-old-space-size=2048', fileURLToPath(import.meta.url), '--peak', dir, String(n), String(vocab)],
-    { encoding: 'utf8', cwd: root, timeout: 10 * 60 * 1000 });
+// (d) a fresh process: `node --expose-gc bench/heads.js --peak FOLDER N VOCAB THREADS` prints one JSON line
+function peakOf(dir, n, vocab, threads) {
+  progress(`heads: peak RSS of a fresh process, ${n} tokens with heads on ${threads} thread${threads > 1 ? 's' : ''}`);
+  const p = spawnSync(process.execPath, ['--expose-gc', '--max-old-space-size=2048', fileURLToPath(import.meta.url), '--peak', dir, String(n), String(vocab), String(threads)],
+    { encoding: 'utf8', cwd: root, timeout: 30 * 60 * 1000 });
   if (p.status !== 0) return { error: (p.stderr || p.error?.message || `exit ${p.status}`).trim().split('\n').slice(-2).join(' ') };
   return JSON.parse(p.stdout.trim().split('\n').pop());
 }
@@ -130,15 +133,40 @@ const status = (key) => Number(fs.readFileSync('/proc/self/status', 'utf8').matc
 
 // the child's side of (d): VmHWM over the whole process (loading included), and over the forward
 // alone (the mark reset by /proc/self/clear_refs, Linux ≥ 4.0, as bench/memory.js does)
-async function peakChild(dir, n, vocab) {
+async function peakChild(dir, n, vocab, threads) {
   const { loadModel } = await import('../web/model/model-node.js');
-  const model = await loadModel(dir, { threads: 1 });
+  const model = await loadModel(dir, { threads });
   globalThis.gc?.();
   const loaded = status('VmRSS'), loadPeak = status('VmHWM');
   fs.writeFileSync('/proc/self/clear_refs', '5');
+  const t0 = performance.now();
   const r = model.forward(tokenIds(n, vocab), { heads: true, logits: 'last' });
+  const ms = performance.now() - t0;
   if (r.heads.sink.length !== model.config.n_layer * model.config.n_head) throw new Error('heads: unexpected scores');
-  console.log(JSON.stringify({ n, loaded, loadPeak, forwardPeak: status('VmHWM') }));
+  const finite = [...r.heads.sink, ...r.heads.entropy].every(Number.isFinite);
+  console.log(JSON.stringify({ n, threads: model.threads, loaded, loadPeak, forwardPeak: status('VmHWM'), ms, finite }));
+}
+
+// (e) Qwen2.5-0.5B's shape over a long input with heads, on 2 threads, in a fresh process
+function longRun(n) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'attnmap-bench-heads-qwen-'));
+  try {
+    progress('heads: qwen2.5-0.5b\'s shape, BF16 (scripts/random-checkpoint.js)');
+    const { parameters } = writeRandomCheckpoint('qwen2.5-0.5b', dir, { dtype: 'BF16' });
+    const weights = fs.statSync(path.join(dir, 'model.safetensors')).size;
+    const config = JSON.parse(fs.readFileSync(path.join(dir, 'config.json'), 'utf8'));
+    return { parameters, weights, ...peakOf(dir, n, config.vocab_size, 2) };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function longRow(q, n) {
+  const what = `Qwen2.5-0.5B's shape (BF16, random weights), ${n} tokens with \`heads\`, 2 threads, fresh process: peak RSS`;
+  if (q.error) return [what, `not measured: ${q.error}`, '', '≤ 2 GiB', ''];
+  const peak = Math.max(q.loadPeak, q.forwardPeak);
+  return [what, fmtBytes(peak), `weights + **${fmtBytes(peak - q.weights)}**`, '≤ 2 GiB',
+    `ran in ${fmt(q.ms / 1000)} s on ${q.threads} threads; scores ${q.finite ? 'finite' : '**not finite**'}; weights ${fmtBytes(q.weights)}`];
 }
 
 function headsReport(r) {
@@ -155,6 +183,7 @@ function headsReport(r) {
       : [`peak RSS of a fresh process, ${p.n} tokens with \`heads\` (1 thread)`, fmtBytes(Math.max(p.loadPeak, p.forwardPeak)),
         `weights + **${fmtBytes(Math.max(p.loadPeak, p.forwardPeak) - r.weights)}**`, '≤ weights + 500 MiB',
         `weights ${fmtBytes(r.weights)}; after loading ${fmtBytes(p.loaded)} (peak while loading ${fmtBytes(p.loadPeak)}); during the forward ${fmtBytes(p.forwardPeak)}`],
+    longRow(r.long, r.plan.longN),
   ];
   return `SmolLM2-135M's shape (${fmt(r.parameters / 1e6)} M parameters, BF16 kept as BF16, random weights: scripts/random-checkpoint.js; ` +
     `${cfg.n_layer} layers × ${cfg.n_head} query heads = ${cfg.n_layer * cfg.n_head} heads), token ids (i · 7919 + 13) mod vocab; one process, ` +
@@ -169,8 +198,8 @@ function headsReport(r) {
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const at = process.argv.indexOf('--peak');
   if (at >= 0) {
-    const [dir, n, vocab] = process.argv.slice(at + 1);
-    await peakChild(dir, Number(n), Number(vocab));
+    const [dir, n, vocab, threads] = process.argv.slice(at + 1);
+    await peakChild(dir, Number(n), Number(vocab), Number(threads));
     process.exit(0);
   }
   const { machine } = await import('./machine.js');

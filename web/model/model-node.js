@@ -1,7 +1,7 @@
 // model-node.js - attnmap/model in Node (the "./model" export's node condition): model.js, and
 // loadModel(folder) reading a checkpoint folder as Hugging Face writes it.
 //
-//   const model = await loadModel('path/to/Qwen2.5-0.5B');   // config.json; model.safetensors, or
+//   const model = await loadModel('path/to/Qwen2.5-0.5B');   // or 'path/to/model.gguf' (F32, F16, BF16; gguf-weights.js)   // config.json; model.safetensors, or
 //                        // model.safetensors.index.json and its shards; tokenizer.json (+
 //                        // tokenizer_config.json), or vocab.json + merges.txt, or vocab.txt
 //
@@ -146,6 +146,7 @@ export async function loadModel(source, options = {}) {
   if (typeof source !== 'string') return loadFiles(source, options);
   if (/^https?:\/\//i.test(source)) return loadFiles(source, options);
   const onProgress = forwardOnly(options.onProgress);   // a repo's download, then the reading: forward only
+  if (/\.gguf$/i.test(source) && fs.statSync(source, { throwIfNoEntry: false })?.isFile()) return loadGgufFile(source, onProgress, options.threads);
   const folder = await folderOf(source, { ...options, onProgress });
   const { files, close } = readCheckpointFolder(folder, onProgress);
   try {
@@ -154,4 +155,15 @@ export async function loadModel(source, options = {}) {
     close();
   }
 }
+// a .gguf file on disk, read by ranges (its tensors straight into wasm memory: the file is never held whole)
+async function loadGgufFile(file, onProgress, threads) {
+  const f = fileSource(file, progressOf(onProgress));
+  if (!f) fail(ErrorCode.INVALID_ARGUMENT, `loadModel: ${file} is not a regular file`);
+  try {
+    return await loadFiles({ gguf: f.source }, { onProgress, threads });
+  } finally {
+    f.close();
+  }
+}
+
 export { hubSize, cachedModels, deleteCachedModel } from './hub/hub-cache-node.js';

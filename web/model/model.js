@@ -25,8 +25,11 @@
 // In Node, model-node.js also takes a folder's path (the "./model" export's node condition).
 import { ErrorCode, AttentionError, fail, asError, describe } from '../core/errors.js';
 import { readConfig } from './load/config.js';
-import { readTensor, readTensorAsync, copyTensor, isSource } from './load/safetensors.js';
-import { readWeights } from './load/weights.js';
+import { readTensor, readTensorAsync, copyTensor, isSource, bytesSource } from './load/safetensors.js';
+import { parseGguf, openGguf } from './load/gguf.js';
+import { ggufConfig } from './load/gguf-config.js';
+import { ggufWeights, unpermuteRows } from './load/gguf-weights.js';
+import { readWeights, blobSource } from './load/weights.js';
 import { matchTensors } from './load/checkpoint.js';
 import { loadTokenizer } from './tokenizers/load-tokenizer.js';
 import { createRuntime } from './runtime.js';
@@ -45,7 +48,7 @@ import { spawnBrowser, fetchBuild, canThread } from './threads/threads-browser.j
 // puts Node's worker_threads in their place
 if (canThread()) useThreadHost({ spawn: spawnBrowser, build: fetchBuild, cores: () => navigator.hardwareConcurrency });
 
-const FILES = ['config', 'weights', 'vocab', 'merges', 'vocabTxt', 'lowercase', 'tokenizer', 'tokenizerConfig', 'wasm'];
+const FILES = ['config', 'weights', 'gguf', 'vocab', 'merges', 'vocabTxt', 'lowercase', 'tokenizer', 'tokenizerConfig', 'wasm'];
 
 function readFiles(files) {
   if (files === null || typeof files !== 'object' || Array.isArray(files)) {
@@ -55,6 +58,7 @@ function readFiles(files) {
   for (const key of Object.keys(f)) {
     if (!FILES.includes(key)) fail(ErrorCode.INVALID_ARGUMENT, `loadModel: unknown field "${key.slice(0, 40)}"; expected one of ${FILES.join(', ')}`);
   }
+  if (f.gguf !== undefined) return readGgufFiles(f);
   if (f.config === undefined) fail(ErrorCode.INVALID_ARGUMENT, 'loadModel: config is missing (config.json: its text or the parsed object)');
   const w = f.weights;
   const sharded = w !== null && typeof w === 'object' && 'index' in w && 'shards' in w;
@@ -79,8 +83,9 @@ export async function loadModel(files, options = {}) {
   try {
     readThreads(options.threads);   // before any file is read
     const f = readFiles(files);
-    const config = readConfig(f.config);
-    const tensors = matchTensors(config, await readWeights(f.weights, { onProgress: options.onProgress }));
+    const { config, weights } = f.gguf !== undefined ? await ggufParts(f.gguf, options.onProgress)
+      : { config: readConfig(f.config), weights: null };
+    const tensors = matchTensors(config, weights ?? await readWeights(f.weights, { onProgress: options.onProgress }));
     const tokenizer = await tokenizerOf(f);
     if (tokenizer && tokenizer.vocabSize > config.vocab_size) {
       fail(ErrorCode.INVALID_MODEL, `the tokenizer has ${tokenizer.vocabSize} tokens but config.json's vocab_size is ${config.vocab_size}: they are not of one checkpoint`);
@@ -140,14 +145,47 @@ function tokenizerOf({ tokenizer, tokenizerConfig, vocab, merges, vocabTxt, lowe
 }
 
 // the runtime's fill: a tensor's values as float32 (dest a Float32Array), or its bytes as the
-// file has them (a Uint8Array: a matrix kept in BF16 or F16), from the file it is in
+// file has them (a Uint8Array: a matrix kept in BF16 or F16), from the file it is in; a GGUF
+// llama's q and k rows then back in Hugging Face's order (gguf-weights.js)
 function fillFrom(tensors) {
   return (kind, layer, dest) => {
     const { info } = tensors.get(kind, layer);
-    if (dest instanceof Float32Array) return info.source.async ? readTensorAsync(info.source, info, dest) : readTensor(info.source, info, dest);
-    return copyTensor(info.source, info, dest);
+    const floats = dest instanceof Float32Array;
+    const done = floats ? (info.source.async ? readTensorAsync(info.source, info, dest) : readTensor(info.source, info, dest))
+      : copyTensor(info.source, info, dest);
+    if (!info.permute) return done;
+    const rows = info.shape[0];   // a row: its values (dest of floats) or its bytes
+    const unpermute = () => unpermuteRows(dest, rows, dest.length / rows, info.permute.heads);
+    return typeof done?.then === 'function' ? done.then(unpermute) : unpermute();
   };
 }
+
+// loadModel({ gguf }): the one file holds the config, the tensors (no tokenizer is read from it yet)
+function readGgufFiles(f) {
+  for (const key of ['config', 'weights']) {
+    if (f[key] !== undefined) fail(ErrorCode.INVALID_ARGUMENT, `loadModel: give gguf alone, or config and weights: a GGUF file holds both (received gguf and ${key})`);
+  }
+  const g = f.gguf, isFile = typeof Blob === 'function' && g instanceof Blob;
+  if (!isFile && !isSource(g) && !(g instanceof Uint8Array) && !(g instanceof ArrayBuffer)) {
+    fail(ErrorCode.INVALID_ARGUMENT, `loadModel: gguf must be the bytes of a .gguf file (a Uint8Array, an ArrayBuffer, a Blob or File); received ${describe(g)}`);
+  }
+  return f;
+}
+
+// a GGUF file's config and tensors, read by ranges
+async function ggufParts(gguf, onProgress) {
+  const label = typeof Blob === 'function' && gguf instanceof Blob && gguf.name ? gguf.name : 'model.gguf';
+  const source = isSource(gguf) ? gguf : typeof Blob === 'function' && gguf instanceof Blob
+    ? blobSource(gguf, progressTo(onProgress, label, gguf.size)) : bytesSource(gguf instanceof ArrayBuffer ? new Uint8Array(gguf) : gguf, 'loadModel');
+  const parsed = source.async ? await openGguf(source, label) : parseGguf(source, label);
+  const config = ggufConfig(parsed.metadata, parsed.tensors);
+  return { config, weights: ggufWeights(parsed, config, source, label) };
+}
+
+const progressTo = (onProgress, file, total) => {
+  let loaded = 0;
+  return (n) => { loaded += n; try { onProgress?.({ file, loaded: Math.min(loaded, total), total }); } catch { /* the caller's */ } };
+};
 
 // forward's options, each read once: attention is false, true (every head) or
 // { layers?, heads? } (those layers' and heads' maps only; each a list of indices, default all);

@@ -32,7 +32,7 @@
 // A size may be a per-layer array (llama.cpp's get_key_or_arr) when every layer has the same.
 //
 // From the tensors: tied when there is no output.weight (convert_hf_to_gguf.py leaves it out);
-// llama's attention_bias when blk.0.attn_q.bias is there (qwen2 always has q/k/v biases, qwen3
+// llama's attention_bias when blk.0.attn_q.bias is there, its mlp_bias when blk.0.ffn_gate.bias is (qwen2 always has q/k/v biases, qwen3
 // none); ropeFreqs when rope_freqs.weight is there (Llama 3.1's scaled frequencies, which divide
 // RoPE's: the loader reads it). Without tensors: untied, no biases but qwen2's, no ropeFreqs.
 // permutedQK: arch llama stores q and k rows permuted for interleaved RoPE (convert_hf_to_gguf.py
@@ -94,6 +94,7 @@ function llamaKeys(get, k, arch, names) {
     rope_theta: ropeTheta(get, k), tie_word_embeddings: names ? !names.has('output.weight') : false,
   };
   if (arch === 'llama') raw.attention_bias = names?.has('blk.0.attn_q.bias') ?? false;
+  if (arch === 'llama') raw.mlp_bias = names?.has('blk.0.ffn_gate.bias') ?? false;
   return raw;
 }
 

@@ -52,6 +52,17 @@ export interface LoadProgress {
   total: number | null;
 }
 
+/**
+ * A GGUF file (llama.cpp, Ollama, LM Studio) of architecture llama, qwen2 or qwen3 with F32, F16 or
+ * BF16 tensors: its bytes, or a File / Blob read slice by slice. It holds the config and the
+ * weights; quantized tensors are refused (INVALID_MODEL naming the tensor and its type), and its
+ * tokenizer is not read yet (pass token ids). In Node, loadModel('path/to/model.gguf') too.
+ */
+export interface GgufFiles {
+  gguf: Uint8Array | ArrayBuffer | Blob;
+  wasm?: WasmModule | WasmBytes;
+}
+
 /** What loadModel reads: the checkpoint's files, as text or bytes. */
 export interface CheckpointFiles {
   /** config.json: its text or the parsed object. */
@@ -365,7 +376,7 @@ export class ModelFetchError extends AttentionError {
  * Rejects with an AttentionError: INVALID_MODEL (a broken or unsupported checkpoint, naming the
  * file and the field or tensor), TOO_LARGE, INVALID_ARGUMENT; or a ModelFetchError.
  */
-export function loadModel<M extends Model | EncoderModel = Model>(files: CheckpointFiles | string, options?: LoadOptions): Promise<M>;
+export function loadModel<M extends Model | EncoderModel = Model>(files: CheckpointFiles | GgufFiles | string, options?: LoadOptions): Promise<M>;
 
 /** A checkpoint's tokenizer alone: from tokenizer.json (+ tokenizer_config.json), vocab.json + merges.txt, or vocab.txt. */
 export function loadTokenizer(files:

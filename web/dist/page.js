@@ -1005,8 +1005,8 @@
   // web/page/page-strings.js
   var page_strings_exports = {};
   __export(page_strings_exports, {
-    en: () => en10,
-    zh: () => zh10
+    en: () => en11,
+    zh: () => zh11
   });
 
   // web/strings/page-math.js
@@ -1116,6 +1116,8 @@
     tableScrolls: "\u8868\u6BD4\u5C4F\u5E55\u5BBD\uFF1A\u5DE6\u53F3\u6ED1\u52A8\u67E5\u770B\u6574\u5F20\u8868 \u2192",
     mapValuesHidden: "\u683C\u5B50\u592A\u5C0F\uFF0C\u4E0D\u663E\u793A\u6570\u503C\uFF1A\u628A\u9F20\u6807\u79FB\u5230\u683C\u5B50\u4E0A\uFF0C\u6216\u6309 Tab \u8FDB\u5165\u540E\u7528\u65B9\u5411\u952E\u67E5\u770B\u3002",
     matrixShape: (name, r, c) => `${name}\uFF08${r} \xD7 ${c}\uFF09`,
+    tableCorner: "\u884C \\ \u5217",
+    // a table's top-left header, read aloud only (page-dom.js)
     teach: {
       heroTitle: (seed, dk, causal, t) => `\u6CE8\u610F\u529B\u6743\u91CD softmax(QK\u1D40/(${t}\xB7\u221A${dk})) \xB7 \u79CD\u5B50 ${seed}${causal ? " \xB7 \u56E0\u679C\u906E\u853D" : ""}`,
       explainTemp: (t) => `(b) \u9664\u4EE5 ${t}\xB7\u221Ad_k\uFF08\u6E29\u5EA6 T = ${t}\uFF09`
@@ -1217,6 +1219,7 @@
     tableScrolls: "Wider than the screen: scroll sideways to see the whole table \u2192",
     mapValuesHidden: "Cells too small for numbers: hover a cell, or Tab in and use the arrow keys.",
     matrixShape: (name, r, c) => `${name} (${r} \xD7 ${c})`,
+    tableCorner: "row \\ column",
     teach: {
       heroTitle: (seed, dk, causal, t) => `Attention weights softmax(QK\u1D40/(${t}\xB7\u221A${dk})) \xB7 seed ${seed}${causal ? " \xB7 causal" : ""}`,
       explainTemp: (t) => `(b) divide by ${t}\xB7\u221Ad_k (temperature T = ${t})`
@@ -1732,6 +1735,16 @@
     progress: (file, read, total) => `\u6B63\u5728\u4E0B\u8F7D ${file}\uFF1A${read} / ${total}`,
     cancelled: "\u5DF2\u53D6\u6D88\u4E0B\u8F7D\u3002",
     failed: (m) => `\u6CA1\u80FD\u4ECE Hugging Face \u52A0\u8F7D\uFF1A${m}`,
+    // why (page-hub.js, hubCause); the loader's English words follow in a folded <details>
+    causes: {
+      offline: "\u8FDE\u4E0D\u4E0A Hugging Face\uFF08\u6CA1\u6709\u7F51\u7EDC\uFF0C\u6216\u8005\u7F51\u7EDC\u62E6\u4F4F\u4E86\u5B83\uFF09\u3002",
+      slow: "\u7F51\u7EDC\u592A\u6162\uFF0C\u6216\u8005\u8FDE\u63A5\u4E2D\u65AD\u4E86\u3002",
+      gated: "\u8FD9\u4E2A\u6A21\u578B\u9700\u8981\u767B\u5F55\u6216\u540C\u610F\u8BB8\u53EF\u624D\u80FD\u4E0B\u8F7D\uFF08gated \u6216\u79C1\u6709\uFF09\u3002",
+      notFound: "Hugging Face \u4E0A\u6CA1\u6709\u8FD9\u4E2A\u6A21\u578B\uFF08\u6216\u8005\u6CA1\u6709\u5B83\u9700\u8981\u7684\u6587\u4EF6\uFF09\u3002\u8BF7\u68C0\u67E5\u6A21\u578B id \u7684\u62FC\u5199\u3002",
+      server: "Hugging Face \u7684\u670D\u52A1\u5668\u8FD4\u56DE\u4E86\u9519\u8BEF\u3002",
+      badId: "\u6A21\u578B id \u7684\u683C\u5F0F\u4E0D\u5BF9\uFF0C\u5E94\u5F53\u50CF Qwen/Qwen2.5-0.5B \u8FD9\u6837\u3002",
+      unknown: "\u51FA\u9519\u4E86\u3002"
+    },
     cachedTitle: "\u5DF2\u4FDD\u5B58\u5728\u8FD9\u4E2A\u6D4F\u89C8\u5668\u91CC\u7684\u6A21\u578B\uFF08\u52A0\u8F7D\u65F6\u4E0D\u7528\u8054\u7F51\uFF09\uFF1A",
     delete: "\u5220\u9664",
     deleteLabel: (repo) => `\u4ECE\u6D4F\u89C8\u5668\u91CC\u5220\u9664 ${repo}`
@@ -1747,13 +1760,110 @@
     progress: (file, read, total) => `Downloading ${file}: ${read} of ${total}`,
     cancelled: "Download cancelled.",
     failed: (m) => `Could not load from Hugging Face: ${m}`,
+    causes: {
+      offline: "Hugging Face cannot be reached (no network, or the network blocks it).",
+      slow: "The network is too slow, or the connection broke.",
+      gated: "This model needs a login or an accepted license to download (gated or private).",
+      notFound: "Hugging Face has no such model (or not the files it needs). Check the model id's spelling.",
+      server: "Hugging Face's server answered with an error.",
+      badId: "The model id is not in the right form: it looks like Qwen/Qwen2.5-0.5B.",
+      unknown: "Something went wrong."
+    },
     cachedTitle: "Models kept in this browser (they load without the network):",
     delete: "Delete",
     deleteLabel: (repo) => `Delete ${repo} from this browser`
   } } };
 
+  // web/page/page-heads-strings.js
+  var page_heads_strings_exports = {};
+  __export(page_heads_strings_exports, {
+    en: () => en10,
+    zh: () => zh10
+  });
+  var zhNum = (n2) => n2.toLocaleString("zh-CN");
+  var enNum = (n2) => n2.toLocaleString("en-US");
+  var secs = (ms) => ms < 1e3 ? `${Math.round(ms)} ms` : `${(ms / 1e3).toFixed(2)} s`;
+  var zh10 = { models: { heads: {
+    title: "\u6BCF\u4E2A\u5934\u5728\u505A\u4EC0\u4E48\uFF1A\u957F\u8F93\u5165\u4E0A\u7684\u5F97\u5206",
+    intro: "\u5BF9\u6BCF\u4E00\u5C42\u7684\u6BCF\u4E00\u4E2A\u5934\uFF0C\u6A21\u578B\u4E00\u6B21\u524D\u5411\u5C31\u7B97\u51FA\u51E0\u4E2A\u5F97\u5206\uFF08\u4E0D\u4FDD\u5B58\u4EFB\u4F55\u6CE8\u610F\u529B\u56FE\uFF09\uFF0C\u6309\u9009\u4E2D\u7684\u5F97\u5206\u4ECE\u9AD8\u5230\u4F4E\u6392\u51FA\u6700\u7A81\u51FA\u7684\u5934\u3002\u70B9\u4E00\u4E2A\u7F29\u7565\u56FE\uFF0C\u770B\u8FD9\u4E2A\u5934\u5B8C\u6574\u7684\u6CE8\u610F\u529B\u56FE\u3002",
+    textLabel: (cap) => `\u957F\u6587\u672C\uFF08\u6700\u591A ${zhNum(cap)} \u4E2A token\uFF1B\u7559\u7A7A\u5219\u7528\u4E0A\u9762\u7684\u6587\u672C\uFF09`,
+    run: "\u8BA1\u7B97\u6BCF\u4E2A\u5934\u7684\u5F97\u5206",
+    induction: "\u68C0\u6D4B\u5F52\u7EB3\u5934",
+    sortLabel: "\u6392\u5E8F\u4F9D\u636E",
+    sorts: {
+      sink: "\u6C47\u70B9\uFF08\u770B\u7B2C\u4E00\u4E2A token\uFF09",
+      previous: "\u524D\u4E00\u4E2A token",
+      self: "\u81EA\u5DF1",
+      next: "\u540E\u4E00\u4E2A token",
+      entropy: "\u71B5\uFF08\u6CE8\u610F\u529B\u6709\u591A\u5206\u6563\uFF09",
+      distance: "\u5E73\u5747\u8DDD\u79BB",
+      induction: "\u5F52\u7EB3\uFF08\u91CD\u590D\u65F6\u770B\u4E0A\u6B21\u7684\u4E0B\u4E00\u4E2A\uFF09",
+      duplicate: "\u91CD\u590D\uFF08\u770B\u4E0A\u6B21\u7684\u540C\u4E00\u4E2A\uFF09"
+    },
+    needRepeat: "\u201C\u5F52\u7EB3\u201D\u548C\u201C\u91CD\u590D\u201D\u9700\u8981\u4E00\u6BB5\u91CD\u590D\u7684\u8F93\u5165\uFF1A\u70B9\u201C\u68C0\u6D4B\u5F52\u7EB3\u5934\u201D\u3002",
+    busy: "\u6A21\u578B\u6B63\u5728\u751F\u6210\uFF0C\u7B49\u5B83\u7ED3\u675F\u518D\u8BA1\u7B97\u3002",
+    tooFew: "\u5F97\u5206\u8981\u81F3\u5C11 2 \u4E2A token\uFF08\u5B83\u4EEC\u662F\u7B2C 1 \u884C\u5230\u6700\u540E\u4E00\u884C\u7684\u5E73\u5747\uFF09\u3002",
+    computing: (n2) => `\u6B63\u5728\u8BA1\u7B97 ${zhNum(n2)} \u4E2A token\u2026\u2026\uFF08\u5728\u4E3B\u7EBF\u7A0B\u4E0A\u8FD0\u884C\uFF0C\u9875\u9762\u53EF\u80FD\u4F1A\u5361\u4E00\u4F1A\u513F\uFF09`,
+    computingInduction: (s2) => `\u6B63\u5728\u8BA1\u7B97\uFF1A${s2} \u4E2A\u968F\u673A token\uFF08\u79CD\u5B50 0\uFF09\u91CD\u590D\u4E24\u6B21\u2026\u2026`,
+    done: (n2, forward2, thumbs) => `${zhNum(n2)} \u4E2A token\uFF1A\u524D\u5411 ${secs(forward2)}\uFF0C\u7F29\u7565\u56FE ${secs(thumbs)}\u3002`,
+    doneInduction: (s2, forward2, thumbs) => `\u5F52\u7EB3\u5934\u6D4B\u8BD5\uFF1A${s2} \u4E2A\u968F\u673A token\uFF08\u79CD\u5B50 0\uFF09\u91CD\u590D\u4E24\u6B21\uFF0C\u5171 ${2 * s2} \u4E2A\uFF1B\u524D\u5411 ${secs(forward2)}\uFF0C\u7F29\u7565\u56FE ${secs(thumbs)}\u3002`,
+    cut: (n2, cap) => `\u5171\u6709 ${zhNum(n2)} \u4E2A token\uFF0C\u53EA\u7528\u524D ${zhNum(cap)} \u4E2A\uFF08\u6A21\u578B\u7684\u4E0A\u4E0B\u6587\u957F\u5EA6\u6216 4,096\uFF09\u3002`,
+    gridTitle: (score) => `\u6BCF\u5C42 \xD7 \u6BCF\u4E2A\u5934\uFF1A${score}`,
+    gridNote: (score) => `\u884C\u662F\u5C42\uFF0C\u5217\u662F\u5934\uFF0C\u989C\u8272\u662F\u201C${score}\u201D\u5F97\u5206\uFF08\u989C\u8272\u8303\u56F4\u53D6\u6570\u636E\u7684\u6700\u5C0F\u5230\u6700\u5927\uFF09\u3002\u70B9\u4E00\u683C\u6253\u5F00\u8FD9\u4E2A\u5934\u3002`,
+    rowCaption: "\u5C42",
+    colCaption: "\u5934",
+    cellLabel: (l, h2, score, v) => `\u5C42 ${l + 1} \u7684\u5934 ${h2 + 1}\uFF1A${score} = ${v}`,
+    thumbsTitle: (k, score) => `\u6309\u201C${score}\u201D\u6392\u5728\u6700\u524D\u7684 ${k} \u4E2A\u5934`,
+    thumbLabel: (l, h2, score, v) => `\u5C42 ${l + 1} \u7684\u5934 ${h2 + 1}\uFF0C${score} = ${v}\uFF1A\u6253\u5F00\u5B8C\u6574\u7684\u6CE8\u610F\u529B\u56FE`,
+    thumbCaption: (l, h2) => `\u5C42 ${l + 1} \xB7 \u5934 ${h2 + 1}`,
+    layerShort: (l) => `\u5C42 ${l + 1}`,
+    headShort: (h2) => `\u5934 ${h2 + 1}`,
+    bigNote: (l, h2, n2) => `\u5C42 ${l + 1} \u7684\u5934 ${h2 + 1}\uFF0C${zhNum(n2)} \xD7 ${zhNum(n2)}\u3002\u6BCF\u884C\u662F\u4E00\u4E2A token \u5728\u770B\u8C01\uFF1B\u50CF\u7D20\u6BD4\u683C\u5B50\u5C11\u65F6\uFF0C\u4E00\u4E2A\u50CF\u7D20\u663E\u793A\u5B83\u8986\u76D6\u7684\u683C\u5B50\u91CC\u7684\u6700\u5927\u503C\u3002`,
+    hover: (i, j, a, b, v) => `\u7B2C ${i} \u884C\uFF08${a}\uFF09\u770B\u7B2C ${j} \u5217\uFF08${b}\uFF09\uFF1A${v}`,
+    hoverHint: "\u628A\u9F20\u6807\u79FB\u5230\u56FE\u4E0A\uFF0C\u770B\u67D0\u4E00\u683C\u7684\u4E24\u4E2A token \u548C\u6743\u91CD\u3002"
+  } } };
+  var en10 = { models: { heads: {
+    title: "What each head does: scores over a long input",
+    intro: "One forward pass gives every head of every layer a few scores (no attention map is kept), and the heads that stand out on the chosen score come first. Click a thumbnail to see that head's whole map.",
+    textLabel: (cap) => `A long text (up to ${enNum(cap)} tokens; empty: the text above)`,
+    run: "Score every head",
+    induction: "Test for induction heads",
+    sortLabel: "Order by",
+    sorts: {
+      sink: "sink (looks at the first token)",
+      previous: "previous token",
+      self: "itself",
+      next: "next token",
+      entropy: "entropy (how spread out)",
+      distance: "mean distance",
+      induction: "induction (what came next last time)",
+      duplicate: "duplicate (the same token last time)"
+    },
+    needRepeat: "\u201CInduction\u201D and \u201Cduplicate\u201D need a repeated input: press \u201CTest for induction heads\u201D.",
+    busy: "The model is generating: score the heads when it is done.",
+    tooFew: "The scores need at least 2 tokens (they are means over rows 1 to the last).",
+    computing: (n2) => `Computing ${enNum(n2)} tokens\u2026 (on the main thread: the page may pause for a moment)`,
+    computingInduction: (s2) => `Computing: ${s2} random tokens (seed 0), repeated twice\u2026`,
+    done: (n2, forward2, thumbs) => `${enNum(n2)} tokens: forward ${secs(forward2)}, thumbnails ${secs(thumbs)}.`,
+    doneInduction: (s2, forward2, thumbs) => `Induction test: ${s2} random tokens (seed 0) repeated twice, ${2 * s2} in all; forward ${secs(forward2)}, thumbnails ${secs(thumbs)}.`,
+    cut: (n2, cap) => `The text has ${enNum(n2)} tokens; the first ${enNum(cap)} are used (the model's context, or 4,096).`,
+    gridTitle: (score) => `Every layer \xD7 head: ${score}`,
+    gridNote: (score) => `Rows are layers, columns heads, the colour the \u201C${score}\u201D score (from the data's lowest to its highest). Click a cell to open that head.`,
+    rowCaption: "layer",
+    colCaption: "head",
+    cellLabel: (l, h2, score, v) => `Layer ${l + 1}, head ${h2 + 1}: ${score} = ${v}`,
+    thumbsTitle: (k, score) => `The ${k} heads highest on \u201C${score}\u201D`,
+    thumbLabel: (l, h2, score, v) => `Layer ${l + 1}, head ${h2 + 1}, ${score} = ${v}: open its whole map`,
+    thumbCaption: (l, h2) => `L${l + 1} \xB7 H${h2 + 1}`,
+    layerShort: (l) => `L${l + 1}`,
+    headShort: (h2) => `H${h2 + 1}`,
+    bigNote: (l, h2, n2) => `Layer ${l + 1}, head ${h2 + 1}, ${enNum(n2)} \xD7 ${enNum(n2)}. Each row is where a token looks; where there are more cells than pixels, a pixel shows the largest cell it covers.`,
+    hover: (i, j, a, b, v) => `Row ${i} (${a}) looks at column ${j} (${b}): ${v}`,
+    hoverHint: "Move the pointer over the map to see a cell's two tokens and its weight."
+  } } };
+
   // web/page/page-strings.js
-  var SECTIONS = [page_steps_strings_exports, page_scaling_strings_exports, page_mha_strings_exports, page_pe_strings_exports, page_scale_strings_exports, page_trained_strings_exports, page_checkpoint_strings_exports, page_hub_strings_exports];
+  var SECTIONS = [page_steps_strings_exports, page_scaling_strings_exports, page_mha_strings_exports, page_pe_strings_exports, page_scale_strings_exports, page_trained_strings_exports, page_checkpoint_strings_exports, page_hub_strings_exports, page_heads_strings_exports];
   var plain = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
   function merge(into, part, at = "") {
     for (const [k, v] of Object.entries(part)) {
@@ -1763,8 +1873,8 @@
     }
     return into;
   }
-  var zh10 = SECTIONS.reduce((T2, s2) => merge(T2, s2.zh), merge({}, zh));
-  var en10 = SECTIONS.reduce((T2, s2) => merge(T2, s2.en), merge({}, en));
+  var zh11 = SECTIONS.reduce((T2, s2) => merge(T2, s2.zh), merge({}, zh));
+  var en11 = SECTIONS.reduce((T2, s2) => merge(T2, s2.en), merge({}, en));
 
   // web/page/page-state.js
   var D_MODEL = 8;
@@ -2058,10 +2168,10 @@
   // web/strings/snippets.js
   var snippets_exports = {};
   __export(snippets_exports, {
-    en: () => en11,
-    zh: () => zh11
+    en: () => en12,
+    zh: () => zh12
   });
-  var zh11 = {
+  var zh12 = {
     seed: "\u4E0E\u672C\u9875\u76F8\u540C\u7684\u968F\u673A\u79CD\u5B50",
     sentence: "\u5206\u8BCD",
     edited: "\u4F60\u5728\u9875\u9762\u4E0A\u6539\u8FC7\u7684 X\uFF08\u4E0A\u4E00\u884C\u7684 randn \u4ECD\u8981\u4FDD\u7559\uFF1A\u5B83\u63A8\u8FDB\u4E86\u968F\u673A\u6570\uFF0C\u540E\u9762\u7684 W \u624D\u4E00\u81F4\uFF09",
@@ -2100,7 +2210,7 @@
       printW: "\u6BCF\u4E2A\u5934\u7684\u6CE8\u610F\u529B\u6743\u91CD\uFF1A\\n"
     }
   };
-  var en11 = {
+  var en12 = {
     seed: "the same random seed as the page",
     sentence: "tokens",
     edited: "the X you edited on the page (keep the randn line above: it advances the generator, so the W below match)",
@@ -2139,7 +2249,7 @@
       printW: "attention weights of each head:\\n"
     }
   };
-  zh11.pe = {
+  zh12.pe = {
     embed: "Embedding\uFF08EP03\uFF09\uFF1A\u6309\u8BCD\u67E5\u8868\uFF0C\u540C\u4E00\u4E2A\u8BCD\u4E0D\u7BA1\u7AD9\u5728\u54EA\u91CC\uFF0C\u6C38\u8FDC\u662F\u540C\u4E00\u4E2A\u5411\u91CF",
     table: "\u8FD9\u91CC\u6CA1\u6709\u8BAD\u7EC3\u597D\u7684\u8BCD\u8868\uFF1A\u6BCF\u4E2A\u8BCD\u7684\u5411\u91CF\u662F torch.randn(8)\uFF0C\u751F\u6210\u5668\u7684\u79CD\u5B50\u662F\u300C\u79CD\u5B50 \u8BCD\u300D\u7684 FNV-1a \u54C8\u5E0C",
     fnv: "FNV-1a\uFF0832 \u4F4D\uFF09",
@@ -2149,7 +2259,7 @@
     off: "\u5173\u6389\u4E86\u4F4D\u7F6E\u7F16\u7801\uFF1AX \u53EA\u77E5\u9053\u6709\u54EA\u4E9B\u8BCD\uFF0C\u4E0D\u77E5\u9053\u5B83\u4EEC\u7684\u987A\u5E8F",
     edited: "\u4F60\u5728\u9875\u9762\u4E0A\u6539\u8FC7\u7684 X\uFF08\u4E0A\u9762\u7684 E \u548C PE \u4E0D\u5F71\u54CD W\uFF1A\u5B83\u4EEC\u7528\u7684\u662F\u5404\u81EA\u7684\u751F\u6210\u5668\uFF09"
   };
-  en11.pe = {
+  en12.pe = {
     embed: "Embedding (episode 03): a lookup by the word, so the same word is the same vector wherever it stands",
     table: `no trained table here: each word's vector is torch.randn(8) from a generator seeded with the FNV-1a hash of "seed word"`,
     fnv: "FNV-1a (32 bit)",
@@ -2425,10 +2535,10 @@
   // web/strings/heatmap.js
   var heatmap_exports = {};
   __export(heatmap_exports, {
-    en: () => en12,
-    zh: () => zh12
+    en: () => en13,
+    zh: () => zh13
   });
-  var zh12 = {
+  var zh13 = {
     htmlLang: "zh-CN",
     title: "\u6CE8\u610F\u529B\u6743\u91CD",
     rows: "\u67E5\u8BE2\uFF08\u8C01\u5728\u770B\uFF09",
@@ -2444,7 +2554,7 @@
     end: "\u3002",
     maskedCount: (k) => `\u6709 ${k} \u4E2A\u683C\u5B50\u88AB\u906E\u853D\uFF08\u659C\u7EBF\uFF09\u3002`
   };
-  var en12 = {
+  var en13 = {
     htmlLang: "en",
     title: "Attention weights",
     rows: "query (who is looking)",
@@ -2487,6 +2597,7 @@
     if (!Number.isFinite(x)) throw new RangeError(`${who}: ${where} is ${x}; every value must be a finite number`);
   }
   var SVG_READ = { who: "renderHeatmap", budget: true, typed: false };
+  var CANVAS_READ = { who: "drawHeatmap", budget: false, typed: true };
   function readMatrix2(matrix, how = SVG_READ) {
     const { who } = how;
     FULL_API: if (Array.isArray(matrix)) return readNested(matrix, how);
@@ -2891,14 +3002,14 @@
   // web/strings/heatmap-scale.js
   var heatmap_scale_exports = {};
   __export(heatmap_scale_exports, {
-    en: () => en13,
-    zh: () => zh13
+    en: () => en14,
+    zh: () => zh14
   });
-  var zh13 = {
+  var zh14 = {
     legendScale: { data: (a, b) => `\u6570\u636E\u8303\u56F4 ${a}\u2013${b}`, log: (a, b) => `\u5BF9\u6570 ${a}\u2013${b}` },
     scaleDesc: { data: "\u8272\u6807\u4ECE\u6570\u636E\u7684\u6700\u5C0F\u503C\u5230\u6700\u5927\u503C\u3002", log: "\u8272\u6807\u662F\u5BF9\u6570\u523B\u5EA6\uFF1A\u6BCF\u4E00\u683C\u7684\u989C\u8272\u6309 log\u2081\u2080\uFF08\u6570\u503C\uFF09\u6392\u5217\u3002" }
   };
-  var en13 = {
+  var en14 = {
     legendScale: { data: (a, b) => `data range ${a}\u2013${b}`, log: (a, b) => `log ${a}\u2013${b}` },
     scaleDesc: { data: " The colours span the data's own range.", log: " The colour scale is logarithmic: colours follow log\u2081\u2080 of the value." }
   };
@@ -3187,6 +3298,254 @@
     return "";
   }
 
+  // web/heatmap/pixels.js
+  function colourLut(o) {
+    const lut = new Uint8Array(256 * 3);
+    for (let k = 0; k < 256; k++) lut.set(rampAt(k / 255, o), k * 3);
+    return lut;
+  }
+  var lutIndex = (t) => t > 0 ? t < 1 ? t * 255 + 0.5 | 0 : 255 : t <= 0 ? 0 : 128;
+  function axisMap(cells2, pixels) {
+    const lo = new Int32Array(pixels), hi = new Int32Array(pixels);
+    for (let p = 0; p < pixels; p++) {
+      if (cells2 <= pixels) {
+        lo[p] = hi[p] = Math.floor((2 * p + 1) * cells2 / (2 * pixels));
+      } else {
+        lo[p] = Math.floor(p * cells2 / pixels);
+        hi[p] = Math.floor(((p + 1) * cells2 - 1) / pixels);
+      }
+    }
+    return { lo, hi, blocks: cells2 <= pixels };
+  }
+  function fillPixels(out, values, rows, cols, width, height, { reduce = "max", toIndex, lut32 }) {
+    const C2 = axisMap(cols, width), R = axisMap(rows, height);
+    if (C2.blocks && R.blocks) return fillBlocks(out, values, cols, width, height, C2, R, toIndex, lut32);
+    const line = new Float64Array(width), acc = new Float64Array(width);
+    const mean = reduce === "mean";
+    let lineRow = -1;
+    for (let y = 0; y < height; y++) {
+      const r0 = R.lo[y], r1 = R.hi[y];
+      for (let i = r0; i <= r1; i++) {
+        if (i !== lineRow) {
+          reduceRow(line, values, i * cols, C2, mean);
+          lineRow = i;
+        }
+        if (i === r0) acc.set(line);
+        else if (mean) for (let x = 0; x < width; x++) acc[x] += line[x];
+        else for (let x = 0; x < width; x++) {
+          if (line[x] > acc[x]) acc[x] = line[x];
+        }
+      }
+      const k = mean ? r1 - r0 + 1 : 1, base = y * width;
+      for (let x = 0; x < width; x++) out[base + x] = lut32[toIndex(acc[x] / k)];
+    }
+    return out;
+  }
+  function fillBlocks(out, values, cols, width, height, C2, R, toIndex, lut32) {
+    for (let y = 0; y < height; y++) {
+      const base = y * width, i = R.lo[y];
+      if (y > 0 && i === R.lo[y - 1]) {
+        out.copyWithin(base, base - width, base);
+        continue;
+      }
+      const row = i * cols, lo = C2.lo;
+      for (let x = 0; x < width; x++) out[base + x] = lut32[toIndex(values[row + lo[x]])];
+    }
+    return out;
+  }
+  function reduceRow(line, values, base, { lo, hi, blocks }, mean) {
+    if (blocks) {
+      for (let x = 0; x < line.length; x++) line[x] = values[base + lo[x]];
+      return;
+    }
+    for (let x = 0; x < line.length; x++) {
+      const j0 = base + lo[x], j1 = base + hi[x];
+      let v = values[j0];
+      if (mean) {
+        for (let j = j0 + 1; j <= j1; j++) v += values[j];
+        v /= j1 - j0 + 1;
+      } else {
+        for (let j = j0 + 1; j <= j1; j++) if (values[j] > v) v = values[j];
+      }
+      line[x] = v;
+    }
+  }
+  function packLut(lut) {
+    const little = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+    const out = new Uint32Array(lut.length / 3);
+    for (let k = 0; k < out.length; k++) {
+      const r = lut[3 * k], g = lut[3 * k + 1], b = lut[3 * k + 2];
+      out[k] = little ? (255 << 24 | b << 16 | g << 8 | r) >>> 0 : (r << 24 | g << 16 | b << 8 | 255) >>> 0;
+    }
+    return out;
+  }
+
+  // web/heatmap/canvas.js
+  var MAX_CANVAS_SIDE = 8192;
+  var MAX_CANVAS_PIXELS = 67108864;
+  var WHO = "drawHeatmap";
+  var DRAW_OPTION_KEYS = ["rowLabels", "colLabels", "min", "max", "scale", "colourScale", "legend", "reduce", "textColour"];
+  var LABEL_FONT = 11;
+  var TICK_FONT = 11;
+  var LABEL_MIN_CELL = 12;
+  var MAX_LABEL_EM2 = 10;
+  var TEXT_COLOUR = "#1f2328";
+  function readDrawOptions(options, rows, cols, values, range) {
+    if (options === null || typeof options !== "object" || Array.isArray(options)) {
+      throw new TypeError(`${WHO}: options must be an object; received ${describe2(options)}`);
+    }
+    for (const key of Object.keys(options)) {
+      if (!DRAW_OPTION_KEYS.includes(key)) throw new TypeError(`${WHO}: unknown option "${key}"; expected one of ${DRAW_OPTION_KEYS.join(", ")}`);
+    }
+    const { min, max, scale = "sequential", colourScale = "unit", legend: legend2 = true, reduce = "max", textColour = TEXT_COLOUR } = options;
+    checkScalars({ lang: "zh", decimals: 2, standalone: false, legend: legend2, scale, min, max }, WHO);
+    if (reduce !== "max" && reduce !== "mean") throw new RangeError(`${WHO}: reduce must be "max" or "mean"; received ${describe2(reduce)}`);
+    if (typeof textColour !== "string") throw new TypeError(`${WHO}: textColour must be a CSS colour string; received ${describe2(textColour)}`);
+    const { rowLabels: rowLabels2, colLabels: colLabels2 } = options;
+    if (rowLabels2 !== void 0) checkLabels(rowLabels2, rows, "rowLabels", rows === 1 ? "row" : "rows", WHO);
+    if (colLabels2 !== void 0) checkLabels(colLabels2, cols, "colLabels", cols === 1 ? "column" : "columns", WHO);
+    const { dmin, dmax } = readScale(values, null, { scale, colourScale, min, max }, WHO, range);
+    return { scale, colourScale, legend: legend2, reduce, textColour, rowLabels: rowLabels2, colLabels: colLabels2, dmin, dmax };
+  }
+  function context2d(canvas) {
+    if (canvas === null || typeof canvas !== "object" || typeof canvas.getContext !== "function") {
+      throw new TypeError(`${WHO}: canvas must be an HTMLCanvasElement or an OffscreenCanvas; received ${describe2(canvas)}`);
+    }
+    const { width: W, height: H } = canvas;
+    if (!(Number.isInteger(W) && Number.isInteger(H) && W >= 1 && H >= 1 && W <= MAX_CANVAS_SIDE && H <= MAX_CANVAS_SIDE && W * H <= MAX_CANVAS_PIXELS)) {
+      throw new RangeError(`${WHO}: the canvas is ${W}\xD7${H}; it must be 1 to ${MAX_CANVAS_SIDE} pixels a side, at most ${MAX_CANVAS_PIXELS} pixels in all`);
+    }
+    const ctx = canvas.getContext("2d");
+    if (!ctx) throw new TypeError(`${WHO}: the canvas gave no 2d context (it already has another kind, such as webgl)`);
+    return { ctx, W, H };
+  }
+  function paint(canvas, rows, cols, values, o) {
+    const { ctx, W, H } = context2d(canvas);
+    const L = layout2(ctx, W, H, rows, cols, o);
+    const { plot } = L;
+    if (L.framed) ctx.clearRect(0, 0, W, H);
+    const image = ctx.createImageData(plot.width, plot.height);
+    fillPixels(
+      new Uint32Array(image.data.buffer, image.data.byteOffset, plot.width * plot.height),
+      values,
+      rows,
+      cols,
+      plot.width,
+      plot.height,
+      { reduce: o.reduce, toIndex: indexer(o), lut32: packLut(colourLut(o)) }
+    );
+    ctx.putImageData(image, plot.x, plot.y);
+    if (L.legend) drawLegend(ctx, L, o);
+    if (L.rowLabels) drawRowLabels(ctx, L, rows, o);
+    if (L.colLabels) drawColLabels(ctx, L, cols, o);
+    return {
+      rows,
+      cols,
+      plot,
+      domain: { min: o.dmin, max: o.dmax },
+      cellAt(x, y) {
+        const u = x - plot.x, v = y - plot.y;
+        if (!(u >= 0 && u < plot.width && v >= 0 && v < plot.height)) return null;
+        const row = Math.min(rows - 1, Math.floor(v * rows / plot.height)), col = Math.min(cols - 1, Math.floor(u * cols / plot.width));
+        return { row, col, value: values[row * cols + col] };
+      }
+    };
+  }
+  function indexer(o) {
+    const a = o.dmin, span = o.dmax - o.dmin;
+    if (o.scale !== "sequential") return (v) => lutIndex(rampPosition(v, o));
+    if (o.colourScale === "log") {
+      const la = Math.log10(o.dmin), lb = Math.log10(o.dmax), lspan = lb - la;
+      return (v) => v > 0 ? lutIndex((Math.log10(v) - la) / lspan) : 0;
+    }
+    return Number.isFinite(span) ? (v) => lutIndex((v - a) / span) : (v) => lutIndex(rampPosition(v, o));
+  }
+  function layout2(ctx, W, H, rows, cols, o) {
+    const legend2 = o.legend ? legendPlace2(ctx, o) : null;
+    const pad = legend2 ? Math.ceil(TICK_FONT / 2) + 1 : 0;
+    let rowLabels2 = o.rowLabels ? labelPlace(ctx, o.rowLabels) : null;
+    let colLabels2 = o.colLabels ? labelPlace(ctx, o.colLabels) : null;
+    let plot;
+    for (let pass = 0; pass < 3; pass++) {
+      const left = rowLabels2 ? rowLabels2.size : 0, top = Math.max(pad, colLabels2 ? colLabels2.size : 0);
+      plot = { x: left, y: top, width: W - left - (legend2 ? legend2.width : 0), height: H - top - pad };
+      if (rowLabels2 && plot.height / rows < LABEL_MIN_CELL) rowLabels2 = null;
+      else if (colLabels2 && plot.width / cols < LABEL_MIN_CELL) colLabels2 = null;
+      else break;
+    }
+    if (plot.width < 1 || plot.height < 1) {
+      throw new RangeError(`${WHO}: a ${W}\xD7${H} canvas leaves no room for the map beside the legend and labels; make it larger or pass legend: false`);
+    }
+    return { plot, legend: legend2, rowLabels: rowLabels2, colLabels: colLabels2, framed: Boolean(legend2 || rowLabels2 || colLabels2) };
+  }
+  var font = (px) => `${px}px ${FONT_STACK}`;
+  function legendPlace2(ctx, o) {
+    const { ticks, labels } = legendTicks(o);
+    ctx.font = font(TICK_FONT);
+    const textW = Math.max(...labels.map((l) => ctx.measureText(l).width));
+    return { ticks, labels, gap: 12, rampW: 12, width: Math.ceil(12 + 12 + 7 + textW + 2) };
+  }
+  function labelPlace(ctx, labels) {
+    ctx.font = font(LABEL_FONT);
+    const texts = labels.map((l) => fit(clean(l), MAX_LABEL_EM2).text);
+    const widest = texts.reduce((w, t) => Math.max(w, ctx.measureText(t).width), 0);
+    return { texts, size: Math.ceil(widest + 6) };
+  }
+  function drawLegend(ctx, { plot, legend: legend2 }, o) {
+    const x = plot.x + plot.width + legend2.gap, h2 = plot.height;
+    for (let y = 0; y < h2; y++) {
+      const rgb = colour(legendValue(1 - (y + 0.5) / h2, o), o);
+      ctx.fillStyle = `rgb(${rgb[0]},${rgb[1]},${rgb[2]})`;
+      ctx.fillRect(x, plot.y + y, legend2.rampW, 1);
+    }
+    ctx.fillStyle = o.textColour;
+    ctx.strokeStyle = o.textColour;
+    ctx.font = font(TICK_FONT);
+    ctx.textAlign = "left";
+    ctx.textBaseline = "middle";
+    legend2.ticks.forEach((v, k) => {
+      const y = plot.y + h2 * (1 - position(v, o));
+      ctx.fillRect(x + legend2.rampW, Math.min(plot.y + h2 - 1, Math.floor(y)), 4, 1);
+      ctx.fillText(legend2.labels[k], x + legend2.rampW + 7, y);
+    });
+  }
+  function legendValue(s2, o) {
+    if (o.colourScale === "log") return o.dmin * (o.dmax / o.dmin) ** s2;
+    const span = o.dmax - o.dmin;
+    return Number.isFinite(span) ? o.dmin + span * s2 : o.dmin * (1 - s2) + o.dmax * s2;
+  }
+  function drawRowLabels(ctx, { plot, rowLabels: rowLabels2 }, rows, o) {
+    ctx.fillStyle = o.textColour;
+    ctx.font = font(LABEL_FONT);
+    ctx.textAlign = "right";
+    ctx.textBaseline = "middle";
+    rowLabels2.texts.forEach((t, i) => ctx.fillText(t, plot.x - 4, plot.y + (i + 0.5) * plot.height / rows));
+  }
+  function drawColLabels(ctx, { plot, colLabels: colLabels2 }, cols, o) {
+    ctx.fillStyle = o.textColour;
+    ctx.font = font(LABEL_FONT);
+    ctx.textAlign = "left";
+    ctx.textBaseline = "middle";
+    colLabels2.texts.forEach((t, j) => {
+      ctx.save();
+      ctx.translate(plot.x + (j + 0.5) * plot.width / cols, plot.y - 4);
+      ctx.rotate(-Math.PI / 2);
+      ctx.fillText(t, 0, 0);
+      ctx.restore();
+    });
+  }
+  function floatRange(data, cols, how) {
+    let lo = Infinity, hi = -Infinity, pos = Infinity;
+    for (let p = 0; p < data.length; p++) {
+      const x = data[p];
+      if (x - x !== 0) checkValue(x, `matrix value [${Math.floor(p / cols)}][${p % cols}]`, how);
+      if (x < lo) lo = x;
+      if (x > hi) hi = x;
+      if (x > 0 && x < pos) pos = x;
+    }
+    return { lo, hi, pos };
+  }
+
   // web/heatmap/svg.js
   var OPTION_KEYS2 = [
     "rowLabels",
@@ -3226,6 +3585,13 @@
         throw new TypeError(`renderHeatmap: unknown option "${key}"; expected one of ${OPTION_KEYS2.join(", ")}`);
       }
     }
+  }
+
+  // web/heatmap/heatmap.js
+  function drawHeatmap(canvas, matrix, options = {}) {
+    const { rows, cols, values } = readMatrix2(matrix, CANVAS_READ);
+    const range = floatRange(values, cols, CANVAS_READ);
+    return paint(canvas, rows, cols, values, readDrawOptions(options, rows, cols, values, range));
   }
 
   // web/page/page-pe.js
@@ -3318,6 +3684,15 @@
       `X = E + PE   # (${n2}, ${D_MODEL})`
     ];
   }
+  function titledMap(h2, id2) {
+    return h2(
+      "figure",
+      { class: "card figure map" },
+      h2("p", { id: `${id2}-title`, class: "map-title", "aria-hidden": "true" }),
+      h2("div", { id: id2, class: "words-map" }),
+      h2("figcaption", { id: `${id2}-cap`, class: "note" })
+    );
+  }
   function createWordsSection(env) {
     return { bind: () => bindWords(env), render: () => renderWords(env) };
   }
@@ -3345,25 +3720,9 @@
         h2("label", { class: "switch" }, h2("input", { id: "words-pe", type: "checkbox", role: "switch" }), h2("span", { id: "words-pe-label" }))
       ),
       h2("div", { id: "words-tables", class: "tables" }),
-      h2(
-        "div",
-        { class: "words-pair" },
-        h2("figure", { class: "card figure" }, h2("div", { id: "words-a", class: "words-map" }), h2("figcaption", { id: "words-a-cap", class: "note" })),
-        h2("figure", { class: "card figure" }, h2("div", { id: "words-b", class: "words-map" }), h2("figcaption", { id: "words-b-cap", class: "note" }))
-      ),
+      h2("div", { class: "words-pair" }, titledMap(h2, "words-a"), titledMap(h2, "words-b")),
       // issue 24: B with its rows and columns in A's order, and |A − that| cell by cell
-      h2(
-        "div",
-        { class: "words-pair words-compare" },
-        ...["aligned", "diff"].map((k) => h2(
-          "figure",
-          { class: "card figure map" },
-          // .map: the title is HTML that wraps, not cut SVG text
-          h2("p", { id: `words-${k}-title`, class: "map-title", "aria-hidden": "true" }),
-          h2("div", { id: `words-${k}`, class: "words-map" }),
-          h2("figcaption", { id: `words-${k}-cap`, class: "note" })
-        ))
-      ),
+      h2("div", { class: "words-pair words-compare" }, titledMap(h2, "words-aligned"), titledMap(h2, "words-diff")),
       h2("p", { id: "words-verdict", class: "worked", "aria-live": "polite" })
     );
     $2("words-input").addEventListener("change", (e) => env.setInput({ input: e.target.value }));
@@ -3398,6 +3757,7 @@
     ] : []);
     const draw3 = (id2, tokens, m) => {
       const n2 = tokens.length;
+      $2(`${id2}-title`).textContent = sentence(tokens);
       $2(id2).innerHTML = renderHeatmap(m, {
         rowLabels: tokens,
         colLabels: tokens,
@@ -3505,7 +3865,7 @@
   ];
   var editedX = (s2, x) => x ? [`# ${s2.edited}`, "X = torch.tensor([", ...x.map((row) => `    [${row.map(py).join(", ")}],`), "])"] : [];
   function pythonSnippet({ tokens, seed, dk, causal, x, input, pe }, lang2 = "zh") {
-    const s2 = snippets_exports[lang2] ?? zh11, t = s2.ep05;
+    const s2 = snippets_exports[lang2] ?? zh12, t = s2.ep05;
     const n2 = tokens.length;
     const L = snippetHead(s2, seed, tokens);
     if (input === "embed") {
@@ -3535,7 +3895,7 @@
     return L.join("\n") + "\n";
   }
   function scalingSnippet(seed, dks, n2, lang2 = "zh", samples = 1) {
-    const t = (lang2 === "en" ? en11 : zh11).scaling;
+    const t = (lang2 === "en" ? en12 : zh12).scaling;
     return [
       "import torch",
       "import torch.nn.functional as F",
@@ -3572,13 +3932,17 @@
     return el;
   }
   var tok = (s2) => h("span", { class: "tok" }, s2);
+  function cornerHeader() {
+    const words3 = document.documentElement.lang === en.htmlLang ? en : zh;
+    return h("th", { class: "corner", scope: "col" }, h("span", { class: "visually-hidden" }, words3.tableCorner));
+  }
   function matrixTable(caption2, rows, opts = {}) {
     const { rowLabels: rowLabels2, colLabels: colLabels2, decimals = 4, masked, maskText = "\u2212\u221E", extraCol, cell: cell2, follow } = opts;
     const nc = rows[0].length;
     const head = h(
       "tr",
       {},
-      h("th", { class: "corner", scope: "col" }, ""),
+      cornerHeader(),
       ...Array.from({ length: nc }, (_, j) => h("th", { scope: "col" }, colLabels2 ? colLabels2[j] : String(j)))
     );
     if (extraCol) head.append(h("th", { scope: "col", class: "extra" }, extraCol.label));
@@ -4442,7 +4806,7 @@ ${svg}</svg>
       "table",
       { class: "matrix compare" },
       h("caption", {}, T2.sec5Row),
-      h("thead", {}, h("tr", {}, h("th", { class: "corner", scope: "col" }, ""), ...S5_TOKENS.map((t) => h("th", { scope: "col" }, t)))),
+      h("thead", {}, h("tr", {}, cornerHeader(), ...S5_TOKENS.map((t) => h("th", { scope: "col" }, t)))),
       h(
         "tbody",
         {},
@@ -4618,7 +4982,7 @@ ${svg}</svg>
     };
   }
   function mhaSnippet({ tokens, seed, causal, heads, x, input, pe }, lang2 = "zh") {
-    const s2 = snippets_exports[lang2] ?? zh11, t = s2.ep06;
+    const s2 = snippets_exports[lang2] ?? zh12, t = s2.ep06;
     const n2 = tokens.length;
     const L = snippetHead(s2, seed, tokens);
     if (input === "embed") L.push(...embedLines(s2, { tokens, seed, pe }), ...editedX(s2.pe, x));
@@ -4709,7 +5073,7 @@ ${svg}</svg>
     $2("mha-snippet").textContent = mhaSnippet(state2, state2.lang);
   }
   function showHeads(env, figures, m, tokens) {
-    const { $: $2, drawHeatmap, heatmaps } = env;
+    const { $: $2, drawHeatmap: drawHeatmap2, heatmaps } = env;
     const T2 = env.getT(), { heads, causal } = m;
     figures.forEach((f, k) => {
       f.fig.hidden = k >= heads;
@@ -4740,7 +5104,7 @@ ${svg}</svg>
         // labels keep 4); where even those would be too small, page.js hides them (values-hidden)
         decimals: heads < 4 ? void 0 : 2
       };
-      drawHeatmap(key, f.box, ctx, T2.mhaHead(k + 1, m.dHead));
+      drawHeatmap2(key, f.box, ctx, T2.mhaHead(k + 1, m.dHead));
       f.cap.innerHTML = T2.mhaHeadCols(k * m.dHead + 1, (k + 1) * m.dHead);
     });
   }
@@ -4767,7 +5131,7 @@ ${svg}</svg>
       const top = h2(
         "tr",
         { class: "head-groups" },
-        h2("th", { class: "corner" }, ""),
+        h2("td", { class: "corner" }),
         ...Array.from({ length: heads }, (_, k) => h2(
           "th",
           { scope: "colgroup", colspan: dHead, class: band(k * dHead) ? "band" : null },
@@ -4968,10 +5332,10 @@ ${svg}</svg>
   // web/strings/head-view.js
   var head_view_exports = {};
   __export(head_view_exports, {
-    en: () => en14,
-    zh: () => zh14
+    en: () => en15,
+    zh: () => zh15
   });
-  var zh14 = {
+  var zh15 = {
     title: "\u5934\u89C6\u56FE\uFF1A\u8C01\u5728\u770B\u8C01",
     desc: (heads, token, side) => `\u5DE6\u5217\u662F\u67E5\u8BE2\uFF08\u8C01\u5728\u770B\uFF09\uFF0C\u53F3\u5217\u662F\u952E\uFF08\u88AB\u770B\u7684\u8BCD\uFF09\uFF1B\u6BCF\u6761\u7EBF\u4ECE\u4E00\u4E2A\u67E5\u8BE2\u8FDE\u5230\u5B83\u770B\u7684\u952E\uFF0C\u7EBF\u8D8A\u4E0D\u900F\u660E\u6743\u91CD\u8D8A\u5927\uFF0C\u989C\u8272\u533A\u5206\u5934\uFF08${heads.length ? `\u5934 ${heads.join("\u3001")}` : "\u6CA1\u6709\u9009\u4E2D\u7684\u5934"}\uFF09\u3002` + (token === void 0 || token === null ? "" : `\u73B0\u5728\u53EA\u663E\u793A\u300C${token}\u300D${side === "query" ? "\u770B\u5411\u522B\u4EBA" : "\u88AB\u522B\u4EBA\u770B"}\u7684\u7EBF\u3002`),
     token: (t, i, side) => `${t}\uFF08\u7B2C ${i + 1} \u4E2A\u8BCD\uFF09\uFF1A\u53EA\u770B\u5B83${side === "query" ? "\u770B\u5411\u522B\u4EBA" : "\u88AB\u522B\u4EBA\u770B"}\u7684\u7EBF`,
@@ -4987,7 +5351,7 @@ ${svg}</svg>
       svgTitle: (name, l) => `${name}\uFF1A\u7B2C ${l + 1} \u5C42\u7684\u5934\u89C6\u56FE`
     }
   };
-  var en14 = {
+  var en15 = {
     title: "Head view: who looks at whom",
     desc: (heads, token, side) => `Left: queries (who is looking); right: keys (who is looked at). Each line joins a query to a key it attends to; the more opaque, the larger the weight; colours tell the heads apart (${heads.length ? `heads ${heads.join(", ")}` : "no head selected"}).` + (token === void 0 || token === null ? "" : ` Only the lines where "${token}" ${side === "query" ? "looks at others" : "is looked at"} are shown.`),
     token: (t, i, side) => `${t} (token ${i + 1}): show only the lines where it ${side === "query" ? "looks at others" : "is looked at"}`,
@@ -5109,7 +5473,7 @@ ${svg}</svg>
   // web/page/page-headview.js
   function createHeadView(env, { id: id2 = "headview" } = {}) {
     const s2 = { id: id2, run: null, layer: 0, hidden: /* @__PURE__ */ new Set(), focus: null, redrawing: false };
-    return { bind: (parent) => bind(env, s2, parent), show: (run) => show(env, s2, run), render: () => render(env, s2) };
+    return { bind: (parent) => bind(env, s2, parent), show: (run2) => show(env, s2, run2), render: () => render(env, s2) };
   }
   var lang = (env) => env.getT().htmlLang === "en" ? "en" : "zh";
   var words = (env) => head_view_exports[lang(env)].page;
@@ -5118,7 +5482,7 @@ ${svg}</svg>
     const id2 = (part = "") => `${s2.id}${part}`;
     parent.append(h2(
       "section",
-      { id: id2(), class: "card headview", hidden: true, "aria-labelledby": id2("-title") },
+      { id: id2(), class: "card headview", hidden: true, "aria-labelledby": `${id2("-title")} ${id2("-map-title")}` },
       h2("h3", { id: id2("-title") }),
       h2("p", { id: id2("-hint"), class: "note" }),
       h2(
@@ -5191,19 +5555,19 @@ ${svg}</svg>
       set({ side: side ?? f.side, index: step === void 0 ? f.index : (f.index + step + n2) % n2 });
     });
   }
-  function show(env, s2, run) {
+  function show(env, s2, run2) {
     const { $: $2, h: h2 } = env;
-    const L = run.maps.length;
-    if (s2.run?.name !== run.name) {
+    const L = run2.maps.length;
+    if (s2.run?.name !== run2.name) {
       s2.layer = 0;
       s2.hidden = /* @__PURE__ */ new Set();
     }
-    s2.run = run;
+    s2.run = run2;
     s2.layer = Math.min(s2.layer, L - 1);
     s2.focus = null;
     $2(s2.id).hidden = false;
     $2(`${s2.id}-layer`).replaceChildren(...Array.from({ length: L }, (_, l) => h2("option", { value: l, selected: l === s2.layer }, "")));
-    const H = run.maps[0].length;
+    const H = run2.maps[0].length;
     $2(`${s2.id}-heads`).replaceChildren(...Array.from({ length: H }, (_, k) => h2("button", {
       type: "button",
       class: "headview-head",
@@ -5218,7 +5582,7 @@ ${svg}</svg>
     const C2 = words(env);
     $2(`${s2.id}-title`).textContent = C2.title;
     $2(`${s2.id}-hint`).textContent = C2.hint;
-    $2("headview-layer-label").textContent = C2.layer;
+    $2(`${s2.id}-layer-label`).textContent = C2.layer;
     $2(`${s2.id}-heads`).setAttribute("aria-label", C2.heads);
     $2(`${s2.id}-save`).textContent = C2.save;
     if (!s2.run) return;
@@ -5238,7 +5602,8 @@ ${svg}</svg>
       focus: s2.focus,
       lang: lang(env),
       title: words(env).svgTitle(s2.run.name, s2.layer),
-      idPrefix: s2.id
+      idPrefix: `${s2.id}-map`
+      // (s.id-title is the card's heading)
     });
   }
   function draw2(env, s2) {
@@ -5379,6 +5744,7 @@ ${svg}</svg>
       drawBig(env, s2);
     });
     wireCells($2("trained-big"), { size: () => s2.run?.labels.length ?? 0, move: (i, j, focus) => moveCell(env, s2, i, j, focus) });
+    renderWords2(env, s2);
   }
   function toy(s2) {
     return s2.toy ??= Promise.all([classicImport("attnmap-model.js", "__attnmapModel", void 0, "page.js"), classicImport("toy-zh.js", "__attnmapModels", "toy-zh", "page.js")]).then(([{ loadModel }, t]) => loadModel({ config: t.config, weights: t.weights, vocabTxt: t.vocabTxt })).then((m) => s2.model = m, (e) => {
@@ -5386,7 +5752,7 @@ ${svg}</svg>
       throw e;
     });
   }
-  function render2(env, s2) {
+  function renderWords2(env, s2) {
     const { $: $2 } = env;
     const R = env.getT().models.trained;
     $2("trained-title").textContent = R.title;
@@ -5395,6 +5761,11 @@ ${svg}</svg>
     for (const el of $2("trained-mode").querySelectorAll("span[data-mode]")) el.textContent = R.modes[el.dataset.mode];
     for (const el of $2("trained-mode").querySelectorAll("input")) el.checked = el.value === s2.mode;
     $2("trained-row-label").textContent = R.rowLabel;
+  }
+  function render2(env, s2) {
+    const { $: $2 } = env;
+    const R = env.getT().models.trained;
+    renderWords2(env, s2);
     $2("trained-note").innerHTML = s2.mode === "trained" ? R.note : "";
     $2("trained-msg").textContent = "";
     renderSentence(env, s2);
@@ -5585,10 +5956,10 @@ ${svg}</svg>
   // web/page/page-rope-strings.js
   var page_rope_strings_exports = {};
   __export(page_rope_strings_exports, {
-    en: () => en15,
-    zh: () => zh15
+    en: () => en16,
+    zh: () => zh16
   });
-  var zh15 = {
+  var zh16 = {
     kicker: "\u5EF6\u4F38\uFF1A\u4ECA\u5929\u7684\u6A21\u578B\u600E\u6837\u7F16\u7801\u4F4D\u7F6E",
     title: "RoPE\uFF1A\u628A\u4F4D\u7F6E\u8F6C\u8FDB q \u548C k",
     text: "\u7B2C 04 \u96C6\u628A\u4F4D\u7F6E\u7F16\u7801 PE <em>\u52A0</em>\u5728 X \u4E0A\u3002LLaMA\u3001Qwen2\u3001Qwen3 \u8FD9\u4E9B\u6A21\u578B\uFF08\u4E5F\u5C31\u662F\u8FD9\u4E2A\u9875\u9762\u7684\u8FD0\u884C\u65F6\u80FD\u52A0\u8F7D\u7684\u6A21\u578B\uFF09\u7528\u7684\u662F\u53E6\u4E00\u79CD\u529E\u6CD5\uFF1ARoPE\uFF08\u65CB\u8F6C\u4F4D\u7F6E\u7F16\u7801\uFF09\u3002X \u91CC\u53EA\u6709\u8BCD\u672C\u8EAB\uFF0C\u7B97\u51FA q \u548C k \u4E4B\u540E\uFF0C\u518D\u6309\u6BCF\u4E2A\u8BCD\u7684<strong>\u4F4D\u7F6E</strong>\u628A q \u548C k <strong>\u65CB\u8F6C</strong>\u4E00\u4E0B\uFF1A\u628A d \u4E2A\u6570\u5206\u6210 d/2 \u5BF9\uFF0C\u7B2C i \u5BF9\u662F (x[i], x[i + d/2])\uFF0C\u5728\u4F4D\u7F6E p \u4E0A\u8F6C\u8FC7\u89D2\u5EA6 p\xB7\u03B8<sub>i</sub>\uFF0C\u5176\u4E2D \u03B8<sub>i</sub> = base<sup>\u22122i/d</sup>\u3002\u524D\u9762\u7684\u5BF9\u8F6C\u5F97\u5FEB\uFF0C\u540E\u9762\u7684\u5BF9\u8F6C\u5F97\u6162\u3002v \u4E0D\u8F6C\u3002\u8FD9\u6837 q<sub>i</sub>\xB7k<sub>j</sub> \u53EA\u548C\u4E24\u4E2A\u8BCD\u7684<strong>\u76F8\u5BF9\u8DDD\u79BB</strong> j \u2212 i \u6709\u5173\u3002\u4E0B\u9762\u6BCF\u4E2A\u6570\u90FD\u7531 C \u6838\u5FC3\u7B97\u51FA\uFF08attn.rope\uFF0C\u518D\u7528 attn.attention \u6C42\u6CE8\u610F\u529B\uFF09\uFF0C\u4E0E PyTorch \u6309 Hugging Face LLaMA \u7684 rotate_half \u5199\u6CD5\u7B97\u7684\u7ED3\u679C\u5BF9\u7167\u8FC7\u3002",
@@ -5609,7 +5980,7 @@ ${svg}</svg>
     without: (v) => `\uFF08\u4E0D\u52A0 RoPE\uFF1A${v}\uFF09`,
     orderGap: (gap, plain2) => `\u52A0 RoPE \u540E\u4E24\u79CD\u8BED\u5E8F\u6700\u591A\u5DEE ${gap}\uFF1B\u4E0D\u52A0 RoPE \u65F6\u5DEE ${plain2}\u3002`
   };
-  var en15 = {
+  var en16 = {
     kicker: "Further: how today's models encode position",
     title: "RoPE: turning position into q and k",
     text: "Episode 04 <em>added</em> a positional encoding PE to X. LLaMA, Qwen2 and Qwen3 (models this page's runtime loads) do it differently, with RoPE, rotary position embedding. X holds only the words; once q and k are computed, each is <strong>rotated</strong> by its token's <strong>position</strong>: the d numbers form d/2 pairs, pair i being (x[i], x[i + d/2]), and at position p pair i turns by the angle p\xB7\u03B8<sub>i</sub>, with \u03B8<sub>i</sub> = base<sup>\u22122i/d</sup>. The first pairs turn fast, the last ones slowly. v is not rotated. Then q<sub>i</sub>\xB7k<sub>j</sub> depends only on the <strong>distance</strong> j \u2212 i between the two tokens. Every number below comes from the C core (attn.rope, then attn.attention), checked against PyTorch running Hugging Face LLaMA's rotate_half layout.",
@@ -5680,16 +6051,7 @@ ${svg}</svg>
     const { $: $2, h: h2 } = env;
     const box = $2("rope");
     box.setAttribute("aria-labelledby", "rope-title");
-    const pair = (id2) => h2(
-      "div",
-      { class: "words-pair" },
-      ...["a", "b"].map((s2) => h2(
-        "figure",
-        { class: "card figure" },
-        h2("div", { id: `${id2}-${s2}`, class: "words-map" }),
-        h2("figcaption", { id: `${id2}-${s2}-cap`, class: "note" })
-      ))
-    );
+    const pair = (id2) => h2("div", { class: "words-pair" }, titledMap(h2, `${id2}-a`), titledMap(h2, `${id2}-b`));
     box.replaceChildren(
       h2("p", { id: "rope-kicker", class: "preview" }),
       h2("h2", { id: "rope-title" }),
@@ -5710,7 +6072,7 @@ ${svg}</svg>
   }
   function render3(env) {
     const { $: $2, h: h2, matrixTable: matrixTable2 } = env;
-    const state2 = env.getState(), attn2 = env.getAttn(), W = page_rope_strings_exports[state2.lang] ?? zh15;
+    const state2 = env.getState(), attn2 = env.getAttn(), W = page_rope_strings_exports[state2.lang] ?? zh16;
     const { tokens, seed, dk } = state2, n2 = tokens.length;
     const A = ropeModel(attn2, { tokens, seed, dk });
     const S = ropeModel(attn2, { tokens, seed, dk }, { offset: 1 });
@@ -5733,6 +6095,7 @@ ${svg}</svg>
     $2("rope-pairs").replaceChildren(table);
     const cellSize = Math.max(20, Math.min(52, Math.floor(300 / n2)));
     const draw3 = (id2, labels, m, title) => {
+      $2(`${id2}-title`).textContent = title;
       $2(id2).innerHTML = renderHeatmap(m, {
         rowLabels: labels,
         colLabels: labels,
@@ -5868,11 +6231,11 @@ ${svg}</svg>
     return { key: "other", cause: null };
   }
   var errorText = (C2, { key, cause }) => C2.errors[key](cause ? C2.causes[cause] : "");
-  function errorParts(h2, put2, e, lead = (T2, said) => said) {
+  function errorParts(h2, put3, e, lead = (T2, said) => said) {
     const which = loadError(e), detail = String(e?.message ?? e);
     const sentence3 = h2("span", { class: "error-lead" }), summary = h2("summary", {});
-    put2(sentence3, (T2) => lead(T2, errorText(T2.models.ckpt, which)));
-    put2(summary, (T2) => T2.models.ckpt.detail);
+    put3(sentence3, (T2) => lead(T2, errorText(T2.models.ckpt, which)));
+    put3(summary, (T2) => T2.models.ckpt.detail);
     return [sentence3, " ", h2("details", { class: "error-detail" }, summary, h2("code", {}, detail))];
   }
 
@@ -5886,10 +6249,10 @@ ${svg}</svg>
       return void 0;
     }
   }
-  function createHubPanel(env, { adopt: adopt2, drop: drop2 = () => {
+  function createHubPanel(env, { adopt: adopt3, drop: drop2 = () => {
   }, busy }) {
     const s2 = { abort: null, id: "", size: null, said: /* @__PURE__ */ new Map(), parts: /* @__PURE__ */ new Map() };
-    return { bind: (anchor) => bind4(env, s2, anchor, { adopt: adopt2, drop: drop2, busy }), render: () => render4(env, s2) };
+    return { bind: (anchor) => bind4(env, s2, anchor, { adopt: adopt3, drop: drop2, busy }), render: () => render4(env, s2) };
   }
   function bind4(env, s2, anchor, hooks) {
     const { $: $2, h: h2 } = env;
@@ -5933,16 +6296,25 @@ ${svg}</svg>
     else s2.said.delete(id2);
     text(env, id2, fn ? fn(env.getT().models.hub) : "");
   }
+  function hubCause(e) {
+    const { key } = loadError(e);
+    if (key !== "other" && key !== "refused") return null;
+    if (e?.code === "INVALID_ARGUMENT") return "badId";
+    if (e?.code !== "FETCH_FAILED") return "unknown";
+    const m = String(e.message);
+    if (/no answer within|too slow/.test(m)) return "slow";
+    if (e.status === 0) return "offline";
+    return { 401: "gated", 403: "gated", 404: "notFound" }[e.status] ?? "server";
+  }
   function sayError(env, s2, e) {
-    const { key } = loadError(e), m = e?.message ?? String(e);
-    if (key === "other" || key === "refused") return say(env, s2, "hub-msg", (H) => H.failed(m));
+    const cause = hubCause(e);
     say(env, s2, "hub-msg", null);
-    const put2 = (el, fn) => {
+    const put3 = (el, fn) => {
       s2.parts.set(el, fn);
       el.textContent = fn(env.getT());
     };
-    env.$("hub-msg").replaceChildren(...errorParts(env.h, put2, e, (T2, said) => T2.models.hub.failed(said)));
-    return void 0;
+    const lead = cause ? (T2) => T2.models.hub.failed(T2.models.hub.causes[cause]) : (T2, said) => T2.models.hub.failed(said);
+    env.$("hub-msg").replaceChildren(...errorParts(env.h, put3, e, lead));
   }
   async function check(env, s2, hooks) {
     const id2 = env.$("hub-id").value.trim();
@@ -6030,6 +6402,317 @@ ${svg}</svg>
     listCached(env);
   }
 
+  // web/page/page-heads.js
+  var MAX_HEAD_TOKENS = 4096;
+  var SORTS = Object.freeze(["sink", "previous", "self", "next", "entropy", "distance", "induction", "duplicate"]);
+  var TOP = 12;
+  var INDUCTION = Object.freeze({ block: 50, seed: 0 });
+  var REPEATED = /* @__PURE__ */ new Set(["induction", "duplicate"]);
+  var THUMB_PX = 120;
+  var headsCap = (config) => Math.min(config.n_positions, MAX_HEAD_TOKENS);
+  function inductionIds(vocab, context, { block = INDUCTION.block, seed = INDUCTION.seed } = {}) {
+    const S = Math.max(1, Math.min(block, Math.floor(context / 2)));
+    const lo = Math.min(1e3, Math.floor(vocab / 4)), hi = Math.max(lo + 1, Math.min(vocab - 1, 3e4));
+    const g = manualSeed(seed);
+    const ids = Array.from({ length: S }, () => lo + g.random() % (hi - lo));
+    return { ids: [...ids, ...ids], repeat: S };
+  }
+  function headOrder(scores) {
+    return Array.from(scores.keys()).sort((a, b) => scores[b] - scores[a] || a - b);
+  }
+  function createHeadsPanel(env, section) {
+    const p = { section, run: null, big: null, id: 0, drawId: 0, texts: /* @__PURE__ */ new Map() };
+    return {
+      bind: (parent) => bind5(env, p, parent),
+      adopt: () => adopt(env, p),
+      clear: () => clear(env, p),
+      render: () => renderTexts(env, p)
+    };
+  }
+  function bind5(env, p, parent) {
+    const { h: h2 } = env;
+    parent.append(h2(
+      "section",
+      { id: "roles", class: "card roles", "aria-labelledby": "roles-title" },
+      h2("h3", { id: "roles-title" }),
+      h2("p", { id: "roles-intro", class: "note" }),
+      h2(
+        "div",
+        { class: "field" },
+        h2("label", { for: "roles-text", id: "roles-text-label" }),
+        h2("textarea", { id: "roles-text", name: "roles-text", rows: 4, spellcheck: "false", autocomplete: "off" })
+      ),
+      h2(
+        "div",
+        { class: "roles-controls" },
+        h2("button", { id: "roles-run", type: "button" }),
+        h2("button", { id: "roles-induction", type: "button" }),
+        h2("label", { for: "roles-sort", id: "roles-sort-label" }),
+        h2("select", { id: "roles-sort", name: "head-sort" }, ...SORTS.map((v) => h2("option", { value: v })))
+      ),
+      h2("p", { id: "roles-status", class: "note", "aria-live": "polite" }),
+      h2(
+        "div",
+        { class: "roles-layout" },
+        h2("figure", { class: "roles-grid-card" }, h2("div", { id: "roles-grid", class: "roles-grid" }), h2("figcaption", { id: "roles-grid-note", class: "note" })),
+        h2("div", { class: "roles-top" }, h2("h4", { id: "roles-thumbs-title" }), h2("div", { id: "roles-thumbs", class: "roles-thumbs", "data-state": "empty" }))
+      ),
+      h2(
+        "figure",
+        { id: "roles-big-card", class: "roles-big-card", hidden: true },
+        h2("canvas", { id: "roles-big", class: "roles-big", width: 1, height: 1, role: "img", "aria-labelledby": "roles-big-note" }),
+        h2("p", { id: "roles-hover", class: "note roles-hover", "aria-live": "polite" }),
+        h2("figcaption", { id: "roles-big-note", class: "note" })
+      )
+    ));
+    const { $: $2 } = env;
+    $2("roles-text").addEventListener("input", (e) => {
+      e.target.dataset.typed = "true";
+    });
+    $2("roles-run").addEventListener("click", () => runText(env, p));
+    $2("roles-induction").addEventListener("click", () => runInduction(env, p));
+    $2("roles-sort").addEventListener("change", () => {
+      if (p.run) show2(env, p);
+    });
+    $2("roles-thumbs").addEventListener("click", (e) => {
+      const b = e.target.closest("button.roles-thumb");
+      if (b) openBig(env, p, Number(b.dataset.layer), Number(b.dataset.head));
+    });
+    $2("roles-grid").addEventListener("click", (e) => {
+      const cell2 = e.target.closest("[data-row][data-col]");
+      if (cell2) openBig(env, p, Number(cell2.dataset.row), Number(cell2.dataset.col));
+    });
+    bindHover(env, p);
+    renderTexts(env, p);
+  }
+  function bindHover(env, p) {
+    const canvas = env.$("roles-big");
+    canvas.addEventListener("pointermove", (e) => {
+      if (!p.big?.drawn || !p.run) return;
+      const k = canvas.width / (canvas.clientWidth || canvas.width);
+      const cell2 = p.big.drawn.cellAt(e.offsetX * k, e.offsetY * k);
+      const { labels } = p.run;
+      put(env, p, env.$("roles-hover"), cell2 ? (C2) => C2.hover(cell2.row, cell2.col, labels[cell2.row], labels[cell2.col], cell2.value.toPrecision(4)) : (C2) => C2.hoverHint);
+    });
+  }
+  function put(env, p, el, fn) {
+    if (fn) p.texts.set(el, fn);
+    else p.texts.delete(el);
+    el.textContent = fn ? fn(env.getT().models.heads) : "";
+  }
+  function adopt(env, p) {
+    clear(env, p);
+    const t = env.$("roles-text");
+    if (!t.dataset.typed) t.value = "";
+    renderTexts(env, p);
+    runText(env, p);
+  }
+  function clear(env, p) {
+    const { $: $2 } = env;
+    p.id++;
+    p.drawId++;
+    Object.assign(p, { run: null, big: null });
+    $2("roles-grid").replaceChildren();
+    $2("roles-thumbs").replaceChildren();
+    $2("roles-thumbs").dataset.state = "empty";
+    $2("roles-big-card").hidden = true;
+    put(env, p, $2("roles-status"), null);
+    for (const id2 of ["roles-grid-note", "roles-thumbs-title", "roles-big-note", "roles-hover"]) put(env, p, $2(id2), null);
+  }
+  function readText(env, p, m) {
+    const text2 = env.$("roles-text").value.trim() || p.section.text();
+    const v = m.config.vocab_size, cap = headsCap(m.config);
+    let ids, tokenTypes;
+    if (m.tokenizer && m.config.encoder) ({ ids, tokenTypes } = m.encode(text2));
+    else if (m.tokenizer) ids = m.encode(text2);
+    else ids = parseIds(text2);
+    if (!ids) return { problem: () => env.getT().models.ckpt.idsOnly(v) };
+    const bad = ids.find((i) => i >= v);
+    if (bad !== void 0) return { problem: () => env.getT().models.ckpt.idOutside(bad, v) };
+    if (ids.length < 2) return { problem: (C2) => C2.tooFew };
+    const n2 = ids.length;
+    ids = Array.from(ids.slice(0, cap));
+    return { ids, tokenTypes: tokenTypes?.slice(0, cap), labels: labelsOf(m, ids), note: n2 > cap ? (C2) => C2.cut(n2, cap) : null };
+  }
+  var labelsOf = (m, ids) => m.tokenizer ? m.tokens(ids) : ids.map(String);
+  function runText(env, p) {
+    const m = p.section.model();
+    if (!m) return;
+    const r = readText(env, p, m);
+    if (r.problem) return put(env, p, env.$("roles-status"), r.problem);
+    const n2 = r.ids.length;
+    return run(env, p, { ...r, repeat: 0, computing: (C2) => C2.computing(n2), done: (C2, f, t) => `${C2.done(n2, f, t)}${r.note ? ` ${r.note(C2)}` : ""}` });
+  }
+  function runInduction(env, p) {
+    const m = p.section.model();
+    if (!m) return;
+    const { ids, repeat } = inductionIds(m.config.vocab_size, headsCap(m.config));
+    const job = { ids, labels: labelsOf(m, ids), repeat, computing: (C2) => C2.computingInduction(repeat), done: (C2, f, t) => C2.doneInduction(repeat, f, t) };
+    if (m.config.encoder) job.tokenTypes = new Array(ids.length).fill(0);
+    env.$("roles-sort").value = "induction";
+    return run(env, p, job);
+  }
+  var painted = () => new Promise((resolve) => {
+    const go = () => setTimeout(resolve, 0);
+    requestAnimationFrame(go);
+    setTimeout(go, 100);
+  });
+  async function run(env, p, job) {
+    const { $: $2 } = env, m = p.section.model();
+    if (p.section.busy()) return put(env, p, $2("roles-status"), (C2) => C2.busy);
+    const id2 = ++p.id;
+    $2("roles").dataset.state = "running";
+    setButtons(env, true);
+    put(env, p, $2("roles-status"), job.computing);
+    try {
+      await painted();
+      if (id2 !== p.id || p.section.model() !== m) return;
+      const t0 = performance.now();
+      const result = forward(m, job);
+      const forwardMs = performance.now() - t0;
+      p.run = { ...job, model: m, heads: result.heads, map: result.map, n: job.ids.length };
+      p.big = null;
+      $2("roles-big-card").hidden = true;
+      const thumbsMs = await show2(env, p);
+      if (id2 !== p.id) return;
+      put(env, p, $2("roles-status"), (C2) => job.done(C2, forwardMs, thumbsMs));
+      $2("roles").dataset.state = "ready";
+    } catch (e) {
+      if (id2 !== p.id) return;
+      $2("roles").dataset.state = "failed";
+      put(env, p, $2("roles-status"), () => e.message);
+    } finally {
+      if (id2 === p.id) setButtons(env, false);
+    }
+  }
+  function setButtons(env, busy) {
+    env.$("roles-run").disabled = busy;
+    env.$("roles-induction").disabled = busy;
+  }
+  function forward(m, { ids, tokenTypes, repeat }) {
+    const options = { heads: repeat ? { repeat } : true };
+    if (m.config.encoder) {
+      if (tokenTypes) options.tokenTypes = tokenTypes;
+    } else options.logits = false;
+    return m.forward(ids, options);
+  }
+  function mapOf(p, l, h2) {
+    const r = p.run;
+    try {
+      return r.map(l, h2);
+    } catch (e) {
+      if (e.code !== "INVALID_ARGUMENT" || p.section.busy() || p.section.model() !== r.model) throw e;
+      r.map = forward(r.model, r).map;
+      return r.map(l, h2);
+    }
+  }
+  var sortOf = (env, p) => {
+    const v = env.$("roles-sort").value;
+    return p.run?.heads[v] ? v : "sink";
+  };
+  async function show2(env, p) {
+    const { $: $2 } = env, r = p.run;
+    for (const o of $2("roles-sort").options) o.disabled = REPEATED.has(o.value) && !r.heads[o.value];
+    const score = sortOf(env, p);
+    $2("roles-sort").value = score;
+    drawScores(env, p, score);
+    return drawThumbs2(env, p, score);
+  }
+  var decimalsOf = (score) => score === "distance" || score === "entropy" ? 2 : 3;
+  function drawScores(env, p, score) {
+    const { $: $2 } = env, T2 = env.getT(), C2 = T2.models.heads;
+    const { layers: L, heads: H } = p.run.heads, data = p.run.heads[score];
+    const matrix = Array.from({ length: L }, (_, l) => Array.from(data.subarray(l * H, l * H + H)));
+    const width = $2("roles-grid").clientWidth || 320;
+    const cellSize = Math.max(14, Math.min(40, Math.floor((width - 90) / H)));
+    $2("roles-grid").innerHTML = renderHeatmap(matrix, {
+      rowLabels: Array.from({ length: L }, (_, l) => C2.layerShort(l)),
+      colLabels: Array.from({ length: H }, (_, h2) => C2.headShort(h2)),
+      colourScale: "data",
+      decimals: decimalsOf(score),
+      cellSize,
+      title: C2.gridTitle(C2.sorts[score]),
+      lang: T2.htmlLang === "en" ? "en" : "zh",
+      idPrefix: "roles-grid",
+      role: "group",
+      rowCaption: C2.rowCaption,
+      colCaption: C2.colCaption,
+      cellLabel: (c) => C2.cellLabel(c.row, c.col, C2.sorts[score], c.valueText),
+      description: C2.gridNote(C2.sorts[score])
+    });
+    $2("roles-grid").dataset.score = score;
+    put(env, p, $2("roles-grid-note"), (c) => c.gridNote(c.sorts[score]));
+  }
+  async function drawThumbs2(env, p, score) {
+    const { $: $2, h: h2 } = env, r = p.run, box = $2("roles-thumbs");
+    const id2 = ++p.drawId, t0 = performance.now(), data = r.heads[score], H = r.heads.heads;
+    const top = headOrder(data).slice(0, TOP);
+    put(env, p, $2("roles-thumbs-title"), (C2) => C2.thumbsTitle(top.length, C2.sorts[score]));
+    box.dataset.state = "drawing";
+    box.dataset.score = score;
+    box.replaceChildren();
+    const px = Math.min(256, Math.round(THUMB_PX * (globalThis.devicePixelRatio || 1)));
+    for (const k of top) {
+      const l = Math.floor(k / H), hd = k % H, v = data[k].toFixed(decimalsOf(score));
+      const canvas = h2("canvas", { width: px, height: px, "aria-hidden": "true" });
+      const caption2 = h2("span", { class: "roles-thumb-caption" });
+      const b = h2("button", { type: "button", class: "roles-thumb", "data-layer": l, "data-head": hd, "data-n": r.n, "data-score": data[k] }, canvas, caption2);
+      put(env, p, caption2, (C2) => `${C2.thumbCaption(l, hd)} \xB7 ${v}`);
+      b.title = env.getT().models.heads.thumbLabel(l, hd, env.getT().models.heads.sorts[score], v);
+      drawHeatmap(canvas, mapOf(p, l, hd), { legend: false, colourScale: scaleOf(env) });
+      box.append(b);
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      if (id2 !== p.drawId) return performance.now() - t0;
+    }
+    box.dataset.state = "ready";
+    return performance.now() - t0;
+  }
+  var scaleOf = (env) => env.$("model-log")?.checked ? "log" : "unit";
+  function openBig(env, p, l, hd) {
+    const { $: $2 } = env, r = p.run;
+    if (!r) return;
+    const card = $2("roles-big-card"), canvas = $2("roles-big");
+    card.hidden = false;
+    const css = Math.max(200, Math.min(720, card.clientWidth || $2("roles").clientWidth - 24));
+    const dpr = globalThis.devicePixelRatio || 1;
+    canvas.width = Math.min(4096, Math.round(css * dpr));
+    canvas.height = canvas.width;
+    canvas.style.width = `${css}px`;
+    const text2 = getComputedStyle(card).color || "#1f2328";
+    const drawn = drawHeatmap(canvas, mapOf(p, l, hd), { colourScale: scaleOf(env), rowLabels: r.labels, colLabels: r.labels, textColour: text2 });
+    Object.assign(canvas.dataset, { layer: String(l), head: String(hd), n: String(r.n) });
+    p.big = { layer: l, head: hd, drawn };
+    put(env, p, $2("roles-big-note"), (C2) => C2.bigNote(l, hd, r.n));
+    put(env, p, $2("roles-hover"), (C2) => C2.hoverHint);
+    for (const b of $2("roles-thumbs").querySelectorAll("button.roles-thumb")) {
+      b.setAttribute("aria-pressed", String(Number(b.dataset.layer) === l && Number(b.dataset.head) === hd));
+    }
+    card.scrollIntoView?.({ block: "nearest" });
+  }
+  function renderTexts(env, p) {
+    const { $: $2 } = env, C2 = env.getT().models.heads;
+    const m = p.section.model();
+    $2("roles-title").textContent = C2.title;
+    $2("roles-intro").textContent = C2.intro;
+    $2("roles-text-label").textContent = C2.textLabel(m ? headsCap(m.config) : MAX_HEAD_TOKENS);
+    $2("roles-run").textContent = C2.run;
+    $2("roles-induction").textContent = C2.induction;
+    $2("roles-sort-label").textContent = C2.sortLabel;
+    for (const o of $2("roles-sort").options) {
+      o.textContent = C2.sorts[o.value];
+      o.title = REPEATED.has(o.value) ? C2.needRepeat : "";
+    }
+    for (const [el, fn] of p.texts) {
+      if (el.isConnected) el.textContent = fn(C2);
+      else p.texts.delete(el);
+    }
+    if (p.run && $2("roles-grid").dataset.score) drawScores(env, p, $2("roles-grid").dataset.score);
+    for (const b of $2("roles-thumbs").querySelectorAll("button.roles-thumb")) {
+      const score = $2("roles-thumbs").dataset.score, v = Number(b.dataset.score).toFixed(decimalsOf(score));
+      b.title = C2.thumbLabel(Number(b.dataset.layer), Number(b.dataset.head), C2.sorts[score], v);
+    }
+  }
+
   // web/page/page-encoder.js
   var SPECIAL_TOKENS = /* @__PURE__ */ new Set(["[CLS]", "[SEP]", "[PAD]", "<s>", "</s>", "<pad>"]);
   function keptPositions(labels, { causal, hide }) {
@@ -6065,7 +6748,7 @@ ${svg}</svg>
   // web/page/page-checkpoint-maps.js
   var nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
   var causalOf = (s2) => !s2.model.config.encoder;
-  var scaleOf = (env) => env.$("model-log").checked ? "log" : "unit";
+  var scaleOf2 = (env) => env.$("model-log").checked ? "log" : "unit";
   var keptOf = (env, s2) => keptPositions(s2.run.labels, { causal: causalOf(s2), hide: env.$("model-hide-first").checked });
   var rowsOf = (s2, rows, kept) => shownRows(rows, kept, causalOf(s2));
   function mapAttrs(env, s2, layer, head, kept = keptOf(env, s2)) {
@@ -6076,7 +6759,7 @@ ${svg}</svg>
       "data-head": head,
       "data-ids": JSON.stringify(kept.map((i) => s2.run.ids[i])),
       [causalOf(s2) ? "data-first" : "data-special"]: hidden2,
-      "data-scale": scaleOf(env)
+      "data-scale": scaleOf2(env)
     };
   }
   async function drawGrid(env, s2) {
@@ -6085,7 +6768,7 @@ ${svg}</svg>
     const grid = $2("checkpoint-grid");
     const id2 = ++s2.drawId;
     const { n_layer: L, n_head: H, kvHeads: G = H } = s2.model.config;
-    const kept = keptOf(env, s2), scale = scaleOf(env), group = H / G;
+    const kept = keptOf(env, s2), scale = scaleOf2(env), group = H / G;
     const kv = (k) => ({ "data-kv": Math.floor(k / group), ...G < H ? { class: `kv-${Math.floor(k / group) % 2 ? "odd" : "even"}` } : {} });
     grid.dataset.state = "drawing";
     grid.style.setProperty("--heads", String(H));
@@ -6144,7 +6827,7 @@ ${svg}</svg>
       decimals: 2,
       idPrefix: "ckpt-big",
       role: "group",
-      ...scaleOf(env) === "log" ? { colourScale: "log" } : {}
+      ...scaleOf2(env) === "log" ? { colourScale: "log" } : {}
     }, s2.bigWidth);
     const svg = box.querySelector("svg");
     for (const [k, v] of Object.entries(mapAttrs(env, s2, layer, head, kept))) svg.setAttribute(k, String(v));
@@ -6168,7 +6851,7 @@ ${svg}</svg>
   function renderOptionsNote(env, s2) {
     const C2 = env.getT().models.ckpt;
     const hide = env.$("model-hide-first").checked, n2 = s2.run?.ids.length ?? 0;
-    env.$("model-options-note").textContent = s2.model?.config.encoder ? C2.optionsNoteEncoder(scaleOf(env) === "log", LOG_FLOOR, hide, s2.run ? keptOf(env, s2).length < n2 : false) : C2.optionsNote(scaleOf(env) === "log", LOG_FLOOR, hide, n2);
+    env.$("model-options-note").textContent = s2.model?.config.encoder ? C2.optionsNoteEncoder(scaleOf2(env) === "log", LOG_FLOOR, hide, s2.run ? keptOf(env, s2).length < n2 : false) : C2.optionsNote(scaleOf2(env) === "log", LOG_FLOOR, hide, n2);
   }
 
   // web/page/page-checkpoint.js
@@ -6191,9 +6874,9 @@ ${svg}</svg>
       texts: /* @__PURE__ */ new Map()
       // element -> (C) => its text: written again when the language changes (put)
     };
-    return { bind: () => bind5(env, s2), render: () => renderTexts(env, s2) };
+    return { bind: () => bind6(env, s2), render: () => renderTexts2(env, s2) };
   }
-  function bind5(env, s2) {
+  function bind6(env, s2) {
     const { $: $2, h: h2 } = env;
     const check2 = (id2) => h2("label", { class: "switch" }, h2("input", { id: id2, name: id2, type: "checkbox", role: "switch" }), h2("span", { id: `${id2}-label` }));
     $2("checkpoint").setAttribute("aria-labelledby", "checkpoint-title");
@@ -6253,10 +6936,12 @@ ${svg}</svg>
     );
     bindFiles(env, s2);
     bindModelControls(env, s2);
-    s2.hub = createHubPanel(env, { adopt: (model2, name) => adopt(env, s2, model2, name, []), drop: () => drop(env, s2), busy: () => s2.loading });
+    s2.hub = createHubPanel(env, { adopt: (model2, name) => adopt2(env, s2, model2, name, []), drop: () => drop(env, s2), busy: () => s2.loading });
     s2.hub.bind($2("checkpoint-drop"));
     s2.headView = createHeadView(env);
     s2.headView.bind($2("checkpoint-model"));
+    s2.heads = createHeadsPanel(env, { model: () => s2.model, text: () => $2("model-text").value, busy: () => Boolean(s2.gen) });
+    s2.heads.bind($2("checkpoint-model"));
     new ResizeObserver(() => {
       if (s2.run && Math.abs($2("checkpoint-big").clientWidth - s2.bigWidth) > 4) drawBig2(env, s2);
     }).observe($2("checkpoint-big"));
@@ -6314,17 +6999,17 @@ ${svg}</svg>
       drawBig2(env, s2);
     });
   }
-  function put(env, s2, el, fn) {
+  function put2(env, s2, el, fn) {
     if (fn) s2.texts.set(el, fn);
     else s2.texts.delete(el);
     el.textContent = fn ? fn(env.getT().models.ckpt) : "";
   }
   function say2(env, s2, fn) {
-    put(env, s2, env.$("checkpoint-msg"), fn);
+    put2(env, s2, env.$("checkpoint-msg"), fn);
   }
   function sayError2(env, s2, el, e) {
-    put(env, s2, el, null);
-    el.replaceChildren(...errorParts(env.h, (part, fn) => put(env, s2, part, () => fn(env.getT())), e));
+    put2(env, s2, el, null);
+    el.replaceChildren(...errorParts(env.h, (part, fn) => put2(env, s2, part, () => fn(env.getT())), e));
   }
   async function load(env, s2, files) {
     const { $: $2 } = env;
@@ -6346,28 +7031,28 @@ ${svg}</svg>
         [picked.config, picked.tokenizer, picked.tokenizerConfig, picked.vocab, picked.merges, picked.vocabTxt].map(text2)
       );
       const size = formatBytes2(progress.max);
-      put(env, s2, status, (C2) => C2.starting(size));
+      put2(env, s2, status, (C2) => C2.starting(size));
       await nextTask();
       const { loadModel } = await classicImport("attnmap-model.js", "__attnmapModel", void 0, "page.js");
       const tokenizerFiles = tokenizer !== void 0 ? { tokenizer, tokenizerConfig } : vocab !== void 0 ? { vocab, merges } : vocabTxt !== void 0 ? { vocabTxt } : {};
       const model2 = await loadModel({ config, weights: picked.weights, ...tokenizerFiles }, { onProgress: readProgress(env, s2, progress, status) });
       progress.hidden = true;
-      adopt(env, s2, model2, modelName(config, picked.weights.index ?? picked.weights), picked.ignored);
+      adopt2(env, s2, model2, modelName(config, picked.weights.index ?? picked.weights), picked.ignored);
     } catch (e) {
       progress.hidden = true;
-      put(env, s2, status, null);
+      put2(env, s2, status, null);
       sayError2(env, s2, $2("checkpoint-msg"), e);
     } finally {
       s2.loading = false;
     }
   }
-  function adopt(env, s2, model2, name, ignored) {
+  function adopt2(env, s2, model2, name, ignored) {
     const { $: $2 } = env;
     stopGeneration(s2);
     say2(env, s2, null);
     s2.model?.dispose();
     Object.assign(s2, { model: model2, name, big: { layer: 0, head: 0 }, run: null });
-    put(env, s2, $2("checkpoint-status"), (C2) => C2.loaded(name, model2.config, model2.tokenizer, ignored, model2.threads));
+    put2(env, s2, $2("checkpoint-status"), (C2) => C2.loaded(name, model2.config, model2.tokenizer, ignored, model2.threads));
     $2("checkpoint-model").hidden = false;
     const encoder = Boolean(model2.config.encoder);
     $2("model-pair-field").hidden = !encoder;
@@ -6379,8 +7064,9 @@ ${svg}</svg>
       if (encoder !== s2.kind?.startsWith("encoder ")) $2("model-hide-first").checked = false;
     }
     s2.kind = kind;
-    renderTexts(env, s2);
+    renderTexts2(env, s2);
     compute(env, s2);
+    s2.heads.adopt();
   }
   function encoderText(model2) {
     const { ids } = model2.encode("\u732B");
@@ -6396,7 +7082,7 @@ ${svg}</svg>
       last = now;
       progress.value = [...done.values()].reduce((a, b) => a + b, 0);
       const read = formatBytes2(loaded), size = formatBytes2(total);
-      put(env, s2, status, (C2) => C2.reading(file, read, size));
+      put2(env, s2, status, (C2) => C2.reading(file, read, size));
     };
   }
   function modelName(configText, weightsFile) {
@@ -6411,9 +7097,10 @@ ${svg}</svg>
     stopGeneration(s2);
     s2.model?.dispose();
     Object.assign(s2, { model: null, big: { layer: 0, head: 0 } });
-    put(env, s2, env.$("checkpoint-status"), null);
+    put2(env, s2, env.$("checkpoint-status"), null);
     env.$("checkpoint-model").hidden = true;
     clearRun(env, s2);
+    s2.heads?.clear();
   }
   function clearRun(env, s2) {
     const { $: $2 } = env;
@@ -6423,7 +7110,7 @@ ${svg}</svg>
     $2("checkpoint-grid").dataset.state = "empty";
     $2("checkpoint-big").replaceChildren();
     $2("checkpoint-big-note").textContent = "";
-    put(env, s2, $2("model-output"), null);
+    put2(env, s2, $2("model-output"), null);
     $2("model-output").hidden = true;
     $2("model-options-note").textContent = "";
     s2.fill = null;
@@ -6447,14 +7134,14 @@ ${svg}</svg>
     const cap = Math.min(MAX_GRID_TOKENS, m.config.n_positions), n2 = ids.length;
     return n2 > cap ? { ids: ids.slice(0, cap), tokenTypes: tokenTypes?.slice(0, cap), note: (C2) => C2.cut(n2, cap) } : { ids, tokenTypes, note: null };
   }
-  var labelsOf = (m, ids) => m.tokenizer ? m.tokens(ids) : ids.map(String);
+  var labelsOf2 = (m, ids) => m.tokenizer ? m.tokens(ids) : ids.map(String);
   function compute(env, s2) {
     const { $: $2 } = env;
     if (!s2.model) return;
     const msg = $2("model-text-msg");
     const r = readIds(env, s2);
     $2("model-text").toggleAttribute("aria-invalid", Boolean(r.problem));
-    put(env, s2, msg, r.problem ?? r.note);
+    put2(env, s2, msg, r.problem ?? r.note);
     msg.classList.toggle("error", Boolean(r.problem));
     if (r.problem) return clearRun(env, s2);
     let attention, logits;
@@ -6466,7 +7153,7 @@ ${svg}</svg>
       return clearRun(env, s2);
     }
     const heads = attention.map((layer) => layer.map(({ data, shape: [n2] }) => Array.from({ length: n2 }, (_, i) => data.subarray(i * n2, i * n2 + n2))));
-    s2.run = { ids: r.ids, labels: labelsOf(s2.model, r.ids), heads };
+    s2.run = { ids: r.ids, labels: labelsOf2(s2.model, r.ids), heads };
     $2("model-output").hidden = true;
     drawGrid(env, s2);
     drawBig2(env, s2);
@@ -6492,7 +7179,7 @@ ${svg}</svg>
     box.hidden = !f;
     if (!f) return;
     if (f.error) return sayError2(env, s2, box, f.error);
-    put(env, s2, box, f.say ?? null);
+    put2(env, s2, box, f.say ?? null);
     if (f.results) box.replaceChildren(env.h("p", { class: "fill-lead" }, C2.fillLead), fillMaskList(env.h, C2, f.results));
   }
   function stopGeneration(s2) {
@@ -6502,25 +7189,25 @@ ${svg}</svg>
   async function generate(env, s2) {
     const { $: $2, h: h2 } = env;
     if (!s2.model || !s2.run || s2.gen) return;
-    const run = s2.run;
-    const room = Math.min(MAX_GRID_TOKENS, s2.model.config.n_positions) - run.ids.length;
+    const run2 = s2.run;
+    const room = Math.min(MAX_GRID_TOKENS, s2.model.config.n_positions) - run2.ids.length;
     const max = Math.min(room, Math.max(1, Math.floor(Number($2("model-max").value) || 1)));
     const out = $2("model-output");
     out.hidden = false;
-    put(env, s2, out, max < 1 ? (C2) => C2.genFull(MAX_GRID_TOKENS) : null);
+    put2(env, s2, out, max < 1 ? (C2) => C2.genFull(MAX_GRID_TOKENS) : null);
     if (max < 1) return;
     const gen = s2.gen = { stop: false, count: 0 };
     $2("model-generate").disabled = true;
     $2("model-stop").disabled = false;
     out.dataset.state = "running";
     const lead = h2("span", { class: "gen-lead" }), produced = h2("span", { class: "tok gen" });
-    put(env, s2, lead, (C2) => C2.genLead);
-    out.replaceChildren(lead, h2("span", { class: "tok gen-prompt" }, promptText(s2.model, run.ids)), " \u2192 ", produced);
+    put2(env, s2, lead, (C2) => C2.genLead);
+    out.replaceChildren(lead, h2("span", { class: "tok gen-prompt" }, promptText(s2.model, run2.ids)), " \u2192 ", produced);
     let pending2 = null;
     try {
-      for await (const step of s2.model.generate(run.ids, { maxTokens: max, attention: true })) {
-        if (s2.run !== run) break;
-        if (pending2 !== null) addRow(env, s2, run, pending2, step.attention);
+      for await (const step of s2.model.generate(run2.ids, { maxTokens: max, attention: true })) {
+        if (s2.run !== run2) break;
+        if (pending2 !== null) addRow(env, s2, run2, pending2, step.attention);
         pending2 = step.id;
         gen.count++;
         produced.textContent += s2.model.tokenizer ? step.text : ` ${step.id}`;
@@ -6531,7 +7218,7 @@ ${svg}</svg>
       out.dataset.state = gen.stop ? "stopped" : "done";
       const { stop, count: count2 } = gen, end = h2("span", { class: "muted" });
       out.append(end);
-      put(env, s2, end, (C2) => ` ${stop ? C2.genStopped(count2) : C2.genDone(count2)}`);
+      put2(env, s2, end, (C2) => ` ${stop ? C2.genStopped(count2) : C2.genDone(count2)}`);
     } catch (e) {
       out.dataset.state = "failed";
       const end = h2("span", { class: "error" });
@@ -6543,21 +7230,21 @@ ${svg}</svg>
       $2("model-stop").disabled = true;
     }
   }
-  function addRow(env, s2, run, id2, attention) {
-    run.ids.push(id2);
-    run.labels.push(...labelsOf(s2.model, [id2]));
-    const scale = scaleOf(env), kept = keptOf(env, s2);
+  function addRow(env, s2, run2, id2, attention) {
+    run2.ids.push(id2);
+    run2.labels.push(...labelsOf2(s2.model, [id2]));
+    const scale = scaleOf2(env), kept = keptOf(env, s2);
     const grid = env.$("checkpoint-grid");
     attention.forEach((layer, l) => layer.forEach((row, k) => {
-      run.heads[l][k].push(row);
+      run2.heads[l][k].push(row);
       const svg = grid.querySelector(`button.thumb[data-layer="${l}"][data-head="${k}"] svg`);
       if (!svg) return;
-      appendThumbRow(svg, rowsOf(s2, run.heads[l][k], kept).at(-1), scale);
-      svg.setAttribute("data-ids", JSON.stringify(kept.map((i) => run.ids[i])));
+      appendThumbRow(svg, rowsOf(s2, run2.heads[l][k], kept).at(-1), scale);
+      svg.setAttribute("data-ids", JSON.stringify(kept.map((i) => run2.ids[i])));
     }));
     drawBig2(env, s2);
   }
-  function renderTexts(env, s2) {
+  function renderTexts2(env, s2) {
     const { $: $2 } = env;
     const C2 = env.getT().models.ckpt;
     $2("checkpoint-kicker").textContent = C2.kicker;
@@ -6579,6 +7266,7 @@ ${svg}</svg>
     for (const b of $2("checkpoint-grid").querySelectorAll("button.thumb")) b.setAttribute("aria-label", C2.thumbLabel(Number(b.dataset.layer), Number(b.dataset.head)));
     s2.hub?.render();
     s2.headView?.render();
+    s2.heads?.render();
     const c = s2.model?.config;
     $2("checkpoint-grid-hint").textContent = C2.gridHint + (c && c.kvHeads < c.n_head ? ` ${C2.gqaHint(c.n_head, c.kvHeads)}` : "");
     if (s2.run) {
@@ -6601,11 +7289,11 @@ ${svg}</svg>
         const p = parts.find((q) => q.els.includes(e.target));
         p.seen.set(e.target, e.isIntersecting);
         p.near = [...p.seen.values()].some(Boolean);
-        if (p.near && p.stale && started) run(p);
+        if (p.near && p.stale && started) run2(p);
       }
       settle();
     }, { rootMargin: NEAR }) : null;
-    function run(p) {
+    function run2(p) {
       const step = p.stale ? p.draw : p.next;
       p.stale = false;
       p.next = null;
@@ -6633,14 +7321,14 @@ ${svg}</svg>
       idle(() => {
         queued = false;
         const p = parts.find((q) => q.next) ?? parts.find((q) => q.stale);
-        if (p) run(p);
+        if (p) run2(p);
         settle();
       });
     }
     function invalidatePart(p) {
       p.stale = true;
       p.next = null;
-      if (started && (p.near || !p.defer)) run(p);
+      if (started && (p.near || !p.defer)) run2(p);
     }
     return {
       section(el, draw3, { name = [el].flat()[0].id || "section", defer = true } = {}) {
@@ -6662,7 +7350,7 @@ ${svg}</svg>
       /** Draw the sections near the viewport now, the rest in idle time. */
       start() {
         started = true;
-        for (const p of parts) if (p.stale && p.near) run(p);
+        for (const p of parts) if (p.stale && p.near) run2(p);
         settle();
       }
     };
@@ -7049,6 +7737,7 @@ ${svg}</svg>
     checkpoint = createCheckpointSection(env);
     trained.bind();
     checkpoint.bind();
+    checkpoint.render();
     rope = createRopeSection(env);
     rope.bind();
   }

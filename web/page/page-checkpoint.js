@@ -24,6 +24,7 @@ import { sortCheckpointFiles, weightsSize, dropFiles, parseIds, formatBytes } fr
 import { appendThumbRow } from './page-thumbs.js';
 import { createHubPanel } from './page-hub.js';
 import { createHeadView } from './page-headview.js';
+import { createHeadsPanel } from './page-heads.js';
 import { errorParts } from './page-load-errors.js';
 import { fillMaskList } from './page-encoder.js';
 import { nextTask, scaleOf, keptOf, rowsOf, drawGrid, drawBig, renderOptionsNote } from './page-checkpoint-maps.js';
@@ -86,6 +87,8 @@ function bind(env, s) {
   s.hub.bind($('checkpoint-drop'));
   s.headView = createHeadView(env);
   s.headView.bind($('checkpoint-model'));
+  s.heads = createHeadsPanel(env, { model: () => s.model, text: () => $('model-text').value, busy: () => Boolean(s.gen) });   // page-heads.js
+  s.heads.bind($('checkpoint-model'));
   // the enlarged map fits its card's width: drawn again when that changes (a turned phone)
   new ResizeObserver(() => { if (s.run && Math.abs($('checkpoint-big').clientWidth - s.bigWidth) > 4) drawBig(env, s); }).observe($('checkpoint-big'));
 }
@@ -211,6 +214,7 @@ function adopt(env, s, model, name, ignored) {
   s.kind = kind;
   renderTexts(env, s);
   compute(env, s);
+  s.heads.adopt();
 }
 
 /** An encoder's example: Chinese when its vocabulary knows 猫 (bert-base-chinese), else English. */
@@ -254,6 +258,7 @@ function drop(env, s) {
   put(env, s, env.$('checkpoint-status'), null);
   env.$('checkpoint-model').hidden = true;
   clearRun(env, s);
+  s.heads?.clear();
 }
 
 /** No maps: the text gives no tokens, or the model refused them, or there is no model. */
@@ -460,6 +465,7 @@ function renderTexts(env, s) {
   for (const b of $('checkpoint-grid').querySelectorAll('button.thumb')) b.setAttribute('aria-label', C.thumbLabel(Number(b.dataset.layer), Number(b.dataset.head)));
   s.hub?.render();
   s.headView?.render();
+  s.heads?.render();
   const c = s.model?.config;
   $('checkpoint-grid-hint').textContent = C.gridHint + (c && c.kvHeads < c.n_head ? ` ${C.gqaHint(c.n_head, c.kvHeads)}` : '');
   if (s.run) { drawBig(env, s); renderOptionsNote(env, s); }

@@ -1,6 +1,7 @@
 // page-dom.js - the page's small DOM helpers: h() makes elements (text stays text), tok() a token,
 // matrixTable() a matrix as a compact table. Every section builds its DOM with them.
 import { fixed } from './page-format.js';
+import * as SHARED from '../strings/page.js';
 
 /** h('td', { class: 'x' }, 'text', node): strings become text nodes, never markup. */
 export function h(tag, attrs = {}, ...children) {
@@ -20,6 +21,16 @@ export function h(tag, attrs = {}, ...children) {
 export const tok = (s) => h('span', { class: 'tok' }, s);
 
 /**
+ * A table's top-left header, above the row labels: its words are for screen readers alone (an
+ * empty header cell names no column; issue 39 P11), in the document's language (page.js sets it
+ * before the sections draw their tables, and they draw again when it changes).
+ */
+export function cornerHeader() {
+  const words = document.documentElement.lang === SHARED.en.htmlLang ? SHARED.en : SHARED.zh;
+  return h('th', { class: 'corner', scope: 'col' }, h('span', { class: 'visually-hidden' }, words.tableCorner));
+}
+
+/**
  * A matrix as a compact table. caption: trusted HTML (names and shapes only).
  * opts: rowLabels, colLabels, decimals, masked(i, j), maskText, extraCol { label, values },
  * cell(i, j, v) -> Node (editable cells), follow: the table highlights the active row of `main`.
@@ -27,7 +38,7 @@ export const tok = (s) => h('span', { class: 'tok' }, s);
 export function matrixTable(caption, rows, opts = {}) {
   const { rowLabels, colLabels, decimals = 4, masked, maskText = '−∞', extraCol, cell, follow } = opts;
   const nc = rows[0].length;
-  const head = h('tr', {}, h('th', { class: 'corner', scope: 'col' }, ''),
+  const head = h('tr', {}, cornerHeader(),
     ...Array.from({ length: nc }, (_, j) => h('th', { scope: 'col' }, colLabels ? colLabels[j] : String(j))));
   if (extraCol) head.append(h('th', { scope: 'col', class: 'extra' }, extraCol.label));
   const body = rows.map((r, i) => {

@@ -25,7 +25,9 @@ const words = (env) => WORDS[lang(env)].page;
 function bind(env, s, parent) {
   const { $, h } = env;
   const id = (part = '') => `${s.id}${part}`;
-  parent.append(h('section', { id: id(), class: 'card headview', hidden: true, 'aria-labelledby': id('-title') },
+  // named by its heading and its drawing's title, which names the model: the trained toy's and a
+  // checkpoint's head views are two landmarks, each with a name of its own (issue 39 P11)
+  parent.append(h('section', { id: id(), class: 'card headview', hidden: true, 'aria-labelledby': `${id('-title')} ${id('-map-title')}` },
     h('h3', { id: id('-title') }),
     h('p', { id: id('-hint'), class: 'note' }),
     h('div', { class: 'headview-controls' },
@@ -105,7 +107,7 @@ function render(env, s) {
   const C = words(env);
   $(`${s.id}-title`).textContent = C.title;
   $(`${s.id}-hint`).textContent = C.hint;
-  $('headview-layer-label').textContent = C.layer;
+  $(`${s.id}-layer-label`).textContent = C.layer;
   $(`${s.id}-heads`).setAttribute('aria-label', C.heads);
   $(`${s.id}-save`).textContent = C.save;
   if (!s.run) return;
@@ -121,7 +123,7 @@ function svgOf(env, s) {
   const maps = s.run.maps[s.layer];
   return renderHeadView(maps, {
     tokens: s.run.labels, heads: maps.map((_, k) => k), hidden: [...s.hidden], focus: s.focus,
-    lang: lang(env), title: words(env).svgTitle(s.run.name, s.layer), idPrefix: s.id,
+    lang: lang(env), title: words(env).svgTitle(s.run.name, s.layer), idPrefix: `${s.id}-map`,   // (s.id-title is the card's heading)
   });
 }
 

@@ -66,17 +66,31 @@ function say(env, s, id, fn) {
 }
 
 /**
- * A failed download in #hub-msg. A broken model, or one too large, gets the file loader's plain
- * cause and the loader's words in a <details> (page-load-errors.js, issue 24 item 13); the hub's
- * own failures (network, an unknown id) say what they are as they are.
+ * Why the hub failed, in the reader's words: a key of T.models.hub.causes, or null for a broken
+ * or too large model, whose cause the file loader's table gives (page-load-errors.js). The
+ * loader's message is English and names the URL and the status; it goes in the <details>.
+ */
+function hubCause(e) {
+  const { key } = loadError(e);
+  if (key !== 'other' && key !== 'refused') return null;
+  if (e?.code === 'INVALID_ARGUMENT') return 'badId';
+  if (e?.code !== 'FETCH_FAILED') return 'unknown';
+  const m = String(e.message);
+  if (/no answer within|too slow/.test(m)) return 'slow';
+  if (e.status === 0) return 'offline';
+  return { 401: 'gated', 403: 'gated', 404: 'notFound' }[e.status] ?? 'server';
+}
+
+/**
+ * A failed download in #hub-msg, as the file loader says its own (issue 24 item 13, issue 39 P9):
+ * a plain cause in the page's language, then the loader's words, unchanged, in a closed <details>.
  */
 function sayError(env, s, e) {
-  const { key } = loadError(e), m = e?.message ?? String(e);
-  if (key === 'other' || key === 'refused') return say(env, s, 'hub-msg', (H) => H.failed(m));
+  const cause = hubCause(e);
   say(env, s, 'hub-msg', null);
   const put = (el, fn) => { s.parts.set(el, fn); el.textContent = fn(env.getT()); };
-  env.$('hub-msg').replaceChildren(...errorParts(env.h, put, e, (T, said) => T.models.hub.failed(said)));
-  return undefined;
+  const lead = cause ? (T) => T.models.hub.failed(T.models.hub.causes[cause]) : (T, said) => T.models.hub.failed(said);
+  env.$('hub-msg').replaceChildren(...errorParts(env.h, put, e, lead));
 }
 
 // the size of what a load would download, asked of the hub; then one question

@@ -224,7 +224,7 @@ function groupHeads(h, wrapper, heads, dHead, T, along) {
   table.classList.add('by-head');
   const band = (idx) => Math.floor(idx / dHead) % 2 === 1;
   if (along === 'cols') {
-    const top = h('tr', { class: 'head-groups' }, h('th', { class: 'corner' }, ''),
+    const top = h('tr', { class: 'head-groups' }, h('td', { class: 'corner' }),       // above the corner header: no header of its own
       ...Array.from({ length: heads }, (_, k) => h('th', { scope: 'colgroup', colspan: dHead, class: band(k * dHead) ? 'band' : null },
         T.mhaGroup(k + 1, dHead === 1))));
     table.tHead.prepend(top);

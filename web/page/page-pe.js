@@ -131,6 +131,18 @@ export function embedLines(s, { tokens, seed, pe = true }) {
  * Returns { bind(), render() }; render() draws from the page's state (an edited X is left out: the
  * comparison is about where X comes from).
  */
+/**
+ * A heatmap's figure whose title is HTML above the map, where a long sentence wraps (page.css's
+ * .map hides the SVG's one-line title, which would run past the edge; an exported SVG keeps it):
+ * #id-title, the map's box #id, its caption #id-cap. The word-order maps here and RoPE's
+ * (page-rope.js) are drawn in these.
+ */
+export function titledMap(h, id) {
+  return h('figure', { class: 'card figure map' },
+    h('p', { id: `${id}-title`, class: 'map-title', 'aria-hidden': 'true' }),
+    h('div', { id, class: 'words-map' }), h('figcaption', { id: `${id}-cap`, class: 'note' }));
+}
+
 export function createWordsSection(env) {
   return { bind: () => bindWords(env), render: () => renderWords(env) };
 }
@@ -148,14 +160,9 @@ function bindWords(env) {
           h('input', { type: 'radio', name: 'words-input', value: v }), h('span', { 'data-input': v })))),
       h('label', { class: 'switch' }, h('input', { id: 'words-pe', type: 'checkbox', role: 'switch' }), h('span', { id: 'words-pe-label' }))),
     h('div', { id: 'words-tables', class: 'tables' }),
-    h('div', { class: 'words-pair' },
-      h('figure', { class: 'card figure' }, h('div', { id: 'words-a', class: 'words-map' }), h('figcaption', { id: 'words-a-cap', class: 'note' })),
-      h('figure', { class: 'card figure' }, h('div', { id: 'words-b', class: 'words-map' }), h('figcaption', { id: 'words-b-cap', class: 'note' }))),
+    h('div', { class: 'words-pair' }, titledMap(h, 'words-a'), titledMap(h, 'words-b')),
     // issue 24: B with its rows and columns in A's order, and |A − that| cell by cell
-    h('div', { class: 'words-pair words-compare' },
-      ...['aligned', 'diff'].map((k) => h('figure', { class: 'card figure map' },    // .map: the title is HTML that wraps, not cut SVG text
-        h('p', { id: `words-${k}-title`, class: 'map-title', 'aria-hidden': 'true' }),
-        h('div', { id: `words-${k}`, class: 'words-map' }), h('figcaption', { id: `words-${k}-cap`, class: 'note' })))),
+    h('div', { class: 'words-pair words-compare' }, titledMap(h, 'words-aligned'), titledMap(h, 'words-diff')),
     h('p', { id: 'words-verdict', class: 'worked', 'aria-live': 'polite' }));
   $('words-input').addEventListener('change', (e) => env.setInput({ input: e.target.value }));
   $('words-pe').addEventListener('change', (e) => env.setInput({ pe: e.target.checked }));
@@ -190,6 +197,7 @@ function renderWords(env) {
 
   const draw = (id, tokens, m) => {
     const n = tokens.length;
+    $(`${id}-title`).textContent = sentence(tokens);
     $(id).innerHTML = renderHeatmap(m, {
       rowLabels: tokens, colLabels: tokens, lang: state.lang, idPrefix: id, legend: false,
       decimals: n <= 6 ? 2 : 1, cellSize: Math.max(20, Math.min(52, Math.floor(300 / n))),

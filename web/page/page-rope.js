@@ -22,7 +22,7 @@
 import { toRows } from '../core/attention.js';
 import { renderHeatmap } from '../heatmap/heatmap.js';
 import { fixed } from '../heatmap/text.js';
-import { inputWeights, reversed } from './page-pe.js';
+import { inputWeights, reversed, titledMap } from './page-pe.js';
 import * as WORDS from './page-rope-strings.js';
 
 /** The base of the section: LLaMA 2's rope_theta (Qwen2 uses 1e6, LLaMA 3 500000). */
@@ -82,9 +82,7 @@ function bind(env) {
   const { $, h } = env;
   const box = $('rope');
   box.setAttribute('aria-labelledby', 'rope-title');
-  const pair = (id) => h('div', { class: 'words-pair' },
-    ...['a', 'b'].map((s) => h('figure', { class: 'card figure' },
-      h('div', { id: `${id}-${s}`, class: 'words-map' }), h('figcaption', { id: `${id}-${s}-cap`, class: 'note' }))));
+  const pair = (id) => h('div', { class: 'words-pair' }, titledMap(h, `${id}-a`), titledMap(h, `${id}-b`));   // titles that wrap
   box.replaceChildren(
     h('p', { id: 'rope-kicker', class: 'preview' }),
     h('h2', { id: 'rope-title' }), h('p', { id: 'rope-text' }), h('p', { id: 'rope-setup', class: 'note' }),
@@ -126,6 +124,7 @@ function render(env) {
 
   const cellSize = Math.max(20, Math.min(52, Math.floor(300 / n)));
   const draw = (id, labels, m, title) => {
+    $(`${id}-title`).textContent = title;
     $(id).innerHTML = renderHeatmap(m, {
       rowLabels: labels, colLabels: labels, lang: state.lang, idPrefix: id, legend: false,
       decimals: n <= 6 ? 2 : 1, cellSize, title,

@@ -9,7 +9,7 @@
 // env: { $, getT(), getState(), getModel(), getAttn(), fixed, maps (page-heatmaps.js),
 //        stepsStale(): the steps wait to be drawn (page-lazy.js) }.
 import { toRows } from '../core/attention.js';
-import { h, tok, matrixTable } from './page-dom.js';
+import { h, tok, matrixTable, cornerHeader } from './page-dom.js';
 import { fixed } from './page-format.js';
 import { D_MODEL } from './page-state.js';
 import { createStep4 } from './page-step4.js';
@@ -137,7 +137,7 @@ function renderSection5(env, ctx) {
   const row = ctx.weights[1].map((w) => fixed(w, 4));
   const table = h('table', { class: 'matrix compare' },
     h('caption', {}, T.sec5Row),
-    h('thead', {}, h('tr', {}, h('th', { class: 'corner', scope: 'col' }, ''), ...S5_TOKENS.map((t) => h('th', { scope: 'col' }, t)))),
+    h('thead', {}, h('tr', {}, cornerHeader(), ...S5_TOKENS.map((t) => h('th', { scope: 'col' }, t)))),
     h('tbody', {},
       h('tr', {}, h('th', { scope: 'row' }, T.sec5Article), ...S5_ARTICLE.map((v) => h('td', { class: 'article' }, v))),
       h('tr', { class: 'true' }, h('th', { scope: 'row' }, T.sec5True), ...row.map((v) => h('td', {}, v)))));

@@ -11,8 +11,9 @@ import * as VIEW from './page-scale-strings.js';
 import * as TRAINED from './page-trained-strings.js';
 import * as CHECKPOINT from './page-checkpoint-strings.js';
 import * as HUB from './page-hub-strings.js';
+import * as HEADS from './page-heads-strings.js';
 
-const SECTIONS = [STEPS, SCALING, MHA, PE, VIEW, TRAINED, CHECKPOINT, HUB];
+const SECTIONS = [STEPS, SCALING, MHA, PE, VIEW, TRAINED, CHECKPOINT, HUB, HEADS];
 
 const plain = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 

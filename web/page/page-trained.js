@@ -115,6 +115,7 @@ function bind(env, s) {
     drawBig(env, s);
   });
   wireCells($('trained-big'), { size: () => s.run?.labels.length ?? 0, move: (i, j, focus) => moveCell(env, s, i, j, focus) });
+  renderWords(env, s);
 }
 
 /** The toy, loaded once (again after a failure). */
@@ -124,7 +125,11 @@ function toy(s) {
     .then((m) => (s.model = m), (e) => { s.toy = null; throw e; }));
 }
 
-function render(env, s) {
+/**
+ * The section's fixed words, which name its controls: written at bind too, so that the radios
+ * have names before the section's lazy draw (issue 39 P11).
+ */
+function renderWords(env, s) {
   const { $ } = env;
   const R = env.getT().models.trained;
   $('trained-title').textContent = R.title;
@@ -133,6 +138,12 @@ function render(env, s) {
   for (const el of $('trained-mode').querySelectorAll('span[data-mode]')) el.textContent = R.modes[el.dataset.mode];
   for (const el of $('trained-mode').querySelectorAll('input')) el.checked = el.value === s.mode;
   $('trained-row-label').textContent = R.rowLabel;
+}
+
+function render(env, s) {
+  const { $ } = env;
+  const R = env.getT().models.trained;
+  renderWords(env, s);
   $('trained-note').innerHTML = s.mode === 'trained' ? R.note : '';               // trusted string
   $('trained-msg').textContent = '';
   renderSentence(env, s);

@@ -436,6 +436,10 @@ function bindTeach() {
   trained = createTrainedSection(env);
   checkpoint = createCheckpointSection(env);
   trained.bind(); checkpoint.bind();
+  // the checkpoint section's words name its controls (the file input, the hub's button): written
+  // now, not with the lazy draw, which may come seconds later (issue 39 P11). With no model
+  // loaded, its render() is its words alone.
+  checkpoint.render();
   rope = createRopeSection(env);
   rope.bind();
 }

@@ -119,6 +119,7 @@ export const zh = {
   tableScrolls: '表比屏幕宽：左右滑动查看整张表 →',
   mapValuesHidden: '格子太小，不显示数值：把鼠标移到格子上，或按 Tab 进入后用方向键查看。',
   matrixShape: (name, r, c) => `${name}（${r} × ${c}）`,
+  tableCorner: '行 \\ 列',              // a table's top-left header, read aloud only (page-dom.js)
   teach: {
     heroTitle: (seed, dk, causal, t) => `注意力权重 softmax(QKᵀ/(${t}·√${dk})) · 种子 ${seed}${causal ? ' · 因果遮蔽' : ''}`,
     explainTemp: (t) => `(b) 除以 ${t}·√d_k（温度 T = ${t}）`,
@@ -229,6 +230,7 @@ export const en = {
   tableScrolls: 'Wider than the screen: scroll sideways to see the whole table →',
   mapValuesHidden: 'Cells too small for numbers: hover a cell, or Tab in and use the arrow keys.',
   matrixShape: (name, r, c) => `${name} (${r} × ${c})`,
+  tableCorner: 'row \\ column',
   teach: {
     heroTitle: (seed, dk, causal, t) => `Attention weights softmax(QKᵀ/(${t}·√${dk})) · seed ${seed}${causal ? ' · causal' : ''}`,
     explainTemp: (t) => `(b) divide by ${t}·√d_k (temperature T = ${t})`,

@@ -1,0 +1,368 @@
+// page-heads.js - the heads panel of the checkpoint section (issue 37, item 5, a first version):
+// once a model is loaded, a long text (up to the model's context or 4,096 tokens, not the grid's
+// 64) goes through one forward with { heads: true, logits: false }: every head's scores
+// (web/model/heads.js) and no map kept. The panel shows
+//   - a layers × heads grid coloured by the score chosen in <select name="head-sort">, like
+//     TransformerLens's plots (renderHeatmap: a small matrix, accessible SVG);
+//   - the TOP heads on that score, highest first, each a thumbnail of its whole map drawn on a
+//     canvas (drawHeatmap) from result.map(l, h), carrying data-layer, data-head, data-n, data-score;
+//   - a click on a thumbnail (or a grid cell): that head's map large, with i, j, both tokens and the
+//     weight under the pointer;
+//   - "Test for induction heads": a seeded random block of tokens repeated twice, forward with
+//     { heads: { repeat } }, sorted by induction (Olsson et al. 2022).
+//
+// The forward runs on the main thread in this version: a status line is painted before it
+// ("computing 1,000 tokens…") and gives the timings after. Issue 37 asks for a worker (no task
+// over 200 ms); that is left for the next version.
+//
+// result.map(l, h) is valid until the model's next forward, and the section runs forwards of its
+// own (a new text, generation): a map asked for after one runs this panel's forward again.
+import { renderHeatmap, drawHeatmap } from '../heatmap/heatmap.js';
+import { manualSeed } from '../rng/torch-rng.js';
+import { parseIds } from './page-files.js';
+
+export const MAX_HEAD_TOKENS = 4096;
+export const SORTS = Object.freeze(['sink', 'previous', 'self', 'next', 'entropy', 'distance', 'induction', 'duplicate']);
+export const TOP = 12;
+export const INDUCTION = Object.freeze({ block: 50, seed: 0 });
+const REPEATED = new Set(['induction', 'duplicate']);   // scores a forward has only with a repeat
+const THUMB_PX = 120;                                    // a thumbnail's CSS size
+
+/** How many tokens the panel takes: the model's context, at most MAX_HEAD_TOKENS. */
+export const headsCap = (config) => Math.min(config.n_positions, MAX_HEAD_TOKENS);
+
+/**
+ * The induction test's input: `block` token ids drawn from torch's generator seeded `seed`
+ * (random() % range, as torch.randint draws), from a range clear of the vocabulary's first ids
+ * (bytes, punctuation) and of its last (special tokens such as <|endoftext|>), then repeated.
+ * A context too short for two blocks takes half of it. -> { ids, repeat }
+ */
+export function inductionIds(vocab, context, { block = INDUCTION.block, seed = INDUCTION.seed } = {}) {
+  const S = Math.max(1, Math.min(block, Math.floor(context / 2)));
+  const lo = Math.min(1000, Math.floor(vocab / 4)), hi = Math.max(lo + 1, Math.min(vocab - 1, 30000));
+  const g = manualSeed(seed);
+  const ids = Array.from({ length: S }, () => lo + (g.random() % (hi - lo)));
+  return { ids: [...ids, ...ids], repeat: S };
+}
+
+/** The heads (l · heads + h) in order of a score, highest first; ties keep the lower index first. */
+export function headOrder(scores) {
+  return Array.from(scores.keys()).sort((a, b) => scores[b] - scores[a] || a - b);
+}
+
+/** env: page.js's helpers; section: { model(), text(), busy() }. Returns { bind(parent), adopt(), clear(), render() }. */
+export function createHeadsPanel(env, section) {
+  const p = { section, run: null, big: null, id: 0, drawId: 0, texts: new Map() };
+  return {
+    bind: (parent) => bind(env, p, parent),
+    adopt: () => adopt(env, p),
+    clear: () => clear(env, p),
+    render: () => renderTexts(env, p),
+  };
+}
+
+// ------------------------------------------------------------------------------------------------
+// markup and events
+
+function bind(env, p, parent) {
+  const { h } = env;
+  parent.append(h('section', { id: 'roles', class: 'card roles', 'aria-labelledby': 'roles-title' },
+    h('h3', { id: 'roles-title' }), h('p', { id: 'roles-intro', class: 'note' }),
+    h('div', { class: 'field' },
+      h('label', { for: 'roles-text', id: 'roles-text-label' }),
+      h('textarea', { id: 'roles-text', name: 'roles-text', rows: 4, spellcheck: 'false', autocomplete: 'off' })),
+    h('div', { class: 'roles-controls' },
+      h('button', { id: 'roles-run', type: 'button' }), h('button', { id: 'roles-induction', type: 'button' }),
+      h('label', { for: 'roles-sort', id: 'roles-sort-label' }),
+      h('select', { id: 'roles-sort', name: 'head-sort' }, ...SORTS.map((v) => h('option', { value: v })))),
+    h('p', { id: 'roles-status', class: 'note', 'aria-live': 'polite' }),
+    h('div', { class: 'roles-layout' },
+      h('figure', { class: 'roles-grid-card' }, h('div', { id: 'roles-grid', class: 'roles-grid' }), h('figcaption', { id: 'roles-grid-note', class: 'note' })),
+      h('div', { class: 'roles-top' }, h('h4', { id: 'roles-thumbs-title' }), h('div', { id: 'roles-thumbs', class: 'roles-thumbs', 'data-state': 'empty' }))),
+    h('figure', { id: 'roles-big-card', class: 'roles-big-card', hidden: true },
+      h('canvas', { id: 'roles-big', class: 'roles-big', width: 1, height: 1, role: 'img', 'aria-labelledby': 'roles-big-note' }),
+      h('p', { id: 'roles-hover', class: 'note roles-hover', 'aria-live': 'polite' }),
+      h('figcaption', { id: 'roles-big-note', class: 'note' }))));
+  const { $ } = env;
+  $('roles-text').addEventListener('input', (e) => { e.target.dataset.typed = 'true'; });
+  $('roles-run').addEventListener('click', () => runText(env, p));
+  $('roles-induction').addEventListener('click', () => runInduction(env, p));
+  $('roles-sort').addEventListener('change', () => { if (p.run) show(env, p); });
+  $('roles-thumbs').addEventListener('click', (e) => {
+    const b = e.target.closest('button.roles-thumb');
+    if (b) openBig(env, p, Number(b.dataset.layer), Number(b.dataset.head));
+  });
+  $('roles-grid').addEventListener('click', (e) => {     // a cell of the scores' grid: row = layer, col = head
+    const cell = e.target.closest('[data-row][data-col]');
+    if (cell) openBig(env, p, Number(cell.dataset.row), Number(cell.dataset.col));
+  });
+  bindHover(env, p);
+  renderTexts(env, p);
+}
+
+// the big map's pointer: i, j, both tokens and the weight (drawHeatmap's cellAt, in canvas pixels)
+function bindHover(env, p) {
+  const canvas = env.$('roles-big');
+  canvas.addEventListener('pointermove', (e) => {
+    if (!p.big?.drawn || !p.run) return;
+    const k = canvas.width / (canvas.clientWidth || canvas.width);
+    const cell = p.big.drawn.cellAt(e.offsetX * k, e.offsetY * k);
+    const { labels } = p.run;
+    put(env, p, env.$('roles-hover'), cell
+      ? (C) => C.hover(cell.row, cell.col, labels[cell.row], labels[cell.col], cell.value.toPrecision(4))
+      : (C) => C.hoverHint);
+  });
+}
+
+/** el's text is fn(C), C = T.models.heads; written again when the language changes. */
+function put(env, p, el, fn) {
+  if (fn) p.texts.set(el, fn);
+  else p.texts.delete(el);
+  el.textContent = fn ? fn(env.getT().models.heads) : '';
+}
+
+// ------------------------------------------------------------------------------------------------
+// a model comes and goes
+
+/** A new model: the panel's text from the section's unless the reader typed one; a first run on it. */
+function adopt(env, p) {
+  clear(env, p);
+  const t = env.$('roles-text');
+  if (!t.dataset.typed) t.value = '';
+  renderTexts(env, p);
+  runText(env, p);
+}
+
+function clear(env, p) {
+  const { $ } = env;
+  p.id++;
+  p.drawId++;
+  Object.assign(p, { run: null, big: null });
+  $('roles-grid').replaceChildren();
+  $('roles-thumbs').replaceChildren();
+  $('roles-thumbs').dataset.state = 'empty';
+  $('roles-big-card').hidden = true;
+  put(env, p, $('roles-status'), null);
+  for (const id of ['roles-grid-note', 'roles-thumbs-title', 'roles-big-note', 'roles-hover']) put(env, p, $(id), null);
+}
+
+// ------------------------------------------------------------------------------------------------
+// the forward
+
+/** The panel's text (or the section's) -> { ids, tokenTypes, labels, note } or { problem }. */
+function readText(env, p, m) {
+  const text = env.$('roles-text').value.trim() || p.section.text();
+  const v = m.config.vocab_size, cap = headsCap(m.config);
+  let ids, tokenTypes;
+  if (m.tokenizer && m.config.encoder) ({ ids, tokenTypes } = m.encode(text));
+  else if (m.tokenizer) ids = m.encode(text);
+  else ids = parseIds(text);
+  if (!ids) return { problem: () => env.getT().models.ckpt.idsOnly(v) };
+  const bad = ids.find((i) => i >= v);
+  if (bad !== undefined) return { problem: () => env.getT().models.ckpt.idOutside(bad, v) };
+  if (ids.length < 2) return { problem: (C) => C.tooFew };
+  const n = ids.length;
+  ids = Array.from(ids.slice(0, cap));
+  return { ids, tokenTypes: tokenTypes?.slice(0, cap), labels: labelsOf(m, ids), note: n > cap ? (C) => C.cut(n, cap) : null };
+}
+
+const labelsOf = (m, ids) => (m.tokenizer ? m.tokens(ids) : ids.map(String));
+
+function runText(env, p) {
+  const m = p.section.model();
+  if (!m) return;
+  const r = readText(env, p, m);
+  if (r.problem) return put(env, p, env.$('roles-status'), r.problem);
+  const n = r.ids.length;
+  return run(env, p, { ...r, repeat: 0, computing: (C) => C.computing(n), done: (C, f, t) => `${C.done(n, f, t)}${r.note ? ` ${r.note(C)}` : ''}` });
+}
+
+function runInduction(env, p) {
+  const m = p.section.model();
+  if (!m) return;
+  const { ids, repeat } = inductionIds(m.config.vocab_size, headsCap(m.config));
+  const job = { ids, labels: labelsOf(m, ids), repeat, computing: (C) => C.computingInduction(repeat), done: (C, f, t) => C.doneInduction(repeat, f, t) };
+  if (m.config.encoder) job.tokenTypes = new Array(ids.length).fill(0);
+  env.$('roles-sort').value = 'induction';
+  return run(env, p, job);
+}
+
+// a task boundary after the next frame: the status line is painted before the forward holds the
+// thread (the timeout: a hidden tab gets no frames)
+const painted = () => new Promise((resolve) => {
+  const go = () => setTimeout(resolve, 0);
+  requestAnimationFrame(go);
+  setTimeout(go, 100);
+});
+
+/** One forward of job.ids with the heads' scores, then the grid and the thumbnails. */
+async function run(env, p, job) {
+  const { $ } = env, m = p.section.model();
+  if (p.section.busy()) return put(env, p, $('roles-status'), (C) => C.busy);
+  const id = ++p.id;
+  $('roles').dataset.state = 'running';
+  setButtons(env, true);
+  put(env, p, $('roles-status'), job.computing);
+  try {
+    await painted();
+    if (id !== p.id || p.section.model() !== m) return;
+    const t0 = performance.now();
+    const result = forward(m, job);
+    const forwardMs = performance.now() - t0;
+    p.run = { ...job, model: m, heads: result.heads, map: result.map, n: job.ids.length };
+    p.big = null;
+    $('roles-big-card').hidden = true;
+    const thumbsMs = await show(env, p);
+    if (id !== p.id) return;
+    put(env, p, $('roles-status'), (C) => job.done(C, forwardMs, thumbsMs));
+    $('roles').dataset.state = 'ready';
+  } catch (e) {
+    if (id !== p.id) return;
+    $('roles').dataset.state = 'failed';
+    put(env, p, $('roles-status'), () => e.message);
+  } finally {
+    if (id === p.id) setButtons(env, false);
+  }
+}
+
+function setButtons(env, busy) {
+  env.$('roles-run').disabled = busy;
+  env.$('roles-induction').disabled = busy;
+}
+
+function forward(m, { ids, tokenTypes, repeat }) {
+  const options = { heads: repeat ? { repeat } : true };
+  if (m.config.encoder) { if (tokenTypes) options.tokenTypes = tokenTypes; } else options.logits = false;
+  return m.forward(ids, options);
+}
+
+/**
+ * One head's map from the last run. The section's own forwards (a new text, generation) end the
+ * maps' validity: then the run's forward again, once, and the map from it.
+ */
+function mapOf(p, l, h) {
+  const r = p.run;
+  try {
+    return r.map(l, h);
+  } catch (e) {
+    if (e.code !== 'INVALID_ARGUMENT' || p.section.busy() || p.section.model() !== r.model) throw e;
+    r.map = forward(r.model, r).map;
+    return r.map(l, h);
+  }
+}
+
+// ------------------------------------------------------------------------------------------------
+// what a run shows
+
+const sortOf = (env, p) => {
+  const v = env.$('roles-sort').value;
+  return p.run?.heads[v] ? v : 'sink';
+};
+
+/** The grid and the thumbnails on the chosen score; returns the milliseconds the thumbnails took. */
+async function show(env, p) {
+  const { $ } = env, r = p.run;
+  for (const o of $('roles-sort').options) o.disabled = REPEATED.has(o.value) && !r.heads[o.value];
+  const score = sortOf(env, p);
+  $('roles-sort').value = score;
+  drawScores(env, p, score);
+  return drawThumbs(env, p, score);
+}
+
+const decimalsOf = (score) => (score === 'distance' || score === 'entropy' ? 2 : 3);
+
+/** The layers × heads grid of one score (renderHeatmap: small, accessible, numbers in each cell's title). */
+function drawScores(env, p, score) {
+  const { $ } = env, T = env.getT(), C = T.models.heads;
+  const { layers: L, heads: H } = p.run.heads, data = p.run.heads[score];
+  const matrix = Array.from({ length: L }, (_, l) => Array.from(data.subarray(l * H, l * H + H)));
+  const width = $('roles-grid').clientWidth || 320;
+  const cellSize = Math.max(14, Math.min(40, Math.floor((width - 90) / H)));
+  $('roles-grid').innerHTML = renderHeatmap(matrix, {
+    rowLabels: Array.from({ length: L }, (_, l) => C.layerShort(l)), colLabels: Array.from({ length: H }, (_, h) => C.headShort(h)),
+    colourScale: 'data', decimals: decimalsOf(score), cellSize, title: C.gridTitle(C.sorts[score]), lang: T.htmlLang === 'en' ? 'en' : 'zh',
+    idPrefix: 'roles-grid', role: 'group', rowCaption: C.rowCaption, colCaption: C.colCaption,
+    cellLabel: (c) => C.cellLabel(c.row, c.col, C.sorts[score], c.valueText), description: C.gridNote(C.sorts[score]),
+  });
+  $('roles-grid').dataset.score = score;
+  put(env, p, $('roles-grid-note'), (c) => c.gridNote(c.sorts[score]));
+}
+
+/** The TOP heads on a score, highest first, each its whole map on a canvas; yields between heads. */
+async function drawThumbs(env, p, score) {
+  const { $, h } = env, r = p.run, box = $('roles-thumbs');
+  const id = ++p.drawId, t0 = performance.now(), data = r.heads[score], H = r.heads.heads;
+  const top = headOrder(data).slice(0, TOP);
+  put(env, p, $('roles-thumbs-title'), (C) => C.thumbsTitle(top.length, C.sorts[score]));
+  box.dataset.state = 'drawing';
+  box.dataset.score = score;
+  box.replaceChildren();
+  const px = Math.min(256, Math.round(THUMB_PX * (globalThis.devicePixelRatio || 1)));
+  for (const k of top) {
+    const l = Math.floor(k / H), hd = k % H, v = data[k].toFixed(decimalsOf(score));
+    const canvas = h('canvas', { width: px, height: px, 'aria-hidden': 'true' });
+    const caption = h('span', { class: 'roles-thumb-caption' });
+    const b = h('button', { type: 'button', class: 'roles-thumb', 'data-layer': l, 'data-head': hd, 'data-n': r.n, 'data-score': data[k] }, canvas, caption);
+    put(env, p, caption, (C) => `${C.thumbCaption(l, hd)} · ${v}`);
+    b.title = env.getT().models.heads.thumbLabel(l, hd, env.getT().models.heads.sorts[score], v);   // (the name is the caption: axe wants the visible words in it)
+    drawHeatmap(canvas, mapOf(p, l, hd), { legend: false, colourScale: scaleOf(env) });
+    box.append(b);
+    await new Promise((resolve) => setTimeout(resolve, 0));   // the page stays responsive between maps
+    if (id !== p.drawId) return performance.now() - t0;
+  }
+  box.dataset.state = 'ready';
+  return performance.now() - t0;
+}
+
+// the section's log switch applies here too
+const scaleOf = (env) => (env.$('model-log')?.checked ? 'log' : 'unit');
+
+/** One head's whole map, as wide as the panel (at most 720 px), with its tokens where they fit. */
+function openBig(env, p, l, hd) {
+  const { $ } = env, r = p.run;
+  if (!r) return;
+  const card = $('roles-big-card'), canvas = $('roles-big');
+  card.hidden = false;
+  const css = Math.max(200, Math.min(720, card.clientWidth || $('roles').clientWidth - 24));
+  const dpr = globalThis.devicePixelRatio || 1;
+  canvas.width = Math.min(4096, Math.round(css * dpr));
+  canvas.height = canvas.width;
+  canvas.style.width = `${css}px`;                          // (height: auto, from the canvas's own square)
+  const text = getComputedStyle(card).color || '#1f2328';
+  const drawn = drawHeatmap(canvas, mapOf(p, l, hd), { colourScale: scaleOf(env), rowLabels: r.labels, colLabels: r.labels, textColour: text });
+  Object.assign(canvas.dataset, { layer: String(l), head: String(hd), n: String(r.n) });
+  p.big = { layer: l, head: hd, drawn };
+  put(env, p, $('roles-big-note'), (C) => C.bigNote(l, hd, r.n));
+  put(env, p, $('roles-hover'), (C) => C.hoverHint);
+  for (const b of $('roles-thumbs').querySelectorAll('button.roles-thumb')) {
+    b.setAttribute('aria-pressed', String(Number(b.dataset.layer) === l && Number(b.dataset.head) === hd));
+  }
+  card.scrollIntoView?.({ block: 'nearest' });
+}
+
+// ------------------------------------------------------------------------------------------------
+// texts
+
+function renderTexts(env, p) {
+  const { $ } = env, C = env.getT().models.heads;
+  const m = p.section.model();
+  $('roles-title').textContent = C.title;
+  $('roles-intro').textContent = C.intro;
+  $('roles-text-label').textContent = C.textLabel(m ? headsCap(m.config) : MAX_HEAD_TOKENS);
+  $('roles-run').textContent = C.run;
+  $('roles-induction').textContent = C.induction;
+  $('roles-sort-label').textContent = C.sortLabel;
+  for (const o of $('roles-sort').options) {
+    o.textContent = C.sorts[o.value];
+    o.title = REPEATED.has(o.value) ? C.needRepeat : '';
+  }
+  for (const [el, fn] of p.texts) {
+    if (el.isConnected) el.textContent = fn(C);
+    else p.texts.delete(el);
+  }
+  if (p.run && $('roles-grid').dataset.score) drawScores(env, p, $('roles-grid').dataset.score);
+  for (const b of $('roles-thumbs').querySelectorAll('button.roles-thumb')) {
+    const score = $('roles-thumbs').dataset.score, v = Number(b.dataset.score).toFixed(decimalsOf(score));
+    b.title = C.thumbLabel(Number(b.dataset.layer), Number(b.dataset.head), C.sorts[score], v);
+  }
+}

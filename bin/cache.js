@@ -1,5 +1,6 @@
 // cache.js - `attnmap cache`: the models in the Hugging Face cache (the one Python's transformers
-// fills, and loadModel('ORG/NAME') reads) that attnmap can load, with their revisions and sizes.
+// fills, and loadModel('ORG/NAME') reads) that attnmap can load, with their revisions and sizes;
+// then the GGUF files of Ollama's and LM Studio's stores (loadModel('ollama:NAME'), stores-node.js).
 import fs from 'node:fs';
 
 export const CACHE_USAGE = `Usage: attnmap cache [--dir DIR]
@@ -10,6 +11,11 @@ loadModel('ORG/NAME')): config.json of a family attnmap runs and safetensors wei
 entry says why not (a missing or broken file, a link that leads nowhere, a folder whose name is
 not a repo); one bad entry never hides the rest. The cache is DIR, else HF_HUB_CACHE, else
 HF_HOME/hub, else ~/.cache/huggingface/hub.
+
+Then the GGUF models of Ollama's store (OLLAMA_MODELS, else ~/.ollama/models) and LM Studio's
+(LMSTUDIO_MODELS, else ~/.lmstudio/models, else ~/.cache/lm-studio/models), one line each: the
+name attnmap model and loadModel take (ollama:NAME:TAG, lmstudio:PUBLISHER/REPO/FILE), the
+source, the size. attnmap reads those stores and never changes them.
 `;
 
 const mb = (n) => `${(n / 1e6).toFixed(1)} MB`;
@@ -26,6 +32,15 @@ function line({ repo, refs, commit, bytes, modelType, why }) {
   return shown(`${repo}  ${revisions}  ${mb(bytes)}  ${why ? `(not loadable: ${why})` : modelType}`);
 }
 
+// one model of Ollama's or LM Studio's store: name, source, size, gguf or why not
+const storeLine = ({ source, name, bytes, why }) => shown(`${name}  ${source}  ${mb(bytes)}  ${why ? `(not loadable: ${why})` : 'gguf'}`);
+
+// the stores' lines, after the Hugging Face cache's (nothing when neither store is there)
+async function storeLines() {
+  const { scanStores } = await import('../web/model/hub/stores-node.js');
+  return scanStores().map((e) => `${storeLine(e)}\n`).join('');
+}
+
 /** attnmap cache ...: the listing's text. */
 export async function runCache(argv, { usage }) {
   if (argv.includes('-h') || argv.includes('--help')) return CACHE_USAGE;
@@ -34,7 +49,7 @@ export async function runCache(argv, { usage }) {
   const { hubCacheDir } = await import('../web/model/hub/hub-node.js');
   const { scanHubCache } = await import('../web/model/hub/hub-cache-node.js');
   const dir = at === 0 ? argv[1] : hubCacheDir();
-  if (!fs.existsSync(dir)) return `no Hugging Face cache at ${shown(dir)}\n`;
+  if (!fs.existsSync(dir)) return `no Hugging Face cache at ${shown(dir)}\n${await storeLines()}`;
   let entries;
   try {
     entries = await scanHubCache(dir);
@@ -44,5 +59,6 @@ export async function runCache(argv, { usage }) {
     throw e;
   }
   // one entry's trouble is that entry's line: the rest of the cache is listed all the same
-  return entries.length ? `${entries.map(line).join('\n')}\n` : `no models in the Hugging Face cache at ${shown(dir)}\n`;
+  const hub = entries.length ? `${entries.map(line).join('\n')}\n` : `no models in the Hugging Face cache at ${shown(dir)}\n`;
+  return hub + await storeLines();
 }

@@ -27,7 +27,10 @@ test('attnmap/model\'s types: a strict consumer compiles, and its mistakes do no
       await loadTokenizer({ vocabTxt: '[PAD]', lowercase: false });
       const size = await hubSize('Qwen/Qwen3-0.6B', { revision: 'main' });
       const total: number = size.total + size.files[0].size; void total;
-      for (const c of await cachedModels({ cacheDir: '/tmp/hf' })) { const b: number = c.bytes; const r: string = c.repo + c.revision + c.commit; void b; void r; }
+      for (const c of await cachedModels({ cacheDir: '/tmp/hf' })) {
+        const b: number = c.bytes; void b;
+        if (c.source === 'ollama' || c.source === 'lmstudio') { const n: string = c.name; void n; } else { const r: string = c.repo + c.revision + c.commit; void r; }
+      }
       await deleteCachedModel('Qwen/Qwen3-0.6B');
       // @ts-expect-error weights: bytes, a Blob or { index, shards }, not a path
       await loadModel({ config: '{}', weights: 'model.safetensors' });

@@ -52,7 +52,7 @@ function listCli(dir) {
 function scanInChild(dir) {
   const script = `const m = await import(${JSON.stringify(SCANNER)});
     const dir = ${JSON.stringify(dir)};
-    process.stdout.write(JSON.stringify({ scan: await m.scanHubCache(dir), cached: await m.cachedModels({ cacheDir: dir }) }));`;
+    process.stdout.write(JSON.stringify({ scan: await m.scanHubCache(dir), cached: await m.cachedModels({ cacheDir: dir, ollamaDir: dir + '/no-ollama', lmstudioDir: dir + '/no-lmstudio' }) }));`;
   const r = spawnSync(process.execPath, [HEAP, '--input-type=module', '-e', script], LIMITS);
   assert.equal(r.signal, null, `the scan was killed (${r.signal}): it hung or grew`);
   assert.equal(r.status, 0, `the scan failed: ${r.stderr}`);

@@ -166,14 +166,14 @@ test('hubSize, cachedModels, deleteCachedModel in Node: the hub\'s sizes before 
     const want = Object.keys(REPOS['attnmap/qwen2'].files).filter((f) => !/\.(bin|onnx|md)$/.test(f)).sort();
     assert.deepEqual(files.map((f) => f.path).sort(), want);
     assert.equal(total, files.reduce((sum, f) => sum + REPOS['attnmap/qwen2'].files[f.path].length, 0), 'total: the bytes of the files a load fetches');
-    assert.deepEqual(await cachedModels({ cacheDir: dir }), [], 'an empty cache');
+    assert.deepEqual(await cachedModels({ cacheDir: dir, ollamaDir: path.join(dir, 'no-ollama'), lmstudioDir: path.join(dir, 'no-lmstudio') }), [], 'an empty cache');
     (await loadModel('attnmap/qwen2', { cacheDir: dir, hubUrl: hub.url })).dispose();
   } finally {
     await hub.stop();
   }
   writePythonCache(dir, 'Qwen/qwen3-mini', { commit: 'd'.repeat(40), files: filesOf('qwen3-f16-headdim') });
   writePythonCache(dir, 'other/not-a-model', { commit: 'e'.repeat(40), files: { 'config.json': Buffer.from('{"model_type":"whisper"}') } });
-  const listed = await cachedModels({ cacheDir: dir });
+  const listed = await cachedModels({ cacheDir: dir, ollamaDir: path.join(dir, 'no-ollama'), lmstudioDir: path.join(dir, 'no-lmstudio') });
   assert.deepEqual(listed.map(({ repo, revision, commit, modelType }) => ({ repo, revision, commit, modelType })), [
     { repo: 'attnmap/qwen2', revision: 'main', commit: COMMIT, modelType: 'qwen2' },
     { repo: 'Qwen/qwen3-mini', revision: 'main', commit: 'd'.repeat(40), modelType: 'qwen3' },
@@ -182,7 +182,7 @@ test('hubSize, cachedModels, deleteCachedModel in Node: the hub\'s sizes before 
   assert.equal(listed[1].bytes, bytesOf('qwen3-f16-headdim'), 'bytes: the snapshot\'s files');
   await deleteCachedModel('Qwen/qwen3-mini', { cacheDir: dir });
   assert.ok(!fs.existsSync(path.join(dir, 'models--Qwen--qwen3-mini')), 'the repo\'s folder is gone');
-  assert.deepEqual((await cachedModels({ cacheDir: dir })).map((m) => m.repo), ['attnmap/qwen2']);
+  assert.deepEqual((await cachedModels({ cacheDir: dir, ollamaDir: path.join(dir, 'no-ollama'), lmstudioDir: path.join(dir, 'no-lmstudio') })).map((m) => m.repo), ['attnmap/qwen2']);
   await rejects(deleteCachedModel('../../etc', { cacheDir: dir }), 'INVALID_ARGUMENT', /expected a Hugging Face repo id/);
   await rejects(hubSize('no such id!'), 'INVALID_ARGUMENT', /expected a Hugging Face repo id/);
 });

@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { ErrorCode, AttentionError, fail, quote } from '../core/errors.js';
 import { forwardOnly, parseRepoId } from './hub/hub.js';
 import { hubSnapshot } from './hub/hub-node.js';
+import { storeModelFile } from './hub/stores-node.js';
 import { loadModel as loadFiles } from './model.js';
 import { makeSource } from './load/safetensors.js';
 import { stripBom } from './load/text-files.js';
@@ -141,11 +142,15 @@ const MODELS = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'mo
  * loadModel('Qwen/Qwen2.5-0.5B'), a repo on the Hugging Face Hub: from the cache Python's
  * transformers shares, or downloaded into it (hub-node.js; options { revision, offline,
  * cacheDir, hubUrl, token, onProgress }).
+ * loadModel('ollama:qwen2.5:0.5b'), loadModel('lmstudio:PUBLISHER/REPO[/FILE.gguf]'): a GGUF file
+ * of Ollama's or LM Studio's store, offline (stores-node.js).
  */
 export async function loadModel(source, options = {}) {
   if (typeof source !== 'string') return loadFiles(source, options);
   if (/^https?:\/\//i.test(source)) return loadFiles(source, options);
   const onProgress = forwardOnly(options.onProgress);   // a repo's download, then the reading: forward only
+  const stored = storeModelFile(source);   // 'ollama:NAME[:TAG]', 'lmstudio:PUBLISHER/REPO[/FILE]': stores-node.js
+  if (stored) return loadGgufFile(stored, onProgress, options.threads);
   if (/\.gguf$/i.test(source) && fs.statSync(source, { throwIfNoEntry: false })?.isFile()) return loadGgufFile(source, onProgress, options.threads);
   const folder = await folderOf(source, { ...options, onProgress });
   const { files, close } = readCheckpointFolder(folder, onProgress);

@@ -341,7 +341,11 @@ export interface HubOptions {
 }
 
 /** A model in the cache: the browser's Cache API, or in Node the Hugging Face cache. */
-export interface CachedModel {
+/** A Hugging Face repo in the cache (Node: the cache Python shares; a browser: the Cache API). */
+export interface CachedHubModel {
+  source: 'huggingface';
+  /** The repo id. */
+  name: string;
   repo: string;
   revision: string;
   commit: string;
@@ -349,6 +353,19 @@ export interface CachedModel {
   /** Node: config.json's model_type. */
   modelType?: string;
 }
+
+/** Node: a GGUF model in Ollama's or LM Studio's store, loaded by name (loadModel('ollama:NAME[:TAG]'), 'lmstudio:PUBLISHER/REPO[/FILE]'); read only. */
+export interface CachedStoreModel<S extends 'ollama' | 'lmstudio' = 'ollama' | 'lmstudio'> {
+  source: S;
+  /** The name loadModel takes, with its prefix. */
+  name: string;
+  bytes: number;
+  /** The GGUF file's path. */
+  file?: string;
+}
+
+/** One entry of cachedModels(): tell them apart by source. */
+export type CachedModel = CachedHubModel | CachedStoreModel<'ollama'> | CachedStoreModel<'lmstudio'>;
 
 export interface FetchOptions {
   /** The files the folder holds: only these are fetched (no request for the optional files it lacks). */
@@ -396,7 +413,7 @@ export interface Tokenizer {
 export function hubSize(repo: string, options?: HubOptions): Promise<{ files: { path: string; size: number }[]; total: number }>;
 
 /** The models a load by name finds without the network (browsers: the Cache API; Node: the Hugging Face cache, options.cacheDir). */
-export function cachedModels(options?: { cacheDir?: string }): Promise<CachedModel[]>;
+export function cachedModels(options?: { cacheDir?: string; ollamaDir?: string; lmstudioDir?: string }): Promise<CachedModel[]>;
 
 /** Forgets a repo's cached files, every revision (Node: removes its folder from the Hugging Face cache). */
 export function deleteCachedModel(repo: string, options?: { cacheDir?: string }): Promise<void>;

@@ -166,7 +166,7 @@ export async function hubFiles(repo, options = {}) {
   return asFiles(cached ?? await fromHub(ctx, cache));
 }
 
-/** The models kept in the Cache API: [{ repo, revision, commit, bytes }]. */
+/** The models kept in the Cache API: [{ source: 'huggingface', name, repo, revision, commit, bytes }]. */
 export async function cachedModels() {
   if (typeof caches !== 'object') return [];
   const cache = await caches.open(CACHE), out = [];
@@ -178,7 +178,7 @@ export async function cachedModels() {
     if (!listed) continue;
     let bytes = 0;
     for (const name of JSON.parse(await listed.text())) bytes += (await (await cache.match(resolveUrl(hub, repo, commit, name)))?.blob())?.size ?? 0;
-    out.push({ repo, revision, commit, bytes });
+    out.push({ source: 'huggingface', name: repo, repo, revision, commit, bytes });
   }
   return out;
 }

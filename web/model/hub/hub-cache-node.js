@@ -1,9 +1,10 @@
 // hub-cache-node.js - the Hugging Face cache as attnmap/model's Node users see it (the cache
 // Python's transformers fills and loadModel('ORG/NAME') reads, hub-node.js), and the hub's sizes:
 //
-//   await cachedModels({ cacheDir })   // [{ repo, revision, commit, bytes, modelType }]: loadable snapshots
+//   await cachedModels({ cacheDir })   // [{ source, name, repo, revision, commit, bytes, modelType }]: loadable snapshots,
+//                                      // then Ollama's and LM Studio's models [{ source, name, bytes, file }] (stores-node.js)
 //   await scanHubCache(dir)            // every model snapshot, with why it cannot be loaded (attnmap cache)
-//   await deleteCachedModel(repo, { cacheDir })   // removes models--ORG--NAME (every revision)
+//   await deleteCachedModel(repo, { cacheDir })   // removes models--ORG--NAME (every revision); never a store's model
 //   await hubSize(repo, options)       // hub-browser.js's, with Node's endpoint and token (HF_ENDPOINT, HF_TOKEN)
 //
 // The scan reads the layout hub-node.js describes (models--ORG--NAME/{refs,snapshots,blobs}) and
@@ -25,6 +26,7 @@ import { MAX_TEXT_BYTES, openRegular, readText } from '../load/files-node.js';
 import { stripBom } from '../load/text-files.js';
 import { hubSize as hubSizeOf } from './hub-browser.js';
 import { hubCacheDir, hubContext } from './hub-node.js';
+import { deleteRefusal, scanStores } from './stores-node.js';
 
 const REF_BYTES = 4096;     // a ref holds a 40-hex commit
 const MAX_DEPTH = 16;       // folders inside a snapshot or refs/ (Python writes a few at most)
@@ -241,15 +243,24 @@ export async function scanHubCache(dir) {
   return out.sort((a, b) => a.repo.localeCompare(b.repo));
 }
 
-/** The models loadModel('ORG/NAME') can load from the cache: one entry per revision name (or commit). */
+/**
+ * The models loadModel(name) can load without the network: the Hugging Face cache's, one entry per
+ * revision name (or commit), then Ollama's and LM Studio's GGUF files (stores-node.js; options
+ * ollamaDir, lmstudioDir, else the environment's). Each has its source ('huggingface', 'ollama',
+ * 'lmstudio'), name (what loadModel takes) and bytes.
+ */
 export async function cachedModels(options = {}) {
   const snapshots = await scanHubCache(options.cacheDir ?? hubCacheDir());
-  return snapshots.filter((s) => !s.why).flatMap(({ repo, refs, commit, bytes, modelType }) =>
-    (refs.length ? refs : [commit]).map((revision) => ({ repo, revision, commit, bytes, modelType })));
+  const hub = snapshots.filter((s) => !s.why).flatMap(({ repo, refs, commit, bytes, modelType }) =>
+    (refs.length ? refs : [commit]).map((revision) => ({ source: 'huggingface', name: repo, repo, revision, commit, bytes, modelType })));
+  const stores = scanStores(options).filter((s) => !s.why).map(({ source, name, bytes, file }) => ({ source, name, bytes, file }));
+  return [...hub, ...stores];
 }
 
 /** Removes a repo's folder (every revision, its blobs) from the cache: Python's transformers will download it again. */
 export async function deleteCachedModel(repo, options = {}) {
+  const refusal = deleteRefusal(repo, 'deleteCachedModel');   // Ollama's and LM Studio's files are theirs
+  if (refusal) throw new AttentionError(ErrorCode.INVALID_ARGUMENT, refusal);
   const id = repoArg(repo, 'deleteCachedModel');
   const dir = path.join(options.cacheDir ?? hubCacheDir(), `models--${id.replace('/', '--')}`);
   fs.rmSync(dir, { recursive: true, force: true });

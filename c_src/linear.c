@@ -14,6 +14,12 @@
 // matrix may be kept in panels of 8 rows (attn_panel8, tensor.h): a decoding step then reads 8
 // rows as one stream at fixed offsets, which wasm's loads take as immediates (one address for 8
 // loads, not 8), the same sums in the same order.
+//
+// ggml's quantized blocks (GGUF files: Q8_0 .. Q6_K, IQ4_NL, IQ4_XS) stay as they are in memory
+// and are dequantized where they are used, to ggml's values bit for bit: a pass over n > 1 rows
+// dequantizes a block of rows into scratch as BF16 widens them; a decoding step dequantizes one
+// block of a row at a time into the stack and sums it into the same four lanes, so a row alone
+// has the bits it has among others. The activations stay float (not ggml's Q8 of them).
 #include "tensor.h"
 #include "internal.h"  // v4f, v4i, load4, store4, splat, hsum, fits, all_finite
 
@@ -73,7 +79,263 @@ static inline float get_typed(const void *w, int dtype, size_t t) {
     return ((const float *)w)[t];
 }
 
+// ----------------------------------------------------------------------------
+// ggml's quantized blocks (tensor.h), dequantized a block at a time into floats. Each value is
+// what ggml's dequantize_row_* gives: the same products in float in the same order (the build
+// has no fused multiply-add), the float16 scales widened exactly. Fields are read byte by byte
+// (blocks have no alignment). Every product before the last is exact in float, so the values
+// are also those of the layout computed exactly and rounded once (tests/native/c/test_quant.c).
+
+// an f16 scale at b, exactly, Inf and NaN too (the values then show it)
+static float half_at(const uint8_t *b) {
+    const uint16_t h = (uint16_t)(b[0] | b[1] << 8);
+    if ((h & 0x7c00) != 0x7c00) return f16_1(h);
+    const uint32_t u = (uint32_t)(h & 0x8000) << 16 | 0x7f800000u | (uint32_t)(h & 0x3ff) << 13;
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+// ggml's 16 non-linear levels of IQ4_NL and IQ4_XS
+static const int8_t iq4_levels[16] = {-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113};
+
+// Q8_0: d, then 32 signed bytes
+static void deq_q8_0(float *y, const uint8_t *b) {
+    const float d = half_at(b);
+    const int8_t *q = (const int8_t *)(b + 2);
+    for (int t = 0; t < 32; t++) y[t] = (float)q[t] * d;
+}
+
+// Q4_0: d, then 16 bytes: value t in the low nibble of byte t, value 16 + t in its high one
+static void deq_q4_0(float *y, const uint8_t *b) {
+    const float d = half_at(b);
+    const uint8_t *q = b + 2;
+    for (int t = 0; t < 16; t++) {
+        y[t] = (float)((q[t] & 15) - 8) * d;
+        y[t + 16] = (float)((q[t] >> 4) - 8) * d;
+    }
+}
+
+// Q4_1: d, m, then the nibbles as Q4_0's, unsigned
+static void deq_q4_1(float *y, const uint8_t *b) {
+    const float d = half_at(b), m = half_at(b + 2);
+    const uint8_t *q = b + 4;
+    for (int t = 0; t < 16; t++) {
+        y[t] = (float)(q[t] & 15) * d + m;
+        y[t + 16] = (float)(q[t] >> 4) * d + m;
+    }
+}
+
+// the fifth bits of Q5_0 and Q5_1: bit t of 4 little-endian bytes is value t's
+static uint32_t le32_at(const uint8_t *b) {
+    return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+}
+
+// Q5_0: d, the fifth bits, the nibbles as Q4_0's
+static void deq_q5_0(float *y, const uint8_t *b) {
+    const float d = half_at(b);
+    const uint32_t hi = le32_at(b + 2);
+    const uint8_t *q = b + 6;
+    for (int t = 0; t < 16; t++) {
+        y[t] = (float)((int)((q[t] & 15) | ((hi >> t) & 1) << 4) - 16) * d;
+        y[t + 16] = (float)((int)((q[t] >> 4) | ((hi >> (t + 16)) & 1) << 4) - 16) * d;
+    }
+}
+
+// Q5_1: d, m, the fifth bits, the nibbles; unsigned
+static void deq_q5_1(float *y, const uint8_t *b) {
+    const float d = half_at(b), m = half_at(b + 2);
+    const uint32_t hi = le32_at(b + 4);
+    const uint8_t *q = b + 8;
+    for (int t = 0; t < 16; t++) {
+        y[t] = (float)((q[t] & 15) | ((hi >> t) & 1) << 4) * d + m;
+        y[t + 16] = (float)((q[t] >> 4) | ((hi >> (t + 16)) & 1) << 4) * d + m;
+    }
+}
+
+// IQ4_NL: d, then the nibbles as Q4_0's, each an index into iq4_levels
+static void deq_iq4_nl(float *y, const uint8_t *b) {
+    const float d = half_at(b);
+    const uint8_t *q = b + 2;
+    for (int t = 0; t < 16; t++) {
+        y[t] = d * (float)iq4_levels[q[t] & 15];
+        y[t + 16] = d * (float)iq4_levels[q[t] >> 4];
+    }
+}
+
+// Q2_K: 16 bytes of sub-block scale (low nibble) and min (high nibble), 64 bytes of 2-bit values,
+// d, dmin. Value 128h + 32j + 16s + l is bits 2j of byte 32h + 16s + l, its sub-block 8h + 2j + s.
+static void deq_q2_k(float *y, const uint8_t *b) {
+    const float d = half_at(b + 80), dmin = half_at(b + 82);
+    for (int h = 0; h < 2; h++) {
+        for (int j = 0; j < 4; j++) {
+            for (int s = 0; s < 2; s++) {
+                const uint8_t sc = b[8 * h + 2 * j + s], *q = b + 16 + 32 * h + 16 * s;
+                const float dl = d * (float)(sc & 15), ml = dmin * (float)(sc >> 4);
+                float *o = y + 128 * h + 32 * j + 16 * s;
+                for (int l = 0; l < 16; l++) o[l] = dl * (float)((q[l] >> (2 * j)) & 3) - ml;
+            }
+        }
+    }
+}
+
+// Q3_K: 32 bytes of high bits (value 128h + 32j + 16s + l: bit 4h + j of byte 16s + l; clear
+// means minus 4), 64 bytes of 2-bit values as Q2_K's, 12 bytes of 16 6-bit scales, d
+static void deq_q3_k(float *y, const uint8_t *b) {
+    const uint8_t *hm = b, *sb = b + 96;
+    const float d = half_at(b + 108);
+    for (int h = 0; h < 2; h++) {
+        for (int j = 0; j < 4; j++) {
+            for (int s = 0; s < 2; s++) {
+                // scale i: its low 4 bits a nibble of bytes 0..7, its high 2 from bytes 8..11
+                const int i = 8 * h + 2 * j + s;
+                const int lo = i < 8 ? sb[i] & 15 : sb[i - 8] >> 4, hi = (sb[8 + i % 4] >> (2 * (i / 4))) & 3;
+                const float dl = d * (float)((lo | hi << 4) - 32);
+                const uint8_t *q = b + 32 + 32 * h + 16 * s, *hb = hm + 16 * s, bit = (uint8_t)(1u << (4 * h + j));
+                float *o = y + 128 * h + 32 * j + 16 * s;
+                for (int l = 0; l < 16; l++) o[l] = dl * (float)(((q[l] >> (2 * j)) & 3) - ((hb[l] & bit) ? 0 : 4));
+            }
+        }
+    }
+}
+
+// Q4_K's and Q5_K's 8 6-bit scales and mins in 12 bytes: sub-block i < 4 in the low 6 bits of
+// bytes i and 4 + i; i >= 4 in the nibbles of byte 4 + i, with the top 2 bits of bytes i - 4, i
+static void scale_min_k(const uint8_t *s, int i, int *sc, int *mn) {
+    if (i < 4) {
+        *sc = s[i] & 63;
+        *mn = s[i + 4] & 63;
+    } else {
+        *sc = (s[i + 4] & 15) | (s[i - 4] >> 6) << 4;
+        *mn = (s[i + 4] >> 4) | (s[i] >> 6) << 4;
+    }
+}
+
+// Q4_K: d, dmin, the scales, 128 bytes: value 64c + l the low nibble of byte 32c + l
+// (sub-block 2c), 64c + 32 + l its high nibble (sub-block 2c + 1)
+static void deq_q4_k(float *y, const uint8_t *b) {
+    const float d = half_at(b), dmin = half_at(b + 2);
+    for (int c = 0; c < 4; c++) {
+        int sc, mn;
+        const uint8_t *q = b + 16 + 32 * c;
+        scale_min_k(b + 4, 2 * c, &sc, &mn);
+        const float d1 = d * (float)sc, m1 = dmin * (float)mn;
+        scale_min_k(b + 4, 2 * c + 1, &sc, &mn);
+        const float d2 = d * (float)sc, m2 = dmin * (float)mn;
+        for (int l = 0; l < 32; l++) y[64 * c + l] = d1 * (float)(q[l] & 15) - m1;
+        for (int l = 0; l < 32; l++) y[64 * c + 32 + l] = d2 * (float)(q[l] >> 4) - m2;
+    }
+}
+
+// Q5_K: Q4_K's with 32 bytes of fifth bits before the nibbles: value 64c + l has bit 2c of
+// byte l, 64c + 32 + l bit 2c + 1
+static void deq_q5_k(float *y, const uint8_t *b) {
+    const float d = half_at(b), dmin = half_at(b + 2);
+    const uint8_t *qh = b + 16;
+    for (int c = 0; c < 4; c++) {
+        int sc, mn;
+        const uint8_t *q = b + 48 + 32 * c;
+        scale_min_k(b + 4, 2 * c, &sc, &mn);
+        const float d1 = d * (float)sc, m1 = dmin * (float)mn;
+        scale_min_k(b + 4, 2 * c + 1, &sc, &mn);
+        const float d2 = d * (float)sc, m2 = dmin * (float)mn;
+        for (int l = 0; l < 32; l++) y[64 * c + l] = d1 * (float)((q[l] & 15) | ((qh[l] >> (2 * c)) & 1) << 4) - m1;
+        for (int l = 0; l < 32; l++) y[64 * c + 32 + l] = d2 * (float)((q[l] >> 4) | ((qh[l] >> (2 * c + 1)) & 1) << 4) - m2;
+    }
+}
+
+// Q6_K: 128 bytes of low nibbles, 64 of high 2-bit pairs, 16 signed scales (one per 16 values),
+// d. In half h, value 128h + 32r + l (r < 4) takes the nibble r / 2 of byte 64h + 32(r % 2) + l
+// and bits 2r of byte 128 + 32h + l; minus 32; times d·scale
+static void deq_q6_k(float *y, const uint8_t *b) {
+    const float d = half_at(b + 208);
+    const int8_t *sc = (const int8_t *)(b + 192);
+    for (int h = 0; h < 2; h++) {
+        const uint8_t *ql = b + 64 * h, *qh = b + 128 + 32 * h;
+        for (int r = 0; r < 4; r++) {
+            for (int l = 0; l < 32; l++) {
+                const int lo = (ql[32 * (r % 2) + l] >> (4 * (r / 2))) & 15, hi = (qh[l] >> (2 * r)) & 3;
+                y[128 * h + 32 * r + l] = d * (float)sc[8 * h + 2 * r + l / 16] * (float)((lo | hi << 4) - 32);
+            }
+        }
+    }
+}
+
+// IQ4_XS: d, 2 bytes and 4 bytes of 8 6-bit scales (sub-block i: nibble i % 2 of byte 4 + i / 2,
+// bits 2i of the little-endian 16 at 2), 128 bytes of nibbles as IQ4_NL's, 16 bytes a sub-block
+static void deq_iq4_xs(float *y, const uint8_t *b) {
+    const float d = half_at(b);
+    const unsigned high = (unsigned)(b[2] | b[3] << 8);
+    for (int i = 0; i < 8; i++) {
+        const int ls = ((b[4 + i / 2] >> (4 * (i % 2))) & 15) | (int)((high >> (2 * i)) & 3) << 4;
+        const float dl = d * (float)(ls - 32);
+        const uint8_t *q = b + 8 + 16 * i;
+        for (int t = 0; t < 16; t++) {
+            y[32 * i + t] = dl * (float)iq4_levels[q[t] & 15];
+            y[32 * i + 16 + t] = dl * (float)iq4_levels[q[t] >> 4];
+        }
+    }
+}
+
+// a quantized type: values and bytes a block, its dequantizer, where its f16 scales are
+typedef struct {
+    int values, bytes;
+    void (*deq)(float *y, const uint8_t *block);
+    uint8_t scales, scale_at[2];
+} quant_type;
+
+// by ggml's type id (tensor.h: dtype >> 8); values 0 where ggml's type is not one of these
+static const quant_type quant_types[] = {
+    [ATTN_Q4_0 >> 8] = {32, 18, deq_q4_0, 1, {0, 0}},
+    [ATTN_Q4_1 >> 8] = {32, 20, deq_q4_1, 2, {0, 2}},
+    [ATTN_Q5_0 >> 8] = {32, 22, deq_q5_0, 1, {0, 0}},
+    [ATTN_Q5_1 >> 8] = {32, 24, deq_q5_1, 2, {0, 2}},
+    [ATTN_Q8_0 >> 8] = {32, 34, deq_q8_0, 1, {0, 0}},
+    [ATTN_Q2_K >> 8] = {256, 84, deq_q2_k, 2, {80, 82}},
+    [ATTN_Q3_K >> 8] = {256, 110, deq_q3_k, 1, {108, 0}},
+    [ATTN_Q4_K >> 8] = {256, 144, deq_q4_k, 2, {0, 2}},
+    [ATTN_Q5_K >> 8] = {256, 176, deq_q5_k, 2, {0, 2}},
+    [ATTN_Q6_K >> 8] = {256, 210, deq_q6_k, 1, {208, 0}},
+    [ATTN_IQ4_NL >> 8] = {32, 18, deq_iq4_nl, 1, {0, 0}},
+    [ATTN_IQ4_XS >> 8] = {256, 136, deq_iq4_xs, 1, {0, 0}},
+};
+enum { QUANT_MAX_VALUES = 256 };
+
+// dtype's quantized type, or NULL (F32, BF16, F16, in panels, unknown)
+static const quant_type *quant_of(int dtype) {
+    const int id = dtype >> 8;
+    if (dtype < 0 || (dtype & 0xff) || id >= (int)(sizeof quant_types / sizeof *quant_types)) return NULL;
+    return quant_types[id].values ? &quant_types[id] : NULL;
+}
+
+// out = the count / block whole blocks at src, dequantized
+static void dequantize(float *out, const uint8_t *src, const quant_type *q, size_t count) {
+    for (size_t i = 0; i + (size_t)q->values <= count; i += (size_t)q->values, src += q->bytes) q->deq(out + i, src);
+}
+
+// the first value of the first block of count values with a scale NaN or ±Inf, or count
+static size_t quant_non_finite(const uint8_t *src, const quant_type *q, size_t count) {
+    for (size_t i = 0; i + (size_t)q->values <= count; i += (size_t)q->values, src += q->bytes)
+        for (int s = 0; s < q->scales; s++)
+            if ((src[q->scale_at[s] + 1] & 0x7c) == 0x7c) return i;
+    return count;
+}
+
+// a · w_j for one row of w of a quantized type, k a multiple of its block, summed as dot_tile
+// sums the row dequantized: four lanes over k in steps of 4, then (l0 + l1) + (l2 + l3)
+static float dot_quant(const float *a, const uint8_t *row, const quant_type *q, int k) {
+    float y[QUANT_MAX_VALUES];
+    v4f acc = splat(0.0f);
+    for (int t0 = 0; t0 < k; t0 += q->values, row += q->bytes) {
+        q->deq(y, row);
+        for (int t = 0; t < q->values; t += 4) acc += load4(a + t0 + t) * load4(y + t);
+    }
+    return hsum(acc);
+}
+
 void attn_widen(float *out, const void *src, int dtype, size_t count) {
+    const quant_type *q = quant_of(dtype);
+    if (q) { dequantize(out, src, q, count); return; }
     if (dtype == ATTN_F32) { memcpy(out, src, count * sizeof *out); return; }
     size_t i = 0;
     for (; i + 4 <= count; i += 4) store4(out + i, load4_typed(src, dtype, i));
@@ -84,6 +346,18 @@ size_t attn_dtype_size(int dtype) {
     if (in_panels(dtype) && base_of(dtype) == ATTN_F32) return 0;
     dtype = base_of(dtype);
     return dtype == ATTN_F32 ? 4 : dtype == ATTN_BF16 || dtype == ATTN_F16 ? 2 : 0;
+}
+
+int attn_dtype_block(int dtype) {
+    const quant_type *q = quant_of(dtype);
+    return q ? q->values : attn_dtype_size(dtype) ? 1 : 0;
+}
+
+size_t attn_row_bytes(int dtype, int k) {
+    const quant_type *q = quant_of(dtype);
+    if (k < 0) return 0;
+    if (q) return k % q->values ? 0 : (size_t)(k / q->values) * (size_t)q->bytes;
+    return (size_t)k * attn_dtype_size(dtype);
 }
 
 typedef uint16_t v8u16 __attribute__((vector_size(16)));
@@ -102,6 +376,8 @@ static size_t first_non_finite_from(const void *w, int dtype, size_t i, size_t c
 }
 
 size_t attn_first_non_finite(const void *w, int dtype, size_t count) {
+    const quant_type *q = quant_of(dtype);
+    if (q) return quant_non_finite(w, q, count);
     dtype = base_of(dtype);
     if (dtype == ATTN_F32) return first_non_finite_from(w, dtype, 0, count);
     // 2-byte values, 8 at a time: any lane with its exponent all ones, then the naive scan finds which
@@ -140,7 +416,7 @@ static size_t at_of(int dtype, int j, int t, int k, int p) {
 void attn_widen_row(float *out, const void *w, int dtype, int j, int k, int p) {
     const int base = base_of(dtype);
     if (!in_panels(dtype) || j >= p - p % 8) {
-        attn_widen(out, (const char *)w + (size_t)j * k * attn_dtype_size(base), base, (size_t)k);
+        attn_widen(out, (const char *)w + (size_t)j * attn_row_bytes(base, k), base, (size_t)k);
         return;
     }
     const uint16_t *panel = (const uint16_t *)w + at_of(dtype, j, 0, k, p);
@@ -227,14 +503,19 @@ size_t attn_linear_scratch_floats(int k) {
 }
 
 static const void *row_of(const void *w, int dtype, size_t j, int k) {
-    return (const char *)w + j * (size_t)k * attn_dtype_size(dtype);
+    return (const char *)w + j * attn_row_bytes(dtype, k);
 }
 
 // out[c0 .. c1) of one row = a · wᵀ: 8 rows of w at a time (a panel, or 8 rows), widened as they
 // are read; c0 a multiple of 8 (panels start there)
 static void linear_row(float *out, const float *a, const void *w, int dtype, int k, int c0, int c1) {
     const int base = base_of(dtype);
+    const quant_type *q = quant_of(dtype);
     int j = c0;
+    if (q) {
+        for (; j < c1; j++) out[j] = dot_quant(a, row_of(w, dtype, (size_t)j, k), q, k);
+        return;
+    }
     if (in_panels(dtype)) {
         for (; j + 8 <= c1; j += 8) dot_panel8(out + j, a, (const uint16_t *)w + (size_t)j * k, base, k);
     } else {
@@ -297,7 +578,8 @@ void attn_linear_t_fast(float *out, const float *a, const void *w, int dtype, co
 static attn_status check_typed(const float *out, const float *a, const void *w, int dtype, int n, int k, int p) {
     if (!out || !a || !w) return ATTN_ERR_NULL;
     if (n < 1 || k < 1 || p < 1) return ATTN_ERR_SIZE;
-    if (attn_dtype_size(dtype) == 0 || (in_panels(dtype) && k % 4)) return ATTN_ERR_FLAGS;
+    if (attn_dtype_block(dtype) == 0 || (in_panels(dtype) && k % 4)) return ATTN_ERR_FLAGS;
+    if (k % attn_dtype_block(dtype)) return ATTN_ERR_SIZE;
     if (!fits((size_t)n, (size_t)k) || !fits((size_t)k, (size_t)p) || !fits((size_t)n, (size_t)p)) return ATTN_ERR_TOO_LARGE;
     return ATTN_OK;
 }
@@ -311,10 +593,29 @@ attn_status attn_linear_typed(float *out, const float *a, const void *w, int dty
     return all_finite(out, (size_t)n * p) ? ATTN_OK : ATTN_ERR_OVERFLOW;
 }
 
+// the reference over a quantized w: each row dequantized a block at a time, summed in order
+static attn_status quant_naive(float *out, const float *a, const uint8_t *w, const quant_type *q, const float *b,
+                               int n, int k, int p) {
+    float y[QUANT_MAX_VALUES];
+    const size_t row = (size_t)(k / q->values) * (size_t)q->bytes;
+    for (int i = 0; i < n; i++) {
+        for (int j = 0; j < p; j++) {
+            float s = 0.0f;
+            for (int t0 = 0; t0 < k; t0 += q->values) {
+                q->deq(y, w + (size_t)j * row + (size_t)(t0 / q->values) * q->bytes);
+                for (int t = 0; t < q->values; t++) s += a[(size_t)i * k + t0 + t] * y[t];
+            }
+            out[(size_t)i * p + j] = b ? s + b[j] : s;
+        }
+    }
+    return all_finite(out, (size_t)n * p) ? ATTN_OK : ATTN_ERR_OVERFLOW;
+}
+
 attn_status attn_linear_typed_naive(float *out, const float *a, const void *w, int dtype, const float *b,
                                     int n, int k, int p) {
     attn_status st = check_typed(out, a, w, dtype, n, k, p);
     if (st != ATTN_OK) return st;
+    if (quant_of(dtype)) return quant_naive(out, a, w, quant_of(dtype), b, n, k, p);
     for (int i = 0; i < n; i++) {
         for (int j = 0; j < p; j++) {
             float s = 0.0f;

@@ -30,15 +30,16 @@ static const attn_tensor *layer_tensors(const attn_tensor *t, int l) {
     return t + ATTN_LLAMA_GLOBALS + (size_t)l * ATTN_LLAMA_PER_LAYER;
 }
 
-// a matrix: there, of a known dtype; a vector: F32 (or absent when optional)
-static int matrix_ok(const attn_tensor *t) { return t->data && attn_dtype_size(t->dtype) != 0; }
+// a matrix of rows of k values: there, of a known dtype, its rows whole blocks (quantized types);
+// a vector: F32 (or absent when optional)
+static int matrix_ok(const attn_tensor *t, int k) { return t->data && attn_row_bytes(t->dtype, k) != 0; }
 static int vector_ok(const attn_tensor *t, int optional) { return t->data ? t->dtype == ATTN_F32 : optional; }
 
 attn_status attn_llama_check(const attn_llama_config *cfg, const attn_tensor *t) {
     attn_status st = check_config(cfg);
     if (st != ATTN_OK) return st;
     if (!t || !t[ATTN_LLAMA_EMBED].data || !t[ATTN_LLAMA_NORM].data || !t[ATTN_LLAMA_INV_FREQ].data) return ATTN_ERR_NULL;
-    if (!matrix_ok(&t[ATTN_LLAMA_EMBED]) || (t[ATTN_LLAMA_LM_HEAD].data && !matrix_ok(&t[ATTN_LLAMA_LM_HEAD])) ||
+    if (!matrix_ok(&t[ATTN_LLAMA_EMBED], cfg->hidden) || (t[ATTN_LLAMA_LM_HEAD].data && !matrix_ok(&t[ATTN_LLAMA_LM_HEAD], cfg->hidden)) ||
         !vector_ok(&t[ATTN_LLAMA_NORM], 0) || !vector_ok(&t[ATTN_LLAMA_INV_FREQ], 0)) return ATTN_ERR_FLAGS;
     const float *inv_freq = t[ATTN_LLAMA_INV_FREQ].data;   // rope.c's angles need θ in [0, 1]
     for (int i = 0; i < cfg->head_dim / 2; i++)
@@ -51,7 +52,9 @@ attn_status attn_llama_check(const attn_llama_config *cfg, const attn_tensor *t)
         const attn_tensor *lt = layer_tensors(t, l);
         for (size_t i = 0; i < sizeof matrices / sizeof *matrices; i++) {
             if (!lt[matrices[i]].data) return ATTN_ERR_NULL;
-            if (!matrix_ok(&lt[matrices[i]])) return ATTN_ERR_FLAGS;
+            const long long hd = (long long)cfg->n_head * cfg->head_dim;   // W_o's rows (clamped: only whole blocks matter)
+            const int k = matrices[i] == ATTN_LLAMA_WO ? (hd > 0x7fffffff ? 0x7fffffff : (int)hd) : matrices[i] == ATTN_LLAMA_WDOWN ? cfg->intermediate : cfg->hidden;
+            if (!matrix_ok(&lt[matrices[i]], k)) return ATTN_ERR_FLAGS;
         }
         for (size_t i = 0; i < sizeof required / sizeof *required; i++) {
             if (!lt[required[i]].data) return ATTN_ERR_NULL;

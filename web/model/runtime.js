@@ -44,7 +44,6 @@
 // undisposed ends its workers (FinalizationRegistry).
 // rt.length, rt.config (the uploaded one, or null), rt.maxPositions, rt.threads (the threads it
 // runs on: options.threads, at most the host's cores) and rt.threadsRequested (options.threads).
-import modelBase64 from '../wasm/attention-model-wasm.js';
 import { ErrorCode, AttentionError, fail, asError, describe } from '../core/errors.js';
 import { WASM_MODEL_FUNCTIONS } from '../core/exports.js';
 import { wasmMemory, allocate, release, reserve, checkStatus, readMatrix } from '../core/memory.js';
@@ -63,13 +62,16 @@ const embedded = { one: null, threads: null };   // the package's builds, each c
 async function compile(wasm, threaded) {
   const kind = threaded ? 'threads' : 'one';
   try {
-    if (wasm === undefined) return await (embedded[kind] ??= compileBuild(threaded ? host.build : modelBase64));
+    if (wasm === undefined) return await (embedded[kind] ??= compileBuild(threaded ? host.build : singleBuild));
     return wasm instanceof WebAssembly.Module ? wasm : await WebAssembly.compile(wasm);
   } catch (e) {
     if (wasm === undefined) { embedded[kind] = null; throw e; }
     throw asError(e, 'createRuntime: options.wasm is not a usable WebAssembly module');
   }
 }
+
+// the one-thread build's base64, imported when first used: bundlers put its 144 KiB in a chunk of its own
+const singleBuild = async () => decodeBase64((await import('../wasm/attention-model-wasm.js')).default);
 
 // a build as base64 (the package's modules), or a function that gives its bytes (a browser's fetch)
 const compileBuild = async (build) => WebAssembly.compile(typeof build === 'function' ? await build() : decodeBase64(build));

@@ -106,6 +106,41 @@ test('the heads panel: ~300 tokens, thumbnails in result.heads\'s order, another
     assert.match(await page.textContent('#roles-hover'), /第 \d+ 行（.*）看第 \d+ 列（.*）：[\d.e-]+/);
     await page.locator('#roles').screenshot({ path: '/tmp/page-heads-1280.png' });
 
+    // zoom and pan (issue 37 item 4): keys on the focused canvas, the wheel about the pointer, a drag;
+    // the hover then names the cell of the whole map under the pointer, with the map's own value
+    const n = ids.length, view = () => page.$eval('#roles-big', (c) => [c.dataset.r0, c.dataset.c0, c.dataset.k].map(Number));
+    assert.deepEqual(await view(), [0, 0, n], 'opened whole');
+    await page.focus('#roles-big');
+    await page.keyboard.press('+');
+    await page.keyboard.press('+');
+    let [r0, c0, k] = await view();
+    assert.ok(k < n / 2 && k >= 8, `two + keys zoom in: k = ${k}`);
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('ArrowRight');
+    const [r1, c1, k1] = await view();
+    assert.ok(r1 > r0 && c1 > c0 && k1 === k, 'the arrows pan by a quarter of the window');
+    [r0, c0, k] = [r1, c1, k1];
+    const head = model.forward(ids, { heads: true, logits: false }).map(got[2].layer, got[2].head);
+    const inside = { x: box.x + box.width * 0.6, y: box.y + box.height * 0.6 };
+    await page.mouse.move(inside.x, inside.y);
+    const hover2 = (await page.textContent('#roles-hover')).match(/第 (\d+) 行（.*）看第 (\d+) 列（.*）：([\d.e-]+)/);
+    assert.ok(hover2, 'hover inside the cells names a cell');
+    const [i2, j2] = [Number(hover2[1]), Number(hover2[2])];
+    assert.ok(i2 >= r0 && i2 < r0 + k && j2 >= c0 && j2 < c0 + k, `the hovered cell (${i2}, ${j2}) is in the window`);
+    assert.equal(hover2[3], head.data[i2 * n + j2].toPrecision(4), 'the whole map\'s value at the hovered (i, j)');
+    await page.mouse.down();
+    await page.mouse.move(inside.x - box.width * 0.3, inside.y - box.height * 0.3, { steps: 4 });
+    await page.mouse.up();
+    const [r2, c2] = await view();
+    assert.ok(r2 > r0 && c2 > c0, `dragging up-left pans down-right: ${[r0, c0]} -> ${[r2, c2]}`);
+    await page.keyboard.press('0');
+    assert.deepEqual(await view(), [0, 0, n], '0 shows the whole map');
+    await page.mouse.move(inside.x, inside.y);
+    await page.mouse.wheel(0, -300);
+    await page.waitForFunction((n) => Number(document.querySelector('#roles-big').dataset.k) < n, n);
+    assert.match(await page.textContent('#roles-zoom'), /^第 \d+ – \d+ 行 × 第 \d+ – \d+ 列/);
+    await page.locator('#roles-big-card').screenshot({ path: '/tmp/page-heads-zoom.png' });
+
     // the induction test: the seeded block repeated twice, sorted by induction
     const ind = inductionIds(model.config.vocab_size, headsCap(model.config));
     assert.equal(ind.ids.length, 100);

@@ -1820,7 +1820,8 @@
     headShort: (h2) => `\u5934 ${h2 + 1}`,
     bigNote: (l, h2, n2) => `\u5C42 ${l + 1} \u7684\u5934 ${h2 + 1}\uFF0C${zhNum(n2)} \xD7 ${zhNum(n2)}\u3002\u6BCF\u884C\u662F\u4E00\u4E2A token \u5728\u770B\u8C01\uFF1B\u50CF\u7D20\u6BD4\u683C\u5B50\u5C11\u65F6\uFF0C\u4E00\u4E2A\u50CF\u7D20\u663E\u793A\u5B83\u8986\u76D6\u7684\u683C\u5B50\u91CC\u7684\u6700\u5927\u503C\u3002`,
     hover: (i, j, a, b, v) => `\u7B2C ${i} \u884C\uFF08${a}\uFF09\u770B\u7B2C ${j} \u5217\uFF08${b}\uFF09\uFF1A${v}`,
-    hoverHint: "\u628A\u9F20\u6807\u79FB\u5230\u56FE\u4E0A\uFF0C\u770B\u67D0\u4E00\u683C\u7684\u4E24\u4E2A token \u548C\u6743\u91CD\u3002"
+    hoverHint: "\u628A\u9F20\u6807\u79FB\u5230\u56FE\u4E0A\uFF0C\u770B\u67D0\u4E00\u683C\u7684\u4E24\u4E2A token \u548C\u6743\u91CD\u3002",
+    zoom: (r0, c0, k, n2) => k === n2 ? `\u6574\u5F20\u56FE\uFF08${zhNum(n2)} \xD7 ${zhNum(n2)}\uFF09\u3002\u6EDA\u8F6E\u3001\u53CC\u6307\u6216 + \u2212 \u653E\u5927\uFF0C\u62D6\u52A8\u6216\u65B9\u5411\u952E\u5E73\u79FB\uFF0C0 \u56DE\u5230\u6574\u5F20\u56FE\u3002` : `\u7B2C ${r0} \u2013 ${r0 + k - 1} \u884C \xD7 \u7B2C ${c0} \u2013 ${c0 + k - 1} \u5217\uFF08\u5171 ${zhNum(n2)}\uFF09\u3002\u6EDA\u8F6E\u3001\u53CC\u6307\u6216 + \u2212 \u7F29\u653E\uFF0C\u62D6\u52A8\u6216\u65B9\u5411\u952E\u5E73\u79FB\uFF0C0 \u56DE\u5230\u6574\u5F20\u56FE\u3002`
   } } };
   var en10 = { models: { heads: {
     title: "What each head does: scores over a long input",
@@ -1859,7 +1860,8 @@
     headShort: (h2) => `H${h2 + 1}`,
     bigNote: (l, h2, n2) => `Layer ${l + 1}, head ${h2 + 1}, ${enNum(n2)} \xD7 ${enNum(n2)}. Each row is where a token looks; where there are more cells than pixels, a pixel shows the largest cell it covers.`,
     hover: (i, j, a, b, v) => `Row ${i} (${a}) looks at column ${j} (${b}): ${v}`,
-    hoverHint: "Move the pointer over the map to see a cell's two tokens and its weight."
+    hoverHint: "Move the pointer over the map to see a cell's two tokens and its weight.",
+    zoom: (r0, c0, k, n2) => k === n2 ? `The whole map (${enNum(n2)} \xD7 ${enNum(n2)}). Wheel, pinch or + \u2212 to zoom, drag or the arrow keys to pan, 0 for the whole map.` : `Rows ${r0}\u2013${r0 + k - 1} \xD7 columns ${c0}\u2013${c0 + k - 1} (of ${enNum(n2)}). Wheel, pinch or + \u2212 to zoom, drag or the arrow keys to pan, 0 for the whole map.`
   } } };
 
   // web/page/page-strings.js
@@ -6402,6 +6404,100 @@ ${svg}</svg>
     listCached(env);
   }
 
+  // web/page/page-zoom.js
+  var MIN_CELLS = 8;
+  var WHEEL_STEP = 1.25;
+  var KEY_STEP = 1.5;
+  var fullView = (n2) => ({ r0: 0, c0: 0, k: n2 });
+  function clampView({ r0, c0, k }, n2) {
+    const side = Math.max(Math.min(MIN_CELLS, n2), Math.min(n2, Math.round(k)));
+    const inside = (x) => Math.max(0, Math.min(n2 - side, Math.round(x)));
+    return { r0: inside(r0), c0: inside(c0), k: side };
+  }
+  function zoomAt(view2, n2, factor2, u = 0.5, v = 0.5) {
+    const k = Math.max(Math.min(MIN_CELLS, n2), Math.min(n2, Math.round(view2.k * factor2)));
+    return clampView({ r0: view2.r0 + v * (view2.k - k), c0: view2.c0 + u * (view2.k - k), k }, n2);
+  }
+  var panBy = (view2, n2, dr, dc) => clampView({ r0: view2.r0 + dr, c0: view2.c0 + dc, k: view2.k }, n2);
+  function sliceOf({ data, shape: [, cols] }, { r0, c0, k }) {
+    const out = new Float32Array(k * k);
+    for (let i = 0; i < k; i++) out.set(data.subarray((r0 + i) * cols + c0, (r0 + i) * cols + c0 + k), i * k);
+    return { data: out, shape: [k, k] };
+  }
+  function bindZoom(canvas, { view: view2, set }) {
+    const scale = () => canvas.width / (canvas.clientWidth || canvas.width);
+    const at = (e) => {
+      const { plot } = view2(), k = scale();
+      return [(e.offsetX * k - plot.x) / plot.width, (e.offsetY * k - plot.y) / plot.height];
+    };
+    canvas.addEventListener("wheel", (e) => {
+      const s2 = view2();
+      if (!s2) return;
+      e.preventDefault();
+      const [u, v] = at(e);
+      set(zoomAt(s2.view, s2.n, e.deltaY < 0 ? 1 / WHEEL_STEP : WHEEL_STEP, clamp01(u), clamp01(v)));
+    }, { passive: false });
+    const pointers = /* @__PURE__ */ new Map();
+    let last = null;
+    canvas.addEventListener("pointerdown", (e) => {
+      pointers.set(e.pointerId, e);
+      canvas.setPointerCapture?.(e.pointerId);
+      last = gesture(pointers);
+    });
+    const end = (e) => {
+      pointers.delete(e.pointerId);
+      last = gesture(pointers);
+    };
+    canvas.addEventListener("pointerup", end);
+    canvas.addEventListener("pointercancel", end);
+    canvas.addEventListener("pointermove", (e) => {
+      const s2 = view2();
+      if (!s2 || !pointers.has(e.pointerId)) return;
+      pointers.set(e.pointerId, e);
+      const now = gesture(pointers);
+      if (!last || !now || now.count !== last.count) {
+        last = now;
+        return;
+      }
+      const { plot } = s2, k = scale(), cell2 = plot.width / s2.view.k / k;
+      let next = panBy(s2.view, s2.n, -(now.y - last.y) / cell2, -(now.x - last.x) / cell2);
+      if (now.count === 2 && last.dist > 0 && now.dist > 0) {
+        const [u, v] = at({ offsetX: now.x, offsetY: now.y });
+        next = zoomAt(next, s2.n, last.dist / now.dist, clamp01(u), clamp01(v));
+      }
+      if (next.r0 !== s2.view.r0 || next.c0 !== s2.view.c0 || next.k !== s2.view.k) {
+        set(next);
+        last = now;
+      }
+    });
+    canvas.addEventListener("keydown", (e) => {
+      const s2 = view2();
+      if (!s2) return;
+      const q = Math.max(1, Math.round(s2.view.k / 4));
+      const next = {
+        "+": () => zoomAt(s2.view, s2.n, 1 / KEY_STEP),
+        "=": () => zoomAt(s2.view, s2.n, 1 / KEY_STEP),
+        "-": () => zoomAt(s2.view, s2.n, KEY_STEP),
+        0: () => fullView(s2.n),
+        ArrowUp: () => panBy(s2.view, s2.n, -q, 0),
+        ArrowDown: () => panBy(s2.view, s2.n, q, 0),
+        ArrowLeft: () => panBy(s2.view, s2.n, 0, -q),
+        ArrowRight: () => panBy(s2.view, s2.n, 0, q)
+      }[e.key];
+      if (!next) return;
+      e.preventDefault();
+      set(next());
+    });
+  }
+  var clamp01 = (x) => Number.isFinite(x) ? Math.max(0, Math.min(1, x)) : 0.5;
+  function gesture(pointers) {
+    const ps = [...pointers.values()];
+    if (!ps.length) return null;
+    const x = ps.reduce((a, p) => a + p.offsetX, 0) / ps.length, y = ps.reduce((a, p) => a + p.offsetY, 0) / ps.length;
+    const dist = ps.length === 2 ? Math.hypot(ps[0].offsetX - ps[1].offsetX, ps[0].offsetY - ps[1].offsetY) : 0;
+    return { x, y, dist, count: ps.length };
+  }
+
   // web/page/page-heads.js
   var MAX_HEAD_TOKENS = 4096;
   var SORTS = Object.freeze(["sink", "previous", "self", "next", "entropy", "distance", "induction", "duplicate"]);
@@ -6460,7 +6556,8 @@ ${svg}</svg>
       h2(
         "figure",
         { id: "roles-big-card", class: "roles-big-card", hidden: true },
-        h2("canvas", { id: "roles-big", class: "roles-big", width: 1, height: 1, role: "img", "aria-labelledby": "roles-big-note" }),
+        h2("canvas", { id: "roles-big", class: "roles-big", width: 1, height: 1, role: "img", tabindex: 0, "aria-labelledby": "roles-big-note", "aria-describedby": "roles-zoom" }),
+        h2("p", { id: "roles-zoom", class: "note roles-zoom" }),
         h2("p", { id: "roles-hover", class: "note roles-hover", "aria-live": "polite" }),
         h2("figcaption", { id: "roles-big-note", class: "note" })
       )
@@ -6483,6 +6580,13 @@ ${svg}</svg>
       if (cell2) openBig(env, p, Number(cell2.dataset.row), Number(cell2.dataset.col));
     });
     bindHover(env, p);
+    bindZoom($2("roles-big"), {
+      view: () => p.big?.drawn ? { view: p.big.view, n: p.run.n, plot: p.big.drawn.plot } : null,
+      set: (view2) => {
+        p.big.view = view2;
+        drawBig2(env, p);
+      }
+    });
     renderTexts(env, p);
   }
   function bindHover(env, p) {
@@ -6491,8 +6595,8 @@ ${svg}</svg>
       if (!p.big?.drawn || !p.run) return;
       const k = canvas.width / (canvas.clientWidth || canvas.width);
       const cell2 = p.big.drawn.cellAt(e.offsetX * k, e.offsetY * k);
-      const { labels } = p.run;
-      put(env, p, env.$("roles-hover"), cell2 ? (C2) => C2.hover(cell2.row, cell2.col, labels[cell2.row], labels[cell2.col], cell2.value.toPrecision(4)) : (C2) => C2.hoverHint);
+      const { labels } = p.run, i = cell2 && cell2.row + p.big.view.r0, j = cell2 && cell2.col + p.big.view.c0;
+      put(env, p, env.$("roles-hover"), cell2 ? (C2) => C2.hover(i, j, labels[i], labels[j], cell2.value.toPrecision(4)) : (C2) => C2.hoverHint);
     });
   }
   function put(env, p, el, fn) {
@@ -6517,7 +6621,7 @@ ${svg}</svg>
     $2("roles-thumbs").dataset.state = "empty";
     $2("roles-big-card").hidden = true;
     put(env, p, $2("roles-status"), null);
-    for (const id2 of ["roles-grid-note", "roles-thumbs-title", "roles-big-note", "roles-hover"]) put(env, p, $2(id2), null);
+    for (const id2 of ["roles-grid-note", "roles-thumbs-title", "roles-big-note", "roles-hover", "roles-zoom"]) put(env, p, $2(id2), null);
   }
   function readText(env, p, m) {
     const text2 = env.$("roles-text").value.trim() || p.section.text();
@@ -6678,16 +6782,30 @@ ${svg}</svg>
     canvas.width = Math.min(4096, Math.round(css * dpr));
     canvas.height = canvas.width;
     canvas.style.width = `${css}px`;
-    const text2 = getComputedStyle(card).color || "#1f2328";
-    const drawn = drawHeatmap(canvas, mapOf(p, l, hd), { colourScale: scaleOf(env), rowLabels: r.labels, colLabels: r.labels, textColour: text2 });
     Object.assign(canvas.dataset, { layer: String(l), head: String(hd), n: String(r.n) });
-    p.big = { layer: l, head: hd, drawn };
+    p.big = { layer: l, head: hd, map: mapOf(p, l, hd), view: fullView(r.n), drawn: null };
+    drawBig2(env, p);
     put(env, p, $2("roles-big-note"), (C2) => C2.bigNote(l, hd, r.n));
     put(env, p, $2("roles-hover"), (C2) => C2.hoverHint);
     for (const b of $2("roles-thumbs").querySelectorAll("button.roles-thumb")) {
       b.setAttribute("aria-pressed", String(Number(b.dataset.layer) === l && Number(b.dataset.head) === hd));
     }
     card.scrollIntoView?.({ block: "nearest" });
+  }
+  function drawBig2(env, p) {
+    const { $: $2 } = env, r = p.run, b = p.big, { r0, c0, k } = b.view, canvas = $2("roles-big");
+    const whole = b.view.k === r.n, text2 = getComputedStyle($2("roles-big-card")).color || "#1f2328";
+    const domain = b.domain ?? null;
+    b.drawn = drawHeatmap(canvas, whole ? b.map : sliceOf(b.map, b.view), {
+      colourScale: scaleOf(env),
+      textColour: text2,
+      ...domain ? { min: domain.min, max: domain.max } : {},
+      rowLabels: r.labels.slice(r0, r0 + k),
+      colLabels: r.labels.slice(c0, c0 + k)
+    });
+    b.domain ??= b.drawn.domain;
+    Object.assign(canvas.dataset, { r0: String(r0), c0: String(c0), k: String(k) });
+    put(env, p, $2("roles-zoom"), (C2) => C2.zoom(r0, c0, k, r.n));
   }
   function renderTexts(env, p) {
     const { $: $2 } = env, C2 = env.getT().models.heads;
@@ -6807,7 +6925,7 @@ ${svg}</svg>
       b.setAttribute("aria-pressed", String(on));
     }
   }
-  function drawBig2(env, s2) {
+  function drawBig3(env, s2) {
     const { $: $2 } = env;
     const T2 = env.getT(), C2 = T2.models.ckpt;
     const box = $2("checkpoint-big");
@@ -6943,7 +7061,7 @@ ${svg}</svg>
     s2.heads = createHeadsPanel(env, { model: () => s2.model, text: () => $2("model-text").value, busy: () => Boolean(s2.gen) });
     s2.heads.bind($2("checkpoint-model"));
     new ResizeObserver(() => {
-      if (s2.run && Math.abs($2("checkpoint-big").clientWidth - s2.bigWidth) > 4) drawBig2(env, s2);
+      if (s2.run && Math.abs($2("checkpoint-big").clientWidth - s2.bigWidth) > 4) drawBig3(env, s2);
     }).observe($2("checkpoint-big"));
   }
   function bindFiles(env, s2) {
@@ -6985,7 +7103,7 @@ ${svg}</svg>
       $2(id2).addEventListener("change", () => {
         if (s2.run) {
           drawGrid(env, s2);
-          drawBig2(env, s2);
+          drawBig3(env, s2);
         }
         renderOptionsNote(env, s2);
       });
@@ -6996,7 +7114,7 @@ ${svg}</svg>
       const b = e.target.closest("button.thumb");
       if (!b) return;
       s2.big = { layer: Number(b.dataset.layer), head: Number(b.dataset.head) };
-      drawBig2(env, s2);
+      drawBig3(env, s2);
     });
   }
   function put2(env, s2, el, fn) {
@@ -7156,7 +7274,7 @@ ${svg}</svg>
     s2.run = { ids: r.ids, labels: labelsOf2(s2.model, r.ids), heads };
     $2("model-output").hidden = true;
     drawGrid(env, s2);
-    drawBig2(env, s2);
+    drawBig3(env, s2);
     renderOptionsNote(env, s2);
     if (s2.model.config.encoder) fillMask(env, s2, r.ids, Boolean(logits));
     s2.headView.show({ maps: attention, labels: [...s2.run.labels], ids: Array.from(r.ids), name: s2.name, kvHeads: s2.model.config.kvHeads ?? s2.model.config.n_head });
@@ -7242,7 +7360,7 @@ ${svg}</svg>
       appendThumbRow(svg, rowsOf(s2, run2.heads[l][k], kept).at(-1), scale);
       svg.setAttribute("data-ids", JSON.stringify(kept.map((i) => run2.ids[i])));
     }));
-    drawBig2(env, s2);
+    drawBig3(env, s2);
   }
   function renderTexts2(env, s2) {
     const { $: $2 } = env;
@@ -7270,7 +7388,7 @@ ${svg}</svg>
     const c = s2.model?.config;
     $2("checkpoint-grid-hint").textContent = C2.gridHint + (c && c.kvHeads < c.n_head ? ` ${C2.gqaHint(c.n_head, c.kvHeads)}` : "");
     if (s2.run) {
-      drawBig2(env, s2);
+      drawBig3(env, s2);
       renderOptionsNote(env, s2);
     }
     if (s2.fill?.results) renderFill(env, s2);

@@ -47,6 +47,8 @@ export const zh = { models: { heads: {
   bigNote: (l, h, n) => `层 ${l + 1} 的头 ${h + 1}，${zhNum(n)} × ${zhNum(n)}。每行是一个 token 在看谁；像素比格子少时，一个像素显示它覆盖的格子里的最大值。`,
   hover: (i, j, a, b, v) => `第 ${i} 行（${a}）看第 ${j} 列（${b}）：${v}`,
   hoverHint: '把鼠标移到图上，看某一格的两个 token 和权重。',
+  zoom: (r0, c0, k, n) => (k === n ? `整张图（${zhNum(n)} × ${zhNum(n)}）。滚轮、双指或 + − 放大，拖动或方向键平移，0 回到整张图。`
+    : `第 ${r0} – ${r0 + k - 1} 行 × 第 ${c0} – ${c0 + k - 1} 列（共 ${zhNum(n)}）。滚轮、双指或 + − 缩放，拖动或方向键平移，0 回到整张图。`),
 } } };
 
 export const en = { models: { heads: {
@@ -88,4 +90,6 @@ export const en = { models: { heads: {
   bigNote: (l, h, n) => `Layer ${l + 1}, head ${h + 1}, ${enNum(n)} × ${enNum(n)}. Each row is where a token looks; where there are more cells than pixels, a pixel shows the largest cell it covers.`,
   hover: (i, j, a, b, v) => `Row ${i} (${a}) looks at column ${j} (${b}): ${v}`,
   hoverHint: 'Move the pointer over the map to see a cell\'s two tokens and its weight.',
+  zoom: (r0, c0, k, n) => (k === n ? `The whole map (${enNum(n)} × ${enNum(n)}). Wheel, pinch or + − to zoom, drag or the arrow keys to pan, 0 for the whole map.`
+    : `Rows ${r0}–${r0 + k - 1} × columns ${c0}–${c0 + k - 1} (of ${enNum(n)}). Wheel, pinch or + − to zoom, drag or the arrow keys to pan, 0 for the whole map.`),
 } } };

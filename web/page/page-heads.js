@@ -20,6 +20,7 @@
 import { renderHeatmap, drawHeatmap } from '../heatmap/heatmap.js';
 import { manualSeed } from '../rng/torch-rng.js';
 import { parseIds } from './page-files.js';
+import { fullView, sliceOf, bindZoom } from './page-zoom.js';
 
 export const MAX_HEAD_TOKENS = 4096;
 export const SORTS = Object.freeze(['sink', 'previous', 'self', 'next', 'entropy', 'distance', 'induction', 'duplicate']);
@@ -80,7 +81,8 @@ function bind(env, p, parent) {
       h('figure', { class: 'roles-grid-card' }, h('div', { id: 'roles-grid', class: 'roles-grid' }), h('figcaption', { id: 'roles-grid-note', class: 'note' })),
       h('div', { class: 'roles-top' }, h('h4', { id: 'roles-thumbs-title' }), h('div', { id: 'roles-thumbs', class: 'roles-thumbs', 'data-state': 'empty' }))),
     h('figure', { id: 'roles-big-card', class: 'roles-big-card', hidden: true },
-      h('canvas', { id: 'roles-big', class: 'roles-big', width: 1, height: 1, role: 'img', 'aria-labelledby': 'roles-big-note' }),
+      h('canvas', { id: 'roles-big', class: 'roles-big', width: 1, height: 1, role: 'img', tabindex: 0, 'aria-labelledby': 'roles-big-note', 'aria-describedby': 'roles-zoom' }),
+      h('p', { id: 'roles-zoom', class: 'note roles-zoom' }),
       h('p', { id: 'roles-hover', class: 'note roles-hover', 'aria-live': 'polite' }),
       h('figcaption', { id: 'roles-big-note', class: 'note' }))));
   const { $ } = env;
@@ -97,6 +99,10 @@ function bind(env, p, parent) {
     if (cell) openBig(env, p, Number(cell.dataset.row), Number(cell.dataset.col));
   });
   bindHover(env, p);
+  bindZoom($('roles-big'), {
+    view: () => (p.big?.drawn ? { view: p.big.view, n: p.run.n, plot: p.big.drawn.plot } : null),
+    set: (view) => { p.big.view = view; drawBig(env, p); },
+  });
   renderTexts(env, p);
 }
 
@@ -107,9 +113,9 @@ function bindHover(env, p) {
     if (!p.big?.drawn || !p.run) return;
     const k = canvas.width / (canvas.clientWidth || canvas.width);
     const cell = p.big.drawn.cellAt(e.offsetX * k, e.offsetY * k);
-    const { labels } = p.run;
+    const { labels } = p.run, i = cell && cell.row + p.big.view.r0, j = cell && cell.col + p.big.view.c0;
     put(env, p, env.$('roles-hover'), cell
-      ? (C) => C.hover(cell.row, cell.col, labels[cell.row], labels[cell.col], cell.value.toPrecision(4))
+      ? (C) => C.hover(i, j, labels[i], labels[j], cell.value.toPrecision(4))
       : (C) => C.hoverHint);
   });
 }
@@ -143,7 +149,7 @@ function clear(env, p) {
   $('roles-thumbs').dataset.state = 'empty';
   $('roles-big-card').hidden = true;
   put(env, p, $('roles-status'), null);
-  for (const id of ['roles-grid-note', 'roles-thumbs-title', 'roles-big-note', 'roles-hover']) put(env, p, $(id), null);
+  for (const id of ['roles-grid-note', 'roles-thumbs-title', 'roles-big-note', 'roles-hover', 'roles-zoom']) put(env, p, $(id), null);
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -317,7 +323,7 @@ async function drawThumbs(env, p, score) {
 // the section's log switch applies here too
 const scaleOf = (env) => (env.$('model-log')?.checked ? 'log' : 'unit');
 
-/** One head's whole map, as wide as the panel (at most 720 px), with its tokens where they fit. */
+/** One head's map, as wide as the panel (at most 720 px): the whole of it, zoomed and panned from there. */
 function openBig(env, p, l, hd) {
   const { $ } = env, r = p.run;
   if (!r) return;
@@ -328,16 +334,32 @@ function openBig(env, p, l, hd) {
   canvas.width = Math.min(4096, Math.round(css * dpr));
   canvas.height = canvas.width;
   canvas.style.width = `${css}px`;                          // (height: auto, from the canvas's own square)
-  const text = getComputedStyle(card).color || '#1f2328';
-  const drawn = drawHeatmap(canvas, mapOf(p, l, hd), { colourScale: scaleOf(env), rowLabels: r.labels, colLabels: r.labels, textColour: text });
   Object.assign(canvas.dataset, { layer: String(l), head: String(hd), n: String(r.n) });
-  p.big = { layer: l, head: hd, drawn };
+  p.big = { layer: l, head: hd, map: mapOf(p, l, hd), view: fullView(r.n), drawn: null };
+  drawBig(env, p);
   put(env, p, $('roles-big-note'), (C) => C.bigNote(l, hd, r.n));
   put(env, p, $('roles-hover'), (C) => C.hoverHint);
   for (const b of $('roles-thumbs').querySelectorAll('button.roles-thumb')) {
     b.setAttribute('aria-pressed', String(Number(b.dataset.layer) === l && Number(b.dataset.head) === hd));
   }
   card.scrollIntoView?.({ block: 'nearest' });
+}
+
+/**
+ * The big map's window (p.big.view) drawn, on the whole map's colour domain (a window keeps the
+ * colours it had), its tokens where they fit; the window's place in words and in data-*.
+ */
+function drawBig(env, p) {
+  const { $ } = env, r = p.run, b = p.big, { r0, c0, k } = b.view, canvas = $('roles-big');
+  const whole = b.view.k === r.n, text = getComputedStyle($('roles-big-card')).color || '#1f2328';
+  const domain = b.domain ?? null;
+  b.drawn = drawHeatmap(canvas, whole ? b.map : sliceOf(b.map, b.view), {
+    colourScale: scaleOf(env), textColour: text, ...(domain ? { min: domain.min, max: domain.max } : {}),
+    rowLabels: r.labels.slice(r0, r0 + k), colLabels: r.labels.slice(c0, c0 + k),
+  });
+  b.domain ??= b.drawn.domain;
+  Object.assign(canvas.dataset, { r0: String(r0), c0: String(c0), k: String(k) });
+  put(env, p, $('roles-zoom'), (C) => C.zoom(r0, c0, k, r.n));
 }
 
 // ------------------------------------------------------------------------------------------------

@@ -140,6 +140,12 @@ test('the heads panel: ~300 tokens, thumbnails in result.heads\'s order, another
     await page.waitForFunction((n) => Number(document.querySelector('#roles-big').dataset.k) < n, n);
     assert.match(await page.textContent('#roles-zoom'), /^第 \d+ – \d+ 行 × 第 \d+ – \d+ 列/);
     await page.locator('#roles-big-card').screenshot({ path: '/tmp/page-heads-zoom.png' });
+    // the map as drawn, as a PNG file of the canvas's size
+    const [file] = await Promise.all([page.waitForEvent('download'), page.click('#roles-png')]);
+    const png = fs.readFileSync(await file.path()), side = await page.$eval('#roles-big', (c) => [c.width, c.height]);
+    assert.equal(png.subarray(1, 4).toString(), 'PNG');
+    assert.deepEqual([png.readUInt32BE(16), png.readUInt32BE(20)], side, 'the PNG is the canvas, pixel for pixel');
+    assert.match(file.suggestedFilename(), new RegExp(`^attnmap-layer${got[2].layer + 1}-head${got[2].head + 1}-rows\\d+-\\d+-cols\\d+-\\d+\\.png$`));
 
     // the induction test: the seeded block repeated twice, sorted by induction
     const ind = inductionIds(model.config.vocab_size, headsCap(model.config));

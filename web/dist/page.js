@@ -1789,6 +1789,7 @@
     textLabel: (cap) => `\u957F\u6587\u672C\uFF08\u6700\u591A ${zhNum(cap)} \u4E2A token\uFF1B\u7559\u7A7A\u5219\u7528\u4E0A\u9762\u7684\u6587\u672C\uFF09`,
     run: "\u8BA1\u7B97\u6BCF\u4E2A\u5934\u7684\u5F97\u5206",
     induction: "\u68C0\u6D4B\u5F52\u7EB3\u5934",
+    savePng: "\u628A\u8FD9\u5F20\u56FE\u4FDD\u5B58\u4E3A PNG",
     sortLabel: "\u6392\u5E8F\u4F9D\u636E",
     sorts: {
       sink: "\u6C47\u70B9\uFF08\u770B\u7B2C\u4E00\u4E2A token\uFF09",
@@ -1829,6 +1830,7 @@
     textLabel: (cap) => `A long text (up to ${enNum(cap)} tokens; empty: the text above)`,
     run: "Score every head",
     induction: "Test for induction heads",
+    savePng: "Save this map as PNG",
     sortLabel: "Order by",
     sorts: {
       sink: "sink (looks at the first token)",
@@ -6558,6 +6560,7 @@ ${svg}</svg>
         { id: "roles-big-card", class: "roles-big-card", hidden: true },
         h2("canvas", { id: "roles-big", class: "roles-big", width: 1, height: 1, role: "img", tabindex: 0, "aria-labelledby": "roles-big-note", "aria-describedby": "roles-zoom" }),
         h2("p", { id: "roles-zoom", class: "note roles-zoom" }),
+        h2("button", { id: "roles-png", type: "button" }),
         h2("p", { id: "roles-hover", class: "note roles-hover", "aria-live": "polite" }),
         h2("figcaption", { id: "roles-big-note", class: "note" })
       )
@@ -6579,6 +6582,7 @@ ${svg}</svg>
       const cell2 = e.target.closest("[data-row][data-col]");
       if (cell2) openBig(env, p, Number(cell2.dataset.row), Number(cell2.dataset.col));
     });
+    $2("roles-png").addEventListener("click", () => savePng(env, p));
     bindHover(env, p);
     bindZoom($2("roles-big"), {
       view: () => p.big?.drawn ? { view: p.big.view, n: p.run.n, plot: p.big.drawn.plot } : null,
@@ -6807,6 +6811,18 @@ ${svg}</svg>
     Object.assign(canvas.dataset, { r0: String(r0), c0: String(c0), k: String(k) });
     put(env, p, $2("roles-zoom"), (C2) => C2.zoom(r0, c0, k, r.n));
   }
+  function savePng(env, p) {
+    const b = p.big, canvas = env.$("roles-big");
+    if (!b?.drawn) return;
+    const out = document.createElement("canvas");
+    Object.assign(out, { width: canvas.width, height: canvas.height });
+    const ctx = out.getContext("2d");
+    ctx.fillStyle = getComputedStyle(document.body).backgroundColor || "#ffffff";
+    ctx.fillRect(0, 0, out.width, out.height);
+    ctx.drawImage(canvas, 0, 0);
+    const { r0, c0, k } = b.view;
+    out.toBlob((blob) => blob && download(blob, `attnmap-layer${b.layer + 1}-head${b.head + 1}-rows${r0}-${r0 + k - 1}-cols${c0}-${c0 + k - 1}.png`), "image/png");
+  }
   function renderTexts(env, p) {
     const { $: $2 } = env, C2 = env.getT().models.heads;
     const m = p.section.model();
@@ -6815,6 +6831,7 @@ ${svg}</svg>
     $2("roles-text-label").textContent = C2.textLabel(m ? headsCap(m.config) : MAX_HEAD_TOKENS);
     $2("roles-run").textContent = C2.run;
     $2("roles-induction").textContent = C2.induction;
+    $2("roles-png").textContent = C2.savePng;
     $2("roles-sort-label").textContent = C2.sortLabel;
     for (const o of $2("roles-sort").options) {
       o.textContent = C2.sorts[o.value];

@@ -15,6 +15,7 @@ export const zh = { models: { heads: {
   textLabel: (cap) => `长文本（最多 ${zhNum(cap)} 个 token；留空则用上面的文本）`,
   run: '计算每个头的得分',
   induction: '检测归纳头',
+  savePng: '把这张图保存为 PNG',
   sortLabel: '排序依据',
   sorts: {
     sink: '汇点（看第一个 token）',
@@ -58,6 +59,7 @@ export const en = { models: { heads: {
   textLabel: (cap) => `A long text (up to ${enNum(cap)} tokens; empty: the text above)`,
   run: 'Score every head',
   induction: 'Test for induction heads',
+  savePng: 'Save this map as PNG',
   sortLabel: 'Order by',
   sorts: {
     sink: 'sink (looks at the first token)',

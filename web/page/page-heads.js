@@ -21,6 +21,7 @@ import { renderHeatmap, drawHeatmap } from '../heatmap/heatmap.js';
 import { manualSeed } from '../rng/torch-rng.js';
 import { parseIds } from './page-files.js';
 import { fullView, sliceOf, bindZoom } from './page-zoom.js';
+import { download } from './page-export.js';
 
 export const MAX_HEAD_TOKENS = 4096;
 export const SORTS = Object.freeze(['sink', 'previous', 'self', 'next', 'entropy', 'distance', 'induction', 'duplicate']);
@@ -83,6 +84,7 @@ function bind(env, p, parent) {
     h('figure', { id: 'roles-big-card', class: 'roles-big-card', hidden: true },
       h('canvas', { id: 'roles-big', class: 'roles-big', width: 1, height: 1, role: 'img', tabindex: 0, 'aria-labelledby': 'roles-big-note', 'aria-describedby': 'roles-zoom' }),
       h('p', { id: 'roles-zoom', class: 'note roles-zoom' }),
+      h('button', { id: 'roles-png', type: 'button' }),
       h('p', { id: 'roles-hover', class: 'note roles-hover', 'aria-live': 'polite' }),
       h('figcaption', { id: 'roles-big-note', class: 'note' }))));
   const { $ } = env;
@@ -98,6 +100,7 @@ function bind(env, p, parent) {
     const cell = e.target.closest('[data-row][data-col]');
     if (cell) openBig(env, p, Number(cell.dataset.row), Number(cell.dataset.col));
   });
+  $('roles-png').addEventListener('click', () => savePng(env, p));
   bindHover(env, p);
   bindZoom($('roles-big'), {
     view: () => (p.big?.drawn ? { view: p.big.view, n: p.run.n, plot: p.big.drawn.plot } : null),
@@ -362,6 +365,20 @@ function drawBig(env, p) {
   put(env, p, $('roles-zoom'), (C) => C.zoom(r0, c0, k, r.n));
 }
 
+/** The big map as drawn (its window, labels, legend) on the card's background, as a PNG file. */
+function savePng(env, p) {
+  const b = p.big, canvas = env.$('roles-big');
+  if (!b?.drawn) return;
+  const out = document.createElement('canvas');
+  Object.assign(out, { width: canvas.width, height: canvas.height });
+  const ctx = out.getContext('2d');
+  ctx.fillStyle = getComputedStyle(document.body).backgroundColor || '#ffffff';
+  ctx.fillRect(0, 0, out.width, out.height);
+  ctx.drawImage(canvas, 0, 0);
+  const { r0, c0, k } = b.view;
+  out.toBlob((blob) => blob && download(blob, `attnmap-layer${b.layer + 1}-head${b.head + 1}-rows${r0}-${r0 + k - 1}-cols${c0}-${c0 + k - 1}.png`), 'image/png');
+}
+
 // ------------------------------------------------------------------------------------------------
 // texts
 
@@ -373,6 +390,7 @@ function renderTexts(env, p) {
   $('roles-text-label').textContent = C.textLabel(m ? headsCap(m.config) : MAX_HEAD_TOKENS);
   $('roles-run').textContent = C.run;
   $('roles-induction').textContent = C.induction;
+  $('roles-png').textContent = C.savePng;
   $('roles-sort-label').textContent = C.sortLabel;
   for (const o of $('roles-sort').options) {
     o.textContent = C.sorts[o.value];

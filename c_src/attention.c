@@ -654,6 +654,8 @@ static attn_status check_stats(const attn_row_stats *stats, int n, int m) {
 #endif
     if (!stats->out || !stats->qpos || !stats->kpos || !stats->points) return ATTN_ERR_NULL;
     if (!all_finite(stats->qpos, (size_t)n) || !all_finite(stats->kpos, (size_t)m)) return ATTN_ERR_NON_FINITE;
+    for (int i = 0; i < n; i++) if (fabsf(stats->qpos[i]) > ATTN_MAX_POSITION) return ATTN_ERR_RANGE;
+    for (int j = 0; j < m; j++) if (fabsf(stats->kpos[j]) > ATTN_MAX_POSITION) return ATTN_ERR_RANGE;
     for (size_t i = 0; i < (size_t)n * ATTN_ROW_POINTS; i++)
         if (stats->points[i] < -1 || stats->points[i] >= m) return ATTN_ERR_RANGE;
     return ATTN_OK;

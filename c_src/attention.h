@@ -106,7 +106,9 @@ typedef struct attn_row_stats {
 } attn_row_stats;
 
 // attn_forward_rows, and the statistics of rows [row_begin, row_end) into stats->out (stats NULL:
-// none). Any positions, finite; a point outside [-1, m): ATTN_ERR_RANGE.
+// none). Positions finite (else ATTN_ERR_NON_FINITE) and within ±ATTN_MAX_POSITION (2^60: each
+// distance's float sums stay finite), else ATTN_ERR_RANGE; a point outside [-1, m): ATTN_ERR_RANGE.
+#define ATTN_MAX_POSITION 0x1p60f
 attn_status attn_forward_stats(float *out, float *weights, float *workspace, const attn_row_stats *stats,
                                const float *q, const float *k, const float *v, const uint8_t *mask,
                                int n, int m, int d_k, int d_v, float scale, unsigned flags,
@@ -145,7 +147,9 @@ size_t attn_heads_keep_floats(int T, int m, int H);
 // weights (T, m) = query head i of layer l's weights again, from what a forward with keep's
 // queries kept: the keys from a decoder's cache (causal, from position 0: T = m; S the cache's
 // capacity) or, cache NULL, from keep's keys under key_mask (m bytes) or none. The bits of that forward's
-// weights for the head. workspace: attn_heads_map_floats(T, m, d) floats.
+// weights for the head. workspace: attn_heads_map_floats(T, m, d) floats (0 when a size is < 1 or
+// their bytes do not fit in size_t). A NULL pointer: ATTN_ERR_NULL; l < 0, i outside [0, H), G < 1 or
+// not dividing H, T < 1, m < T (with a cache m ≠ T), S < m: ATTN_ERR_RANGE; d < 1: ATTN_ERR_SIZE.
 attn_status attn_heads_map(float *weights, float *workspace, const attn_heads_keep *keep, const float *cache,
                            const uint8_t *key_mask, int l, int i, int T, int m, int S, int H, int G, int d);
 size_t attn_heads_map_floats(int T, int m, int d);

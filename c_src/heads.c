@@ -226,13 +226,15 @@ attn_status attn_heads_run(float *y, float *attention, const int32_t *slots, con
 
 size_t attn_heads_map_floats(int T, int m, int d) {
     if (T < 1 || m < 1 || d < 1 || !fits((size_t)T, (size_t)d) || !fits((size_t)T, (size_t)m)) return 0;
-    return (size_t)T * d + ((size_t)T * m + 3) / 4;
+    const size_t out = (size_t)T * d, mask = ((size_t)T * m + 3) / 4;
+    return mask > ((size_t)-1 / sizeof(float)) - out ? 0 : out + mask;   // its bytes fit in size_t
 }
 
 attn_status attn_heads_map(float *weights, float *workspace, const attn_heads_keep *keep, const float *cache,
                            const uint8_t *key_mask, int l, int i, int T, int m, int S, int H, int G, int d) {
     if (!weights || !workspace || !keep || !keep->queries || (!cache && !keep->keys)) return ATTN_ERR_NULL;
-    if (l < 0 || i < 0 || i >= H || G < 1 || H % G != 0 || T < 1 || m < T || S < m) return ATTN_ERR_RANGE;
+    if (l < 0 || i < 0 || i >= H || G < 1 || H % G != 0 || T < 1 || m < T || S < m || (cache && m != T)) return ATTN_ERR_RANGE;
+    if (d < 1) return ATTN_ERR_SIZE;   // before workspace + T·d
     float *out = workspace;
     uint8_t *mask = (uint8_t *)(workspace + (size_t)T * d);
     const float *q = keep->queries + ((size_t)l * H + (size_t)i) * T * d;

@@ -36,6 +36,8 @@ rm -f "$probe" "$probe.c" "$probe.log"
 
 sources=(c_src/attention.c c_src/rope.c)
 [ -f c_src/mha.c ] && sources+=(c_src/mha.c)
+# fuzz_stats: heads.c, which runs its jobs through parallel.c, which needs linear.c's kernels
+sources+=(c_src/heads.c c_src/parallel.c c_src/linear.c)
 
 if [ $# -gt 0 ]; then
   targets=("$@")

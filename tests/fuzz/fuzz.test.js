@@ -16,7 +16,10 @@ const SECONDS = Number(process.env.FUZZ_TEST_SECONDS || 1);
 const INSTALL = 'apt-get install -y clang libclang-rt-14-dev';
 const fuzzDir = path.join(root, 'tests/fuzz');
 const targets = fs.readdirSync(fuzzDir).filter((f) => /^fuzz_\w+\.c$/.test(f)).map((f) => f.slice(5, -2)).sort();
-const sources = ['c_src/attention.c', 'c_src/mha.c', 'c_src/rope.c'].filter((f) => fs.existsSync(path.join(root, f)));
+// the C core the targets link: heads.c (fuzz_stats) runs its jobs through parallel.c, whose linear
+// kernels' jobs need linear.c (no threads natively: parallel.c imports them only under ATTN_THREADS)
+const sources = ['c_src/attention.c', 'c_src/mha.c', 'c_src/rope.c', 'c_src/heads.c', 'c_src/parallel.c', 'c_src/linear.c']
+  .filter((f) => fs.existsSync(path.join(root, f)));
 const out = path.join(root, 'build/fuzz-test');
 fs.mkdirSync(out, { recursive: true });
 

@@ -65,6 +65,33 @@ function mha({ n, m = null, heads, kvIndex = 0, dh, weights = true, concat = tru
     ...blen.flatMap((len, i) => ((biases >> i) & 1 ? matrix(len) : [])), ...(hasMask ? mask(n, mm) : [])];
 }
 
+// stats (part byte 0): n-1 m-1 d_k-1 d_v-1 | opt: bit0 weights, bit1 mask, bits5-7 a NULL member |
+// flags | range kind 5 (valid), begin, length - 1 | qpos kind, kpos kind (0: i + (kind >> 2) - 8, 1: the
+// same × 1.5, 2: a matrix follows) | points mode (0 any, 1 heads.c's, 2 none, + 0x1c one broken), S,
+// a byte per point [at lo, at hi, bad value] | q k v [mask]
+function stats({ n, m, dk, dv, weights = true, hasMask = false, causal = false, nullMember = 0, range = [0, n - 1],
+  qpos = [32], kpos = [32], points = 1, broken = null }) {
+  const opt = (weights ? 1 : 0) | (hasMask ? 2 : 0) | (nullMember << 5);
+  return [0, n - 1, m - 1, dk - 1, dv - 1, opt, causal ? 1 : 0, 5, ...range, ...qpos, ...kpos,
+    points | (broken === null ? 0 : 0x1c), 3, ...Array.from({ length: n * 6 }, () => Math.floor(rand() * 256)), ...(broken ?? []),
+    ...matrix(n * dk), ...matrix(m * dk), ...matrix(m * dv), ...(hasMask ? mask(n, m, 2) : [])];
+}
+
+// the heads' sizes (part byte 5): T m H d, each a byte < 192 picking an edge (15: INT_MAX, 0: INT_MIN,
+// 5: 0, 6: 1) or >= 192 and 4 raw bytes
+const sizes = (...picks) => [5, ...picks.flat()];
+
+// attn_heads_map (part byte 6): L-1 H-1 G index d-1 T-1 | opt: bit0 decoder, bit1 key mask, bits2-6
+// 16 + what to break | m - T, S - m, l, i, bad value | queries [cache | keys] [key mask mode, bits] | v
+function map({ L, H, gIndex = 0, d, T, decoder = false, keyMask = false, extra = 0, sExtra = 0, l = 0, i = 0, brk = null, bad = 0 }) {
+  const divisors = []; for (let g = 1; g <= H; g++) if (H % g === 0) divisors.push(g);
+  const G = divisors[gIndex], m = T + (decoder ? 0 : extra), S = m + sExtra;
+  const opt = (decoder ? 1 : 0) | (keyMask ? 2 : 0) | (brk === null ? 0 : (16 + brk) << 2);
+  return [6, L - 1, H - 1, gIndex, d - 1, T - 1, opt, extra, sExtra, l, i, bad, ...matrix(L * H * T * d),
+    ...matrix((decoder ? 2 * S : m) * L * G * d), ...(keyMask ? [2, ...Array.from({ length: m }, (_, j) => (j % 3 ? 1 : 0))] : []),
+    ...matrix(m * d).slice(1)];
+}
+
 const seeds = {
   forward: {
     'section5-3x3': forward({ n: 3, m: 3, dk: 4, dv: 3 }),
@@ -109,6 +136,18 @@ const seeds = {
     'mqa-mask-tiled': mha({ n: 10, m: 40, heads: 4, kvIndex: 0, dh: 4, weights: false, concat: false, hasMask: true, biases: 9 }),
     'heads-not-dividing': mha({ n: 4, heads: 3, kvIndex: 0, dh: 2, brk: [10, 0] }),
   },
+  stats: {
+    'rows-weights-heads-points-causal': stats({ n: 9, m: 9, dk: 8, dv: 8, causal: true }),
+    'tiled-mask-dead-rows-m100': stats({ n: 20, m: 100, dk: 8, dv: 6, weights: false, hasMask: true, causal: true, range: [3, 13], kpos: [1 | (20 << 2)], points: 0 }),
+    'point-out-of-range': stats({ n: 6, m: 40, dk: 4, dv: 4, weights: false, points: 0, broken: [7, 0, 2] }),
+    'nan-position': stats({ n: 4, m: 5, dk: 3, dv: 3, qpos: [2, 0x05, 100, 228, 110, 120] }),
+    'kpos-null': stats({ n: 4, m: 5, dk: 3, dv: 3, nullMember: 3 }),
+    'sizes-int-max': sizes(15, 15, 15, 15),
+    'sizes-edges': sizes(5, 6, 0, [192, 0, 0, 0, 64]),
+    'map-encoder-key-mask': map({ L: 2, H: 4, gIndex: 1, d: 8, T: 6, keyMask: true, extra: 2, sExtra: 1, l: 1, i: 3 }),
+    'map-decoder-gqa': map({ L: 2, H: 4, gIndex: 1, d: 5, T: 7, decoder: true, sExtra: 3, l: 1, i: 2 }),
+    'map-range-i': map({ L: 1, H: 2, d: 4, T: 3, brk: 6, bad: 1 }),
+  },
 };
 // Regressions: inputs that broke the contract (tests/fuzz/README.md, "Findings"), replayed by
 // tests/fuzz.test.js. Written out in full so that they stay readable (FUZZ_DUMP=1).
@@ -125,6 +164,16 @@ const regressions = {
   matmul: {
     // F3: a = [NaN], b = [1]: ATTN_ERR_OVERFLOW instead of ATTN_ERR_NON_FINITE
     'F3-nan-input-overflow': [0, 0, 0, 0, 0x05, 228, 0, v(1)],
+  },
+  stats: {
+    // F6: attn_heads_map with d = -1 (encoder, T = m = 3): workspace + T·d pointed 12 bytes before the
+    // workspace and the key mask was written there
+    'F6-heads-map-d-negative': [6, 0, 0, 0, 3, 2, (16 + 11) << 2, 0, 0, 0, 0, 1],
+    // F7: attn_heads_map_floats(INT_MAX, INT_MAX, INT_MAX) = 5764607517665525762 floats, whose bytes
+    // do not fit in size_t
+    'F7-heads-map-floats-bytes-wrap': [5, 15, 15, 0, 15],
+    // F8: attn_heads_map from a decoder's cache with m = 5 != T = 3: OK, a (3, 3) map in a (3, 5) buffer
+    'F8-heads-map-decoder-m-not-t': [6, 0, 0, 0, 3, 2, 1 | ((16 + 13) << 2), 0, 0, 0, 0, 1],
   },
 };
 

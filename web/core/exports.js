@@ -19,6 +19,7 @@ export const WASM_FUNCTIONS = Object.freeze([
 export const WASM_MODEL_FUNCTIONS = Object.freeze([
   'malloc', 'free',
   'attn_status_string', 'attn_first_non_finite', 'attn_panel8', 'attn_cache_move',
+  'attn_row_bytes', 'attn_dtype_block',
   'attn_gpt2_param_layout', 'attn_gpt2_check_params', 'attn_gpt2_pack_scratch_size', 'attn_gpt2_pack',
   'attn_gpt2_cache_size', 'attn_gpt2_workspace_size', 'attn_gpt2_forward',
   'attn_llama_check', 'attn_llama_cache_size', 'attn_llama_workspace_size', 'attn_llama_forward',

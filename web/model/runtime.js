@@ -15,7 +15,7 @@
 //   sizes (family 'gpt2' when none is named). The family lays the parameters out in wasm memory
 //   and calls fill(kind, layer, dest, shape) once per tensor, in the order of the forward pass:
 //   dest is a Float32Array view of the tensor's slot (fill writes float32 values there), or a
-//   Uint8Array of the tensor's bytes as the file stores them (a matrix kept in BF16 or F16;
+//   Uint8Array of the tensor's bytes as the file stores them (a matrix kept in BF16, F16 or a GGUF quantized type;
 //   tensors, matchTensors' result, tells the family each tensor's dtype and presence). fill may
 //   return a promise (a File read slice by slice): upload then returns one. fill must not call
 //   this runtime. The KV cache holds `reserve` positions at first (default 64) and doubles as

@@ -1,8 +1,9 @@
 // table.js - how the families whose C takes a table of typed tensors (c_src/tensor.h: llama.c,
 // bert.c) get their weights into wasm memory: each tensor in a block of its own (a matrix in the
-// file's dtype, BF16 staying 2 bytes; a vector as float32), checked finite in C, a 2-byte matrix
-// put into panels of 8 rows, then the table of { pointer, dtype } in C's order, checked by the
-// family's C check. One module of web/model/families/, shared.
+// file's dtype, BF16 staying 2 bytes, a GGUF file's quantized matrix staying in ggml's blocks; a
+// vector as float32), checked finite in C (a quantized matrix: its blocks' scales), a 2-byte
+// matrix put into panels of 8 rows, then the table of { pointer, dtype } in C's order, checked by
+// the family's C check. One module of web/model/families/, shared.
 //
 //   uploadTable(rt, model, fill, tensors, spec)   a generator (runtime.js drives it)
 //   spec: {
@@ -17,10 +18,22 @@
 // anything is allocated), NON_FINITE (named, with its index), INVALID_MODEL (the C check).
 import { ErrorCode, fail, formatBytes } from '../../core/errors.js';
 import { reserve, cString } from '../../core/memory.js';
+import { QUANTIZED_TYPES } from '../load/gguf.js';
 
-export const DTYPES = { F32: 0, BF16: 1, F16: 2 };
+// c_src/tensor.h's dtype codes: F32, BF16, F16, then ggml's block-quantized types (gguf.js's
+// table) as their ggml type id shifted left by 8
+const BLOCKS = Object.fromEntries(QUANTIZED_TYPES.map((t) => [t.name, t]));
+export const DTYPES = Object.freeze({ F32: 0, BF16: 1, F16: 2, ...Object.fromEntries(QUANTIZED_TYPES.map((t) => [t.name, t.id << 8])) });
 const BYTES = { F32: 4, BF16: 2, F16: 2 };
 const ATTN_OK = 0, WASM32_BYTES = 2 ** 32;
+
+// the bytes a tensor takes as it is kept: a vector as float32; a matrix (rows, cols) in its dtype,
+// for a quantized one rows × cols / block blocks of ggml's bytes
+function keptBytes(entry, matrix) {
+  const dtype = entry.info.dtype, [rows, cols] = entry.shape;
+  if (matrix && Object.hasOwn(BLOCKS, dtype)) return rows * (cols / BLOCKS[dtype].blockSize) * BLOCKS[dtype].blockBytes;
+  return entry.shape.reduce((a, b) => a * b, 1) * (matrix ? BYTES[dtype] ?? 4 : 4);
+}
 
 export function* uploadTable(rt, model, fill, tensors, spec) {
   const { mem, exports } = rt, c = model.config, blocks = [];
@@ -62,10 +75,10 @@ function fits(tensors, slots, spec) {
   let bytes = 0;
   for (let i = 0; i < slots; i++) {
     const [kind, layer] = slotOf(i, spec), entry = tensors?.get(kind, layer);
-    if (entry) bytes += entry.shape.reduce((a, b) => a * b, 1) * (spec.matrices.has(kind) ? BYTES[entry.info.dtype] ?? 4 : 4);
+    if (entry) bytes += keptBytes(entry, spec.matrices.has(kind));
   }
   if (bytes > WASM32_BYTES) {
-    fail(ErrorCode.TOO_LARGE, `upload: the weights take ${formatBytes(bytes)} in WebAssembly memory as this checkpoint stores them, and wasm32 can address at most 4 GiB: use a BF16 or F16 copy of the checkpoint (half the bytes)`);
+    fail(ErrorCode.TOO_LARGE, `upload: the weights take ${formatBytes(bytes)} in WebAssembly memory as this checkpoint stores them, and wasm32 can address at most 4 GiB: use a BF16 or F16 copy of the checkpoint (half the bytes), or a quantized GGUF file (Q8_0 about a quarter of F32's bytes, Q4_K a seventh)`);
   }
 }
 
@@ -74,17 +87,33 @@ function* tensor(rt, fill, tensors, kind, layer, spec) {
   const entry = tensors?.get(kind, layer);
   if (!entry) return null;
   const { mem, exports } = rt, count = entry.shape.reduce((a, b) => a * b, 1), matrix = spec.matrices.has(kind);
-  const dtype = matrix ? entry.info.dtype : 'F32', bytes = count * BYTES[dtype];
+  const dtype = matrix ? entry.info.dtype : 'F32', bytes = keptBytes(entry, matrix), quantized = Object.hasOwn(BLOCKS, dtype);
+  if (quantized) buildReads(exports, entry);
   const at = reserve(mem, bytes, () => `tensor ${entry.name} (${bytes} bytes)`);
   try {
     const dest = dtype === entry.info.dtype && matrix ? new Uint8Array(mem.memory.buffer, at, bytes) : new Float32Array(mem.memory.buffer, at, count);
     yield fill(kind, layer, dest, entry.shape);
     const bad = exports.attn_first_non_finite(at, DTYPES[dtype], count) >>> 0;
-    if (bad < count) fail(ErrorCode.NON_FINITE, `upload: tensor ${entry.name} holds NaN or ±Infinity at index ${bad}: parameters must be finite`);
+    if (bad < count) {
+      fail(ErrorCode.NON_FINITE, quantized
+        ? `upload: tensor ${entry.name} (${dtype}) has a block whose scale is NaN or ±Infinity (the block of values from index ${bad}: row ${Math.floor(bad / entry.shape[1])}): parameters must be finite`
+        : `upload: tensor ${entry.name} holds NaN or ±Infinity at index ${bad}: parameters must be finite`);
+    }
     return { at, dtype: BYTES[dtype] === 2 ? panels(rt, at, DTYPES[dtype], entry.shape) : DTYPES[dtype], count, bytes };
   } catch (e) {
     mem.free(at);
     throw e;
+  }
+}
+
+// a quantized matrix (rows, cols) of a type the C reads in the layout the file has: its blocks
+// of C's size (attn_dtype_block, 0 for a type this WebAssembly build does not have), its rows of
+// C's bytes (attn_row_bytes)
+function buildReads(exports, entry) {
+  const { name, info: { dtype }, shape: [, cols] } = entry, t = BLOCKS[dtype];
+  const block = exports.attn_dtype_block(DTYPES[dtype]), row = exports.attn_row_bytes(DTYPES[dtype], cols) >>> 0;
+  if (block !== t.blockSize || row !== cols / t.blockSize * t.blockBytes) {
+    fail(ErrorCode.INVALID_MODEL, `upload: tensor ${name} is ${dtype} (blocks of ${t.blockSize} values in ${t.blockBytes} bytes), which this WebAssembly build reads as blocks of ${block} values, rows of ${row} bytes: a build without ${dtype}`);
   }
 }
 

@@ -27,11 +27,13 @@
 // Failures (INVALID_MODEL): names under two prefixes; an unknown tensor (another architecture,
 // which the runtime would get silently wrong); a layer index at or past the config's; layers
 // missing; a missing tensor; a wrong shape (the message names the tensor, the shape expected with
-// the config keys it comes from, and the shape found); a dtype that cannot be read. Before
-// anything loops over the config's layer count, the file's layers are counted: a config that
-// claims 2^31 layers costs nothing.
+// the config keys it comes from, and the shape found); a dtype that cannot be read (safetensors.js
+// READABLE_DTYPES, and for a GGUF file's matrix ggml's quantized types, gguf.js QUANTIZED_TYPES).
+// Before anything loops over the config's layer count, the file's layers are counted: a config
+// that claims 2^31 layers costs nothing.
 import { ErrorCode, fail, asError, describe, shapeText, quote } from '../../core/errors.js';
 import { READABLE_DTYPES } from './safetensors.js';
+import { QUANTIZED_TYPES } from './gguf.js';
 import { familyOf } from '../families/index.js';
 
 const bad = (message) => fail(ErrorCode.INVALID_MODEL, message);
@@ -82,13 +84,17 @@ function match(config, parsed) {
     if (!sameShape(info.shape, p.shape)) {
       bad(`tensor ${quote(full)} has shape ${shapeText(info.shape)} but the config needs ${shapeText(p.shape)} ${p.origin} with ${originValues(p.origin, config)}`);
     }
-    if (!READABLE_DTYPES.includes(info.dtype)) bad(`tensor ${quote(full)} has dtype ${info.dtype}; attnmap reads ${READABLE_DTYPES.join(', ')}`);
+    if (!readable(info, p.shape)) bad(`tensor ${quote(full)} has dtype ${info.dtype}; attnmap reads ${READABLE_DTYPES.join(', ')}${info.block ? ' (a GGUF file\'s quantized types for matrices only)' : ''}`);
     const entry = { kind: p.kind, layer: p.layer, name: full, shape: p.shape, info };
     list.push(entry);
     byKey.set(`${p.kind}/${p.layer}`, entry);
   }
   return { prefix, list, ignored, get: (kind, layer = -1) => byKey.get(`${kind}/${layer}`) };
 }
+
+// F32, F16, BF16; a GGUF file's quantized matrix (gguf-weights.js gives it its block)
+const readable = (info, shape) => READABLE_DTYPES.includes(info.dtype) ||
+  (shape.length === 2 && info.block !== undefined && QUANTIZED_TYPES.some((t) => t.name === info.dtype));
 
 // '(vocab_size, n_embd)' -> 'vocab_size = 50257, n_embd = 768': the config keys an origin names
 const originValues = (origin, config) => [...new Set(origin.match(/\b[a-z_]+\b/g) ?? [])]

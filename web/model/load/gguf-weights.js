@@ -11,15 +11,20 @@
 // - arch llama: q and k rows (and their biases) permuted for interleaved RoPE (LlamaModel.permute:
 //   head h's rows a·D/2 + b of Hugging Face's order stored at 2b + a): info.permute = { heads } says
 //   the fill must undo it (unpermuteRows); qwen2 and qwen3 are stored as Hugging Face has them.
-// Types: F32, F16 and BF16 are read as safetensors' are. Quantized types (Q4_K, Q8_0, …) and
-// rope_freqs.weight (Llama 3.1's scaled RoPE) are refused by name: not read yet (issue 38).
+// Types: F32, F16 and BF16 are read as safetensors' are. A matrix may also be of ggml's
+// block-quantized types Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_NL and
+// IQ4_XS (gguf.js QUANTIZED_TYPES): its info carries block { size, bytes }, and its bytes go into
+// wasm memory as they are (safetensors.js copyTensor; the C dequantizes where it reads them,
+// c_src/tensor.h). Any other type (Q8_1, Q8_K, the IQ2/IQ3/IQ1 and TQ types, MXFP4, …), a
+// quantized vector (norms and biases: F32, F16 or BF16), and rope_freqs.weight (Llama 3.1's
+// scaled RoPE: not read yet, issue 38) are refused by name.
 //
 //   ggufWeights(parsed, config, source) -> { tensors: Map(name → info), metadata: null, files: [label] }
 //   unpermuteRows(dest, rows, rowLength, heads)   dest's rows back in Hugging Face's order, in place
 import { ErrorCode, fail, quote } from '../../core/errors.js';
+import { SUPPORTED_TYPES } from './gguf.js';
 
 const bad = (message) => fail(ErrorCode.INVALID_MODEL, message);
-const READ = ['F32', 'F16', 'BF16'];
 
 const GLOBAL = { 'token_embd.weight': 'model.embed_tokens.weight', 'output_norm.weight': 'model.norm.weight', 'output.weight': 'lm_head.weight' };
 const LAYER = {
@@ -49,18 +54,26 @@ export function ggufWeights(parsed, config, source, label = 'model.gguf') {
     if (t.name === 'rope_freqs.weight') bad(`${label}: tensor "rope_freqs.weight" (Llama 3.1's scaled RoPE frequencies) is not read yet`);
     const to = nameOf(t.name);
     if (!to) bad(`${label}: unexpected tensor ${quote(t.name)}: not a tensor of a ${config.architecture} model as llama.cpp writes it`);
-    if (!READ.includes(t.typeName)) bad(`${label}: tensor ${quote(t.name)} is ${t.typeName}; attnmap reads GGUF tensors of type ${READ.join(', ')} (quantized types are not read yet)`);
-    const info = { name: to.hf, dtype: t.typeName, shape: t.shape.slice(), begin: t.offset, end: t.offset + t.bytes, source };
+    const info = { name: to.hf, dtype: t.typeName, shape: t.shape.slice(), begin: t.offset, end: t.offset + t.bytes, source, ...blockOf(t, label) };
     if (config.permutedQK && Object.hasOwn(PERMUTED, to.part)) info.permute = { heads: config[PERMUTED[to.part]] };
     tensors.set(to.hf, info);
   }
   return { tensors, metadata: null, files: [label] };
 }
 
+// a supported type's { block } for a quantized matrix ({} for F32, F16, BF16); the rest refused by name
+function blockOf(t, label) {
+  if (!SUPPORTED_TYPES.includes(t.typeName)) bad(`${label}: tensor ${quote(t.name)} is ${t.typeName}; attnmap reads GGUF tensors of type ${SUPPORTED_TYPES.join(', ')}`);
+  if (t.blockSize === 1) return {};
+  if (t.ne.length !== 2) bad(`${label}: tensor ${quote(t.name)} is ${t.typeName} with ${t.ne.length} dimension${t.ne.length === 1 ? '' : 's'}: attnmap reads quantized matrices; a vector (a norm, a bias) must be F32, F16 or BF16`);
+  return { block: { size: t.blockSize, bytes: t.blockBytes } };
+}
+
 /**
  * dest holds `rows` rows of rowLength elements (a matrix's rows, or a bias: rowLength 1) in
  * llama.cpp's order; each head's D = rows / heads rows go back to Hugging Face's: row 2b + a of a
- * head is its row a·D/2 + b. dest: a typed array of the values, or the bytes (rowLength in bytes).
+ * head is its row a·D/2 + b. dest: a typed array of the values, or the bytes (rowLength in bytes:
+ * 2 a value for BF16 or F16, cols / block blocks for a quantized row, whose blocks never span rows).
  */
 export function unpermuteRows(dest, rows, rowLength, heads) {
   const D = rows / heads, half = D / 2;

@@ -83,6 +83,9 @@ export const ggmlType = (id) => GGML_TYPES[id];
 /** The names of the types attnmap reads, for messages. */
 export const SUPPORTED_TYPES = Object.freeze(GGML_TYPES.filter((t) => t.supported).map((t) => t.name));
 
+/** The block-quantized types among them (Q8_0, Q4_K, …): a matrix's, kept in ggml's blocks in wasm memory (c_src/tensor.h). */
+export const QUANTIZED_TYPES = Object.freeze(GGML_TYPES.filter((t) => t.supported && t.blockSize > 1));
+
 // ----------------------------------------------------------------------------
 // metadata value types (gguf.h enum gguf_type): [name, bytes, typed array]
 const VALUE_TYPES = [

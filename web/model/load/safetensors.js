@@ -339,8 +339,9 @@ export async function readTensorAsync(source, info, out) {
 
 /**
  * The tensor's bytes as the file stores them (no conversion) into dest, a Uint8Array of exactly
- * end - begin bytes (a view of wasm memory: a BF16 matrix stays BF16). Not checked for NaN or
- * ±Inf here: the caller checks (the model runtime does in C, c_src/linear.c
+ * end - begin bytes (a view of wasm memory: a BF16 matrix stays BF16, a GGUF file's quantized
+ * matrix stays in ggml's blocks: an info with block { size, bytes }, gguf-weights.js). Not checked
+ * for NaN or ±Inf here: the caller checks (the model runtime does in C, c_src/linear.c
  * attn_first_non_finite). Returns a promise when the source's reads are promises.
  */
 export function copyTensor(source, info, dest) {
@@ -358,24 +359,36 @@ export function copyTensor(source, info, dest) {
 
 function* copySteps(bytes, info, dest) {
   const file = sourceOf(bytes, 'copyTensor');
-  const { begin, end } = checkInfo(file, info, 'copyTensor');
+  const { begin, end } = checkInfo(file, info, 'copyTensor', true);
   if (TA_TAG.call(dest) !== 'Uint8Array' || TA_LENGTH.call(dest) !== end - begin) {
     fail(ErrorCode.INVALID_ARGUMENT, `copyTensor: dest must be a Uint8Array of ${end - begin} bytes; received ${describe(dest)}`);
   }
   yield { src: file, begin, dest };
 }
 
-// info checked against the file: the parseSafetensors entry it must be
-function checkInfo(file, info, fn) {
+// info checked against the file: the parseSafetensors entry it must be, or gguf-weights.js's of a
+// GGUF tensor (of a block-quantized type: block { size, bytes }, whose bytes only copyTensor
+// reads, as they are: `raw`)
+function checkInfo(file, info, fn, raw = false) {
   if (info === null || typeof info !== 'object') fail(ErrorCode.INVALID_ARGUMENT, `${fn}: info must be an entry of parseSafetensors(...).tensors; received ${describe(info)}`);
-  const { name, dtype, shape, begin, end } = info;
+  const { name, dtype, shape, begin, end, block } = info;
   const count = Array.isArray(shape) && shape.every((d) => Number.isSafeInteger(d) && d >= 0) ? elementCount(shape) : -1;
   if (count < 0 || !Number.isSafeInteger(begin) || !Number.isSafeInteger(end) || begin < 0 || end > file.size ||
-      !Object.hasOwn(DTYPE_BITS, dtype) || end - begin !== count * DTYPE_BITS[dtype] / 8) {
+      end - begin !== storedBytes(dtype, shape, count, block)) {
     fail(ErrorCode.INVALID_ARGUMENT, `${fn}: info must be an entry of parseSafetensors(...).tensors for these bytes; received { dtype: ${describe(dtype)}, shape: ${shapeText(shape)}, begin: ${describe(begin)}, end: ${describe(end)} }`);
   }
-  if (!READABLE_DTYPES.includes(dtype)) bad(`tensor ${q(String(name))} has dtype ${dtype}; attnmap reads ${READABLE_DTYPES.join(', ')}`);
+  if (block !== undefined && !raw) bad(`tensor ${q(String(name))} is ${dtype}, ggml's quantized blocks: its bytes are kept as they are (copyTensor), not read as float32`);
+  if (block === undefined && !READABLE_DTYPES.includes(dtype)) bad(`tensor ${q(String(name))} has dtype ${dtype}; attnmap reads ${READABLE_DTYPES.join(', ')}`);
   return { name, dtype, shape, begin, end, count };
+}
+
+// the bytes a tensor of count values takes in the file: count · bits / 8, or for a block-quantized
+// one (block { size, bytes }) rows of shape's last dimension / size blocks; -1 when it cannot be
+function storedBytes(dtype, shape, count, block) {
+  if (block === undefined) return Object.hasOwn(DTYPE_BITS, dtype) ? count * DTYPE_BITS[dtype] / 8 : -1;
+  const { size, bytes } = block ?? {}, last = shape.length ? shape[shape.length - 1] : 1;
+  if (!Number.isSafeInteger(size) || size < 1 || !Number.isSafeInteger(bytes) || bytes < 1 || last % size !== 0) return -1;
+  return count / size * bytes;
 }
 
 function* readSteps(bytes, info, out, fn) {

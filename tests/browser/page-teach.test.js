@@ -13,7 +13,7 @@ import path from 'node:path';
 import { startServer } from '../../scripts/serve.js';
 import { createAttention, toRows } from '../../web/core/attention.js';
 import { renderHeatmap } from '../../web/heatmap/heatmap.js';
-import { inputWeights, positionalEncoding, tokenSeed, reversed, permutationGap } from '../../web/page/page-pe.js';
+import { inputWeights, positionalEncoding, tokenSeed, reversed, alignRows, difference } from '../../web/page/page-pe.js';
 import { entropyBits } from '../../web/page/page-scale.js';
 import { pythonSnippet } from '../../web/page/page-format.js';
 import { parseHash, formatHash, defaultState } from '../../web/page/page-state.js';
@@ -101,7 +101,7 @@ test('E is a lookup: the same word, the same vector wherever it stands and in an
   assert.ok(Number.isInteger(tokenSeed(0, '猫')) && tokenSeed(0, '猫') >= 0 && tokenSeed(0, '猫') < 2 ** 32);
   const { perm } = reversed(['a', 'b', 'c']);
   assert.deepEqual(perm, [2, 1, 0]);
-  assert.equal(permutationGap([[1, 2], [3, 4]], [[4, 3], [2, 1]], [1, 0]), 0);
+  assert.equal(difference([[1, 2], [3, 4]], alignRows([[4, 3], [2, 1]], [1, 0])).max, 0);
 });
 
 test('hash: the new fields round trip; the default link does not change', () => {

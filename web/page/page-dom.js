@@ -32,17 +32,18 @@ export function cornerHeader() {
 
 /**
  * A matrix as a compact table. caption: trusted HTML (names and shapes only).
- * opts: rowLabels, colLabels, decimals, masked(i, j), maskText, extraCol { label, values },
+ * opts: rowLabels, colLabels (default: numbers from 1, the page's rule for text and tables: only
+ * code and formulas count from 0; issue 39 P4), decimals, masked(i, j), maskText, extraCol { label, values },
  * cell(i, j, v) -> Node (editable cells), follow: the table highlights the active row of `main`.
  */
 export function matrixTable(caption, rows, opts = {}) {
   const { rowLabels, colLabels, decimals = 4, masked, maskText = '−∞', extraCol, cell, follow } = opts;
   const nc = rows[0].length;
   const head = h('tr', {}, cornerHeader(),
-    ...Array.from({ length: nc }, (_, j) => h('th', { scope: 'col' }, colLabels ? colLabels[j] : String(j))));
+    ...Array.from({ length: nc }, (_, j) => h('th', { scope: 'col' }, colLabels ? colLabels[j] : String(j + 1))));
   if (extraCol) head.append(h('th', { scope: 'col', class: 'extra' }, extraCol.label));
   const body = rows.map((r, i) => {
-    const label = rowLabels ? rowLabels[i] : String(i);
+    const label = rowLabels ? rowLabels[i] : String(i + 1);
     const tr = h('tr', { 'data-row': i }, h('th', { scope: 'row', title: label }, label));
     r.forEach((v, j) => {
       if (cell) tr.append(h('td', { class: 'edit' }, cell(i, j, v)));

@@ -20,7 +20,10 @@ export const zh = {
   mhaHeadCols: (a, b) => `用 W<sub>Q</sub>、W<sub>K</sub>、W<sub>V</sub> 的第 ${a === b ? a : `${a}–${b}`} 列`,
   mhaGroup: (k, short) => (short ? `头${k}` : `头 ${k}`),
   mhaExplainHint: '把鼠标移到任意一个头的格子上，或按 Tab 进入热力图后用方向键移动。每个头的点积只有 d_head 项，除以的是 √d_head。',
-  mhaOne: '只有 1 个头时 d_head = 8：这张热力图和页面最上面的那张相同（d_k = 8 时），多头注意力就是第五期的自注意力，最后多乘一个 W<sub>O</sub>。',
+  // t: the temperature the map at the top is drawn at (issue 39 P2); this section keeps T = 1
+  mhaOne: (t) => '只有 1 个头时 d_head = 8：' + (t === 1 ? '这张热力图和页面最上面的那张相同（d_k = 8 时），'
+    : `这张热力图是页面最上面那张在 d_k = 8、T = 1 时的样子（那张现在画的是 T = ${t}；这一节和表格、代码一样仍是 T = 1），`) +
+    '多头注意力就是第五期的自注意力，最后多乘一个 W<sub>O</sub>。',
   mhaConcatTitle: '拼接，再乘 W<sub>O</sub>',
   mhaConcatText: '每个头输出一个 (n, d_head) 的矩阵：它自己的权重乘它自己那几列的 V。把各个头的输出按顺序左右拼起来，就回到了 (n, d_model)——下面“拼接”表里每一段就是一个头的输出。' +
     'W<sub>O</sub> 的第 j 行乘的正是拼接的第 j 列，所以它的行也按头分段。',
@@ -48,7 +51,10 @@ export const en = {
   mhaHeadCols: (a, b) => (a === b ? `uses column ${a} of W<sub>Q</sub>, W<sub>K</sub>, W<sub>V</sub>` : `uses columns ${a}–${b} of W<sub>Q</sub>, W<sub>K</sub>, W<sub>V</sub>`),
   mhaGroup: (k, short) => (short ? `h${k}` : `head ${k}`),
   mhaExplainHint: 'Hover a cell of any head, or Tab into a heatmap and move with the arrow keys. Each head\'s dot product has only d_head terms, and it is divided by √d_head.',
-  mhaOne: 'With 1 head, d_head = 8: this heatmap is the one at the top of the page (with d_k = 8), and multi-head attention is episode 05\'s self-attention followed by W<sub>O</sub>.',
+  // t: the temperature the map at the top is drawn at (issue 39 P2); this section keeps T = 1
+  mhaOne: (t) => 'With 1 head, d_head = 8: ' + (t === 1 ? 'this heatmap is the one at the top of the page (with d_k = 8)'
+    : `this heatmap is the one at the top of the page with d_k = 8 and T = 1 (that one is drawn at T = ${t} now; this section, like the tables and the code, keeps T = 1)`) +
+    ', and multi-head attention is episode 05\'s self-attention followed by W<sub>O</sub>.',
   mhaConcatTitle: 'Concatenate, then multiply by W<sub>O</sub>',
   mhaConcatText: 'Each head outputs an (n, d_head) matrix: its own weights times its own columns of V. Side by side, in order, the heads\' outputs make an (n, d_model) matrix again: each band of the concat table below is one head\'s output. ' +
     'Row j of W<sub>O</sub> multiplies column j of the concat, so its rows fall into the same bands.',

@@ -21,6 +21,7 @@ import * as SNIPPET from '../strings/snippets.js';
 import { D_MODEL, HEAD_CHOICES } from './page-state.js';
 import { snippetHead, editedX } from './page-format.js';
 import { embedLines } from './page-pe.js';
+import { setHtml } from './page-scale.js';
 
 /**
  * X, W_Q, W_K, W_V, W_O after torch.manual_seed(seed), in the episode's layout (Q = X · W_Q):
@@ -114,8 +115,9 @@ export function mhaSnippet({ tokens, seed, causal, heads, x, input, pe }, lang =
  *   getState(), getT(), getAttn(),                           the current state, strings and core
  *   setHeads(heads)                                          the reader chose a number of heads
  * }
- * Returns { bind(), render(x), clear(), lastResult() }. render(x) takes the page's X (number[][]);
- * it computes everything before it touches the DOM, so when the core throws nothing has changed.
+ * Returns { bind(), render(x), clear(), lastResult(), renderTemp() }. render(x) takes the page's X
+ * (number[][]); it computes everything before it touches the DOM, so when the core throws nothing
+ * has changed. renderTemp(): the one-head note again, for the top map's new temperature.
  */
 export function createMhaSection(env) {
   const figures = [];          // one per possible head, created once (wired once)
@@ -133,7 +135,13 @@ export function createMhaSection(env) {
       clearSection(env, figures);
     },
     lastResult: () => last,
+    renderTemp: () => oneHeadNote(env),
   };
+}
+
+/** With one head, the note that this map is the one at the top, at the temperature that one is drawn at (issue 39 P2). */
+function oneHeadNote(env) {
+  setHtml(env.$('mha-one'), env.getT().mhaOne(env.getState().temp));          // numbers only
 }
 
 /** One figure per possible head (wired once), the heads radio group, the copy button. */
@@ -168,6 +176,7 @@ function showSection(env, figures, m) {
   $('mha-layout').dataset.heads = String(heads);
   showHeads(env, figures, m, tokens);
   $('mha-one').hidden = heads !== 1;
+  oneHeadNote(env);
   showTables(env, m, tokens);
   $('mha-snippet').textContent = mhaSnippet(state, state.lang);
 }
@@ -205,14 +214,14 @@ function showHeads(env, figures, m, tokens) {
 function showTables(env, m, tokens) {
   const { $, h, matrixTable } = env;
   const T = env.getT(), { heads, dHead } = m;
-  const dims = Array.from({ length: D_MODEL }, (_, j) => String(j + 1));   // people count from 1 (issue 24)
-  const concat = matrixTable(T.matrixShape(T.mhaConcatName, tokens.length, D_MODEL), m.concat, { rowLabels: tokens, colLabels: dims });
+  // columns (and W_O's rows) numbered from 1, matrixTable's default
+  const concat = matrixTable(T.matrixShape(T.mhaConcatName, tokens.length, D_MODEL), m.concat, { rowLabels: tokens });
   groupHeads(h, concat, heads, dHead, T, 'cols');
-  const wo = matrixTable(T.matrixShape('W<sub>O</sub>', D_MODEL, D_MODEL), toRows(m.w.wo), { rowLabels: dims, colLabels: dims });
+  const wo = matrixTable(T.matrixShape('W<sub>O</sub>', D_MODEL, D_MODEL), toRows(m.w.wo));
   groupHeads(h, wo, heads, dHead, T, 'rows');
   $('mha-tables').replaceChildren(concat, wo);
   $('mha-output').replaceChildren(matrixTable(T.matrixShape(T.outputName, tokens.length, D_MODEL), m.output,
-    { rowLabels: tokens, colLabels: dims }));
+    { rowLabels: tokens }));
 }
 
 /**

@@ -21,7 +21,7 @@
 // the same matrix with its rows and columns reordered the same way. With PE they differ.
 //
 // Pure parts (no DOM, testable in Node): tokenSeed, embedding, positionalEncoding, inputWeights,
-// reversed, permutationGap, embedLines. DOM part: createWordsSection(env).
+// reversed, alignRows, ulp32, roundingOnly, difference, embedLines. DOM part: createWordsSection(env).
 import { manualSeed, episodeWeights } from '../rng/torch-rng.js';
 import { renderHeatmap } from '../heatmap/heatmap.js';
 import { toRows } from '../core/attention.js';
@@ -73,13 +73,6 @@ export function reversed(tokens) {
   return { tokens: perm.map((p) => tokens[p]), perm };
 }
 
-/** The largest |b[i][j] - a[perm[i]][perm[j]]|: 0 when b is a with rows and columns reordered by perm. */
-export function permutationGap(a, b, perm) {
-  let gap = 0;
-  b.forEach((row, i) => row.forEach((v, j) => { gap = Math.max(gap, Math.abs(v - a[perm[i]][perm[j]])); }));
-  return gap;
-}
-
 /**
  * b's rows and columns in a's order (issue 24, the aligned view): out[i][j] = b[k][l] where b's
  * tokens k and l are a's tokens i and j (perm from reversed: b's token k is a's token perm[k]).
@@ -90,11 +83,33 @@ export function alignRows(b, perm) {
   return at.map((k) => at.map((l) => b[k][l]));
 }
 
-/** |a − b| cell by cell, and where the largest is: { diff, max, row, col } (the first on a tie). */
+const F32 = new Float32Array(1), U32 = new Uint32Array(F32.buffer);
+
+/** float32's spacing at |v|: from |v| (as a float32) to the next float32 up (at 0, the smallest subnormal). */
+export function ulp32(v) {
+  F32[0] = Math.abs(v);
+  const at = F32[0];
+  U32[0] += 1;
+  return F32[0] - at;
+}
+
+/**
+ * Whether two softmax weights of rows of n differ by float32 rounding alone (issue 39 P1): by at
+ * most 2n ulp of the larger. A weight is exp ÷ (the sum of the row's n exps); the reversed
+ * sentence adds the same exps in another order, each order's n − 1 additions round (relative error
+ * under (n − 1)·2⁻²⁴) and the division once more, so the two weights part by under 2n·2⁻²⁴ of the
+ * larger, which is under 2n of its ulp. (Measured: at most 7 ulp at 16 tokens over 900 sentences.)
+ */
+export const roundingOnly = (a, b, n) => Math.abs(a - b) <= 2 * n * ulp32(Math.max(Math.abs(a), Math.abs(b)));
+
+/**
+ * |a − b| cell by cell, a gap at float32 rounding counted as 0 (roundingOnly, rows of a's length),
+ * and where the largest is: { diff, max, row, col } (the first on a tie).
+ */
 export function difference(a, b) {
   let max = 0, row = 0, col = 0;
   const diff = a.map((r, i) => r.map((v, j) => {
-    const d = Math.abs(v - b[i][j]);
+    const d = roundingOnly(v, b[i][j], r.length) ? 0 : Math.abs(v - b[i][j]);
     if (d > max) { max = d; row = i; col = j; }
     return d;
   }));
@@ -177,22 +192,21 @@ function renderWords(env) {
   $('words-input-label').textContent = W.inputLabel;
   for (const el of $('words-input').querySelectorAll('span[data-input]')) el.innerHTML = W.inputs[el.dataset.input];
   for (const el of $('words-input').querySelectorAll('input')) el.checked = el.value === state.input;
-  $('words-pe').checked = state.pe;
+  $('words-pe').checked = embed && state.pe;              // what is applied: torch.randn has no PE (issue 39 P10)
   $('words-pe').disabled = !embed;
   $('words-pe-label').innerHTML = W.peLabel;
 
   const a = { tokens: state.tokens }, b = reversed(state.tokens);
-  const weights = (tokens) => {
-    const w = inputWeights({ ...state, tokens });
-    return { w, attn: toRows(attn.selfAttention({ x: w.x, wq: w.wq, wk: w.wk, wv: w.wv }, { causal: state.causal }).weights) };
+  /** The weights of a sentence, with the page's settings or others ({ pe, causal }). */
+  const weights = (tokens, other = {}) => {
+    const w = inputWeights({ ...state, ...other, tokens });
+    return { w, attn: toRows(attn.selfAttention({ x: w.x, wq: w.wq, wk: w.wk, wv: w.wv }, { causal: other.causal ?? state.causal }).weights) };
   };
   const A = weights(a.tokens), B = weights(b.tokens);
 
-  const dims = Array.from({ length: D_MODEL }, (_, j) => String(j));
-  $('words-tables').replaceChildren(...(embed ? [
-    matrixTable(T.matrixShape(T.teach.words.eName, a.tokens.length, D_MODEL), A.w.e, { rowLabels: a.tokens, colLabels: dims }),
-    ...(A.w.pe ? [matrixTable(T.matrixShape('PE[pos]', a.tokens.length, D_MODEL), A.w.pe,
-      { rowLabels: a.tokens.map((_, i) => String(i)), colLabels: dims })] : []),
+  $('words-tables').replaceChildren(...(embed ? [           // columns (and PE's rows) numbered from 1, matrixTable's default
+    matrixTable(T.matrixShape(T.teach.words.eName, a.tokens.length, D_MODEL), A.w.e, { rowLabels: a.tokens }),
+    ...(A.w.pe ? [matrixTable(T.matrixShape('PE[pos]', a.tokens.length, D_MODEL), A.w.pe)] : []),
   ] : []));
 
   const draw = (id, tokens, m) => {
@@ -209,31 +223,34 @@ function renderWords(env) {
   $('words-a-cap').textContent = W.caption(sentence(a.tokens));
   $('words-b-cap').textContent = W.caption(sentence(b.tokens));
 
-  drawCompare(env, a.tokens, b, A.attn, B.attn);
-
-  const perm = `(${b.perm.map((p) => p + 1).join(' ')})`;
-  const gap = permutationGap(A.attn, B.attn, b.perm);
+  // the verdict says what the difference map shows: the same numbers (issue 39 P10)
+  const gapOf = (other) => difference(weights(a.tokens, other).attn, alignRows(weights(b.tokens, other).attn, b.perm)).max;
+  const d = difference(A.attn, alignRows(B.attn, b.perm));
+  drawCompare(env, a.tokens, b, B.attn, d);
+  const perm = `(${b.perm.map((p) => p + 1).join(' ')})`, gap = fixed(d.max, 4);
   const sa = h('span', { class: 'tok' }, sentence(a.tokens)), sb = h('span', { class: 'tok' }, sentence(b.tokens));
-  const parts = !embed ? W.verdictRandn : state.pe ? W.verdictPe(perm, fixed(gap, 4)) : W.verdictNoPe(perm, gap === 0, state.causal);
+  const parts = !embed ? W.verdictRandn(d.max > 0 ? gap : null)
+    : !state.pe ? W.verdictNoPe(perm, d.max === 0, state.causal, gap)
+      // both PE and the mask know the order: each one's own gap, the other switched off
+      : W.verdictPe(perm, gap, state.causal ? { pe: fixed(gapOf({ causal: false }), 4), mask: fixed(gapOf({ pe: false }), 4) } : null);
   const verdict = $('words-verdict');
-  verdict.dataset.gap = String(gap);
+  verdict.dataset.gap = String(d.max);
   verdict.dataset.perm = perm;
   verdict.replaceChildren(...parts.map((p) => (p === 'A' ? sa.cloneNode(true) : p === 'B' ? sb.cloneNode(true) : p)));
 }
 
 /**
  * The aligned view and the difference map: B's weights moved to A's rows and columns (the causal
- * mask moves with them), and |A − aligned B| with 4 decimals on a 0 … largest-difference scale, so
- * a difference of 0.05 is as visible as one of 0.5 (all zeros: one colour, and the caption says so).
+ * mask moves with them), and d = difference(A, aligned B) with 4 decimals on a 0 … largest-difference
+ * scale, so a difference of 0.05 is as visible as one of 0.5 (all zeros: one colour, and the caption says so).
  */
-function drawCompare(env, tokens, b, wa, wb) {
+function drawCompare(env, tokens, b, wb, d) {
   const { $ } = env;
   const state = env.getState(), W = env.getT().teach.words;
   const n = tokens.length, aligned = alignRows(wb, b.perm);
   const at = [];
   b.perm.forEach((p, k) => { at[p] = k; });
   const mask = state.causal ? tokens.map((_, i) => tokens.map((_, j) => at[j] > at[i])) : null;
-  const d = difference(wa, aligned);
   const common = { rowLabels: tokens, colLabels: tokens, lang: state.lang, legend: false,
     cellSize: Math.max(20, Math.min(52, Math.floor(300 / n))) };
   const titles = { aligned: W.alignedTitle(sentence(b.tokens), sentence(tokens)), diff: W.diffTitle(sentence(tokens), sentence(b.tokens)) };

@@ -118,7 +118,7 @@ function render(env) {
   $('rope-pairs-text').innerHTML = W.pairsText(i);                            // trusted; the token goes in as text
   $('rope-pairs-text').querySelector('.tok').textContent = tokens[i];
   const rows = Array.from({ length: half }, (_, p) => [A.q[i][p], A.q[i][p + half], A.theta[p], i * A.theta[p], A.qr[i][p], A.qr[i][p + half]]);
-  const table = matrixTable(W.pairsCaption(i, dk), rows, { rowLabels: rows.map((_, p) => String(p)), colLabels: W.pairCols });
+  const table = matrixTable(W.pairsCaption(i, dk), rows, { colLabels: W.pairCols });         // pairs numbered from 1, matrixTable's default
   table.firstElementChild.dataset.row = String(i);
   $('rope-pairs').replaceChildren(table);
 

@@ -15,6 +15,8 @@ export const zh = { teach: { view: {
   tempNote: (t, dk) => (t === 1
     ? `T = 1 就是文章的公式 softmax(QKᵀ/√${dk})。这里的温度缩放的是注意力分数（softmax 之前除以 T），不是生成文字时采样用的温度。T 越小，每一行越接近只看一个词；T 越大，越接近平均。`
     : `这张热力图是 softmax(QKᵀ / (${t}·√${dk}))：温度缩放的是注意力分数，不是采样。它只改变这张图和「这一格是怎么算出来的」，下面的表格和代码仍是 T = 1。`),
+  // issue 39 P2: after the note under the map that the Python code prints the same numbers, at T ≠ 1
+  codeAtTemp: (t) => `（那是 T = 1 的数：这张图现在画的是 T = ${t}，代码和下面的表格一样仍是 T = 1。）`,
   entropyHead: (max, n) => `每一行的熵（单位：比特，−Σ w·log₂w）：0 表示只看一个词，最大 log₂${n} = ${max} 表示完全平均`,
   entropyHeadCausal: (n) => `每一行的熵（单位：比特，−Σ w·log₂w）：0 表示只看一个词。因果遮蔽下，第 k 行只能看到 k 个词（第 1 行 1 个，第 ${n} 行 ${n} 个），最大是 log₂k，表示在这 k 个词上完全平均；每一行的条按它自己的最大值画满。`,
   bits: '比特',
@@ -33,6 +35,8 @@ export const en = { teach: { view: {
   tempNote: (t, dk) => (t === 1
     ? `T = 1 is the episode's formula softmax(QKᵀ/√${dk}). This temperature scales the attention scores (divided by T before the softmax), not the sampling of generated text. A smaller T pushes each row towards a single token; a larger T towards an even spread.`
     : `This heatmap is softmax(QKᵀ / (${t}·√${dk})): the temperature scales the attention scores, not sampling. It changes only this picture and “How this cell is computed”; the tables and the code below keep T = 1.`),
+  // issue 39 P2: after the note under the map that the Python code prints the same numbers, at T ≠ 1
+  codeAtTemp: (t) => ` (Those are the numbers at T = 1: this map is drawn at T = ${t} now; the code, like the tables below, keeps T = 1.)`,
   entropyHead: (max, n) => `Entropy of each row in bits (−Σ w·log₂w): 0 means a single token, the most, log₂${n} = ${max}, an even spread`,
   entropyHeadCausal: (n) => `Entropy of each row in bits (−Σ w·log₂w): 0 means a single token. Under the causal mask row k sees only k tokens (row 1 one, row ${n} all ${n}), so its most is log₂k, an even spread over those k; each row's bar is full at its own most.`,
   bits: 'bits',

@@ -21,7 +21,6 @@ const S5_K = [[0.9, 0.1, 0.0, 0.2], [0.2, 0.7, 0.3, 0.0], [0.0, 0.2, 1.0, 0.1]];
 const S5_ARTICLE = ['0.30', '0.42', '0.28'];
 
 const identity = (n) => Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => (i === j ? 1 : 0)));
-const dims = (k) => Array.from({ length: k }, (_, j) => String(j + 1));   // people count from 1 (issue 24)
 
 export function createStepsSection(env) {
   const { $, getT, getState, getModel } = env;
@@ -40,10 +39,10 @@ export function createStepsSection(env) {
 
     $('w-tables').replaceChildren(
       ...[['W<sub>Q</sub>', m.w.wq], ['W<sub>K</sub>', m.w.wk], ['W<sub>V</sub>', m.w.wv]].map(([name, w]) =>
-        matrixTable(shapeCaption(name, D_MODEL, m.dk), toRows(w), { rowLabels: dims(D_MODEL), colLabels: dims(m.dk) })));
+        matrixTable(shapeCaption(name, D_MODEL, m.dk), toRows(w))));        // rows and columns numbered from 1
     $('qkv-tables').replaceChildren(
       ...[['Q', m.q], ['K', m.k], ['V', toRows(m.res.v)]].map(([name, r]) =>
-        matrixTable(shapeCaption(name, m.n, m.dk), r, { rowLabels: m.tokens, colLabels: dims(m.dk) })));
+        matrixTable(shapeCaption(name, m.n, m.dk), r, { rowLabels: m.tokens })));
     $('scores-table').replaceChildren(matrixTable(shapeCaption('QK<sup>T</sup>', m.n, m.n), m.scores,
       { rowLabels: m.tokens, colLabels: m.tokens }));
     $('step-2-text').innerHTML = T.step2Text(m.dk, fixed(Math.sqrt(m.dk), 4)) + (m.causal ? ' ' + T.step2Causal : '');
@@ -54,7 +53,7 @@ export function createStepsSection(env) {
       extraCol: { label: T.rowSum, values: m.weights.map((r) => r.reduce((a, b) => a + b, 0)) },
     }));
     $('output-table').replaceChildren(matrixTable(shapeCaption(T.outputName, m.n, m.dk), m.output,
-      { rowLabels: m.tokens, colLabels: dims(m.dk), follow: true }));
+      { rowLabels: m.tokens, follow: true }));
     followRow(env.maps.active.main.row, true);
   }
 
@@ -101,7 +100,6 @@ export function createStepsSection(env) {
     box.dataset.key = key;
     box.replaceChildren(matrixTable(shapeCaption('X', m.n, D_MODEL), m.x, {
       rowLabels: m.tokens,
-      colLabels: dims(D_MODEL),
       cell: (i, j, v) => h('input', {
         type: 'text', inputmode: 'decimal', autocomplete: 'off', spellcheck: 'false',
         value: fixed(v, 4), 'data-row': i, 'data-col': j, 'aria-label': `${m.tokens[i]} · ${T.xCellLabel(i, j)}`,
@@ -129,10 +127,9 @@ function computeSection5(attn) {
 
 function renderSection5(env, ctx) {
   const { $ } = env, T = env.getT();
-  const d = ['1', '2', '3', '4'];
   $('s5-tables').replaceChildren(
-    matrixTable('Query', S5_Q, { rowLabels: S5_TOKENS, colLabels: d, decimals: 1 }),
-    matrixTable('Key', S5_K, { rowLabels: S5_TOKENS, colLabels: d, decimals: 1 }));
+    matrixTable('Query', S5_Q, { rowLabels: S5_TOKENS, decimals: 1 }),
+    matrixTable('Key', S5_K, { rowLabels: S5_TOKENS, decimals: 1 }));
   env.maps.draw('s5', $('s5-heatmap'), ctx, T.heatmapTitle5);
   const row = ctx.weights[1].map((w) => fixed(w, 4));
   const table = h('table', { class: 'matrix compare' },

@@ -16,7 +16,9 @@ export const zh = { models: { trained: {
   rowLabel: '说明哪一行：',
   loading: '正在加载玩具模型（约 200 KB，只在第一次切换时加载）……',
   loadFailed: (m) => `玩具模型加载失败：${m}`,
-  randomStatus: (seed) => `文章的随机权重，种子 ${seed}：和页面最上面的热力图相同。`,
+  // t: the temperature the map at the top is drawn at (issue 39 P2); this section keeps T = 1
+  randomStatus: (seed, t) => `文章的随机权重，种子 ${seed}：` + (t === 1 ? '和页面最上面的热力图相同。'
+    : `和页面最上面的热力图在 T = 1 时相同。那张图现在画的是 T = ${t}；这一张和表格、代码一样仍是 T = 1。`),
   trainedStatus: (L, H) => `玩具模型：${L} 层 × 每层 ${H} 个头，共 ${L * H} 张热力图；每行是一个字在看谁，因果遮蔽（只看自己和前面的字）。`,
   headTitle: (l, h) => `层 ${l + 1} · 头 ${h + 1}`,
   strongestTag: '↑ 说明里的那个头',
@@ -47,7 +49,9 @@ export const en = { models: { trained: {
   rowLabel: 'Caption for row:',
   loading: 'Loading the toy model (about 200 KB, only on the first switch)…',
   loadFailed: (m) => `The toy model did not load: ${m}`,
-  randomStatus: (seed) => `The article's random weights, seed ${seed}: the same as the heatmap at the top of the page.`,
+  // t: the temperature the map at the top is drawn at (issue 39 P2); this section keeps T = 1
+  randomStatus: (seed, t) => `The article's random weights, seed ${seed}: ` + (t === 1 ? 'the same as the heatmap at the top of the page.'
+    : `the heatmap at the top of the page at T = 1. That one is drawn at T = ${t} now; this one, like the tables and the code, keeps T = 1.`),
   trainedStatus: (L, H) => `The toy model: ${L} layers × ${H} heads each, ${L * H} heatmaps; each row is a character looking at the others, with the causal mask (itself and what comes before).`,
   headTitle: (l, h) => `layer ${l + 1} · head ${h + 1}`,
   strongestTag: '↑ the head in the caption',

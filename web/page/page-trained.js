@@ -22,6 +22,7 @@ import { renderHeatmap } from '../heatmap/heatmap.js';
 import { fixed } from '../heatmap/text.js';
 import { thumbButtons, markThumb, bigCellSize, wireCells, markCell } from './page-grid.js';
 import { createHeadView } from './page-headview.js';
+import { setText } from './page-scale.js';
 
 /** The toy's verbs (scripts/train_toy_zh.py's grammar): the caption starts on the last one's row. */
 export const TOY_VERBS = ['吃', '喝', '追', '看'];
@@ -58,14 +59,15 @@ export function defaultRow(labels) {
 
 /**
  * env: { $, h, getState(), getT(), getModel() } (getModel: the page's random-weights model).
- * Returns { bind(), render() }; render draws from the page's state.
+ * Returns { bind(), render(), renderTemp() }; render draws from the page's state; renderTemp the
+ * random mode's status again, for the top map's new temperature.
  * s.sentence: 'example' (EXAMPLE) or 'page' (the page's tokens); the page's sentence once the
  * reader types one, or opens a link with one.
  */
 export function createTrainedSection(env) {
   const s = { mode: 'random', sentence: 'example', toy: null, model: null, row: null, rowKey: '', failed: null,
     big: null, active: null, run: null, headView: createHeadView(env, { id: 'trained-hv' }) };
-  return { bind: () => bind(env, s), render: () => render(env, s) };
+  return { bind: () => bind(env, s), render: () => render(env, s), renderTemp: () => { if (s.mode === 'random') randomStatus(env); } };
 }
 
 function bind(env, s) {
@@ -173,11 +175,16 @@ function renderSentence(env, s) {
   for (const el of $('trained-sentence').querySelectorAll('input')) el.checked = el.value === s.sentence;
 }
 
+/** The random mode's status: the map at the top, at the temperature that one is drawn at (issue 39 P2). */
+function randomStatus(env) {
+  setText(env.$('trained-status'), env.getT().models.trained.randomStatus(env.getModel().seed, env.getState().temp));
+}
+
 /** The page's random-weights heatmap; its title is HTML that wraps (issue 24, defect 5), not cut SVG text. */
 function renderRandom(env, s) {
   const { $, h } = env;
-  const T = env.getT(), R = T.models.trained, m = env.getModel(), state = env.getState();
-  $('trained-status').textContent = R.randomStatus(m.seed);
+  const T = env.getT(), m = env.getModel(), state = env.getState();
+  randomStatus(env);
   $('trained-caption').hidden = true;
   $('trained-row').parentElement.hidden = true;
   $('trained-hv').hidden = true;

@@ -131,7 +131,18 @@ function renderHero() {
   maps.draw('main', $('main-heatmap'), ctx,
     state.temp === 1 ? T.heatmapTitle(m.seed, m.dk, m.causal) : T.teach.heroTitle(m.seed, m.dk, m.causal, state.temp));
   view.render(ctx);
-  setHtml($('source-note'), T.sourceNote(m.seed, m.dk, Boolean(state.x), state.input === 'embed', state.pe));   // numbers only
+  setHtml($('source-note'), T.sourceNote(m.seed, m.dk, Boolean(state.x), state.input === 'embed', state.pe) +   // numbers only
+    (state.temp === 1 ? '' : T.teach.view.codeAtTemp(state.temp)));
+}
+
+/**
+ * Issue 39 P2: the captions below the hero that say a map is the one at the top (the trained
+ * section's random mode, the one-head note) name the temperature that one is drawn at. The hero's
+ * own note about the code is renderHero's.
+ */
+function renderTempCaptions() {
+  trained.renderTemp();
+  mha.renderTemp();
 }
 
 function renderSnippet() {
@@ -228,6 +239,7 @@ function renderView() {
   const t0 = performance.now();
   const before = maps.heatmaps.main && { n: maps.heatmaps.main.ctx.tokens.length, cell: maps.heatmaps.main.cellSize };
   renderHero();
+  renderTempCaptions();
   writeHashSoon();
   // the same tokens in the same cells: the map's box, and so what scrolls or hides its numbers, is unchanged
   const same = before && before.n === maps.heatmaps.main.ctx.tokens.length && before.cell === maps.heatmaps.main.cellSize;

@@ -18,12 +18,11 @@
 // anything is allocated), NON_FINITE (named, with its index), INVALID_MODEL (the C check).
 import { ErrorCode, fail, formatBytes } from '../../core/errors.js';
 import { reserve, cString } from '../../core/memory.js';
-import { QUANTIZED_TYPES } from '../load/gguf.js';
 
-// c_src/tensor.h's dtype codes: F32, BF16, F16, then ggml's block-quantized types (gguf.js's
-// table) as their ggml type id shifted left by 8
-const BLOCKS = Object.fromEntries(QUANTIZED_TYPES.map((t) => [t.name, t]));
-export const DTYPES = Object.freeze({ F32: 0, BF16: 1, F16: 2, ...Object.fromEntries(QUANTIZED_TYPES.map((t) => [t.name, t.id << 8])) });
+// c_src/tensor.h's dtype codes for F32, BF16, F16; a GGUF file's block-quantized matrix carries its
+// own in info.block { size, bytes, code } (load/gguf-weights.js: ggml's type id shifted left by 8)
+export const DTYPES = Object.freeze({ F32: 0, BF16: 1, F16: 2 });
+const codeOf = (info, dtype) => (dtype === info.dtype && info.block ? info.block.code : DTYPES[dtype]);
 const BYTES = { F32: 4, BF16: 2, F16: 2 };
 const ATTN_OK = 0, WASM32_BYTES = 2 ** 32;
 
@@ -31,7 +30,7 @@ const ATTN_OK = 0, WASM32_BYTES = 2 ** 32;
 // for a quantized one rows × cols / block blocks of ggml's bytes
 function keptBytes(entry, matrix) {
   const dtype = entry.info.dtype, [rows, cols] = entry.shape;
-  if (matrix && Object.hasOwn(BLOCKS, dtype)) return rows * (cols / BLOCKS[dtype].blockSize) * BLOCKS[dtype].blockBytes;
+  if (matrix && entry.info.block) return rows * (cols / entry.info.block.size) * entry.info.block.bytes;
   return entry.shape.reduce((a, b) => a * b, 1) * (matrix ? BYTES[dtype] ?? 4 : 4);
 }
 
@@ -87,19 +86,19 @@ function* tensor(rt, fill, tensors, kind, layer, spec) {
   const entry = tensors?.get(kind, layer);
   if (!entry) return null;
   const { mem, exports } = rt, count = entry.shape.reduce((a, b) => a * b, 1), matrix = spec.matrices.has(kind);
-  const dtype = matrix ? entry.info.dtype : 'F32', bytes = keptBytes(entry, matrix), quantized = Object.hasOwn(BLOCKS, dtype);
+  const dtype = matrix ? entry.info.dtype : 'F32', bytes = keptBytes(entry, matrix), quantized = matrix && entry.info.block !== undefined;
   if (quantized) buildReads(exports, entry);
   const at = reserve(mem, bytes, () => `tensor ${entry.name} (${bytes} bytes)`);
   try {
     const dest = dtype === entry.info.dtype && matrix ? new Uint8Array(mem.memory.buffer, at, bytes) : new Float32Array(mem.memory.buffer, at, count);
     yield fill(kind, layer, dest, entry.shape);
-    const bad = exports.attn_first_non_finite(at, DTYPES[dtype], count) >>> 0;
+    const code = codeOf(entry.info, dtype), bad = exports.attn_first_non_finite(at, code, count) >>> 0;
     if (bad < count) {
       fail(ErrorCode.NON_FINITE, quantized
         ? `upload: tensor ${entry.name} (${dtype}) has a block whose scale is NaN or ±Infinity (the block of values from index ${bad}: row ${Math.floor(bad / entry.shape[1])}): parameters must be finite`
         : `upload: tensor ${entry.name} holds NaN or ±Infinity at index ${bad}: parameters must be finite`);
     }
-    return { at, dtype: BYTES[dtype] === 2 ? panels(rt, at, DTYPES[dtype], entry.shape) : DTYPES[dtype], count, bytes };
+    return { at, dtype: BYTES[dtype] === 2 ? panels(rt, at, code, entry.shape) : code, count, bytes };
   } catch (e) {
     mem.free(at);
     throw e;
@@ -110,10 +109,10 @@ function* tensor(rt, fill, tensors, kind, layer, spec) {
 // of C's size (attn_dtype_block, 0 for a type this WebAssembly build does not have), its rows of
 // C's bytes (attn_row_bytes)
 function buildReads(exports, entry) {
-  const { name, info: { dtype }, shape: [, cols] } = entry, t = BLOCKS[dtype];
-  const block = exports.attn_dtype_block(DTYPES[dtype]), row = exports.attn_row_bytes(DTYPES[dtype], cols) >>> 0;
-  if (block !== t.blockSize || row !== cols / t.blockSize * t.blockBytes) {
-    fail(ErrorCode.INVALID_MODEL, `upload: tensor ${name} is ${dtype} (blocks of ${t.blockSize} values in ${t.blockBytes} bytes), which this WebAssembly build reads as blocks of ${block} values, rows of ${row} bytes: a build without ${dtype}`);
+  const { name, info: { dtype, block: t }, shape: [, cols] } = entry;
+  const block = exports.attn_dtype_block(t.code), row = exports.attn_row_bytes(t.code, cols) >>> 0;
+  if (block !== t.size || row !== cols / t.size * t.bytes) {
+    fail(ErrorCode.INVALID_MODEL, `upload: tensor ${name} is ${dtype} (blocks of ${t.size} values in ${t.bytes} bytes), which this WebAssembly build reads as blocks of ${block} values, rows of ${row} bytes: a build without ${dtype}`);
   }
 }
 

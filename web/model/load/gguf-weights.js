@@ -66,7 +66,7 @@ function blockOf(t, label) {
   if (!SUPPORTED_TYPES.includes(t.typeName)) bad(`${label}: tensor ${quote(t.name)} is ${t.typeName}; attnmap reads GGUF tensors of type ${SUPPORTED_TYPES.join(', ')}`);
   if (t.blockSize === 1) return {};
   if (t.ne.length !== 2) bad(`${label}: tensor ${quote(t.name)} is ${t.typeName} with ${t.ne.length} dimension${t.ne.length === 1 ? '' : 's'}: attnmap reads quantized matrices; a vector (a norm, a bias) must be F32, F16 or BF16`);
-  return { block: { size: t.blockSize, bytes: t.blockBytes } };
+  return { block: { size: t.blockSize, bytes: t.blockBytes, code: t.type << 8 } };   // code: c_src/tensor.h's dtype (ggml id << 8)
 }
 
 /**

@@ -20,7 +20,7 @@ test('attnmap/model\'s types: a strict consumer compiles, and its mistakes do no
       const groups: number = q.config.heads / q.config.kvHeads + q.config.headDim + q.config.layers; void fam; void groups;
       await loadModel({ config: { model_type: 'qwen3', hidden_size: 1024, intermediate_size: 3072, num_hidden_layers: 28, num_attention_heads: 16, vocab_size: 151936, max_position_embeddings: 40960 }, weights: new Blob([]), tokenizer: '{}', tokenizerConfig: {} });
       await loadModel({ config: '{}', weights: { index: '{"weight_map":{}}', shards: { 'model-00001-of-00002.safetensors': new Uint8Array(8) } } });
-      const kind: 'tokenizer.json' | 'bpe' | 'wordpiece' | null = q.tokenizer; void kind;
+      const kind: 'tokenizer.json' | 'bpe' | 'wordpiece' | 'gguf' | null = q.tokenizer; void kind;
       q.encode('猫吃鱼', { specialTokens: false });
       const tok = await loadTokenizer({ tokenizer: '{}', tokenizerConfig: '{}' });
       const tids: number[] = tok.encode('猫', { specialTokens: false }); void tok.decode(tids); void tok.vocabSize;

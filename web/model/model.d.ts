@@ -53,13 +53,19 @@ export interface LoadProgress {
 }
 
 /**
- * A GGUF file (llama.cpp, Ollama, LM Studio) of architecture llama, qwen2 or qwen3 with F32, F16 or
- * BF16 tensors: its bytes, or a File / Blob read slice by slice. It holds the config and the
- * weights; quantized tensors are refused (INVALID_MODEL naming the tensor and its type), and its
- * tokenizer is not read yet (pass token ids). In Node, loadModel('path/to/model.gguf') too.
+ * A GGUF file (llama.cpp, Ollama, LM Studio) of architecture llama, qwen2 or qwen3: its bytes, or
+ * a File / Blob read slice by slice. It holds the config and the weights: F32, F16 or BF16
+ * tensors, and matrices in ggml's quantized types Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q2_K, Q3_K, Q4_K,
+ * Q5_K, Q6_K, IQ4_NL and IQ4_XS (kept as the file's blocks in WebAssembly memory, dequantized
+ * where they are used); any other type is refused (INVALID_MODEL naming the tensor and its type).
+ * Its tokenizer is read from the metadata (tokenizer.ggml.*: byte-level BPE or SentencePiece;
+ * model.tokenizer is 'gguf'). In Node, loadModel('path/to/model.gguf') too.
  */
 export interface GgufFiles {
   gguf: Uint8Array | ArrayBuffer | Blob;
+  /** tokenizer.json (+ tokenizer_config.json) to read instead of the file's own tokenizer. */
+  tokenizer?: string | object;
+  tokenizerConfig?: string | object;
   wasm?: WasmModule | WasmBytes;
 }
 
@@ -224,8 +230,8 @@ export type ModelConfig = Readonly<{
 export interface Model {
   /** The sizes the runtime uses, and raw: config.json as it was read. */
   readonly config: ModelConfig;
-  /** 'tokenizer.json', 'bpe', 'wordpiece' or null (ids only). */
-  readonly tokenizer: 'tokenizer.json' | 'bpe' | 'wordpiece' | null;
+  /** 'tokenizer.json', 'bpe', 'wordpiece', 'gguf' (a GGUF file's metadata) or null (ids only). */
+  readonly tokenizer: 'tokenizer.json' | 'bpe' | 'wordpiece' | 'gguf' | null;
   /** Token ids; special tokens added as the tokenizer's post-processor says, unless { specialTokens: false }. */
   encode(text: string, options?: { specialTokens?: boolean }): number[];
   decode(ids: ArrayLike<number>): string;
@@ -395,14 +401,19 @@ export class ModelFetchError extends AttentionError {
  */
 export function loadModel<M extends Model | EncoderModel = Model>(files: CheckpointFiles | GgufFiles | string, options?: LoadOptions): Promise<M>;
 
-/** A checkpoint's tokenizer alone: from tokenizer.json (+ tokenizer_config.json), vocab.json + merges.txt, or vocab.txt. */
+/**
+ * A checkpoint's tokenizer alone: from tokenizer.json (+ tokenizer_config.json), vocab.json +
+ * merges.txt, vocab.txt, or a GGUF file's metadata (its bytes, a Blob, or parseGguf's result; a
+ * vocab-only file will do).
+ */
 export function loadTokenizer(files:
   | { tokenizer: string | object; tokenizerConfig?: string | object }
   | { vocab: string | Record<string, number>; merges: string }
-  | { vocabTxt: string; lowercase?: boolean }): Promise<Tokenizer>;
+  | { vocabTxt: string; lowercase?: boolean }
+  | { gguf: Uint8Array | ArrayBuffer | Blob | { metadata: Map<string, unknown> } | Map<string, unknown> }): Promise<Tokenizer>;
 
 export interface Tokenizer {
-  readonly kind: 'tokenizer.json' | 'bpe' | 'wordpiece';
+  readonly kind: 'tokenizer.json' | 'bpe' | 'wordpiece' | 'gguf';
   readonly vocabSize: number;
   encode(text: string, options?: { specialTokens?: boolean }): number[];
   decode(ids: ArrayLike<number>): string;

@@ -83,10 +83,10 @@ export async function loadModel(files, options = {}) {
   try {
     readThreads(options.threads);   // before any file is read
     const f = readFiles(files);
-    const { config, weights } = f.gguf !== undefined ? await ggufParts(f.gguf, options.onProgress)
+    const { config, weights, metadata } = f.gguf !== undefined ? await ggufParts(f.gguf, options.onProgress)
       : { config: readConfig(f.config), weights: null };
     const tensors = matchTensors(config, weights ?? await readWeights(f.weights, { onProgress: options.onProgress }));
-    const tokenizer = await tokenizerOf(f);
+    const tokenizer = await tokenizerOf(f, metadata);
     if (tokenizer && tokenizer.vocabSize > config.vocab_size) {
       fail(ErrorCode.INVALID_MODEL, `the tokenizer has ${tokenizer.vocabSize} tokens but config.json's vocab_size is ${config.vocab_size}: they are not of one checkpoint`);
     }
@@ -138,15 +138,18 @@ async function loadByName(name, options) {
   return loadModel(await fetchCheckpoint(name, base, fetching), { onProgress: given, threads });
 }
 
-// the checkpoint's tokenizer (load-tokenizer.js), or null when it has no tokenizer files
-function tokenizerOf({ tokenizer, tokenizerConfig, vocab, merges, vocabTxt, lowercase }) {
+// the checkpoint's tokenizer (load-tokenizer.js): its tokenizer files, else a GGUF file's
+// tokenizer.ggml.* (gguf-tokenizer.js), else null
+function tokenizerOf({ tokenizer, tokenizerConfig, vocab, merges, vocabTxt, lowercase }, ggufMetadata) {
   const given = [tokenizer, vocab, merges, vocabTxt].some((x) => x !== undefined && x !== null);
-  return given ? loadTokenizer({ tokenizer, tokenizerConfig, vocab, merges, vocabTxt, lowercase }) : null;
+  if (given) return loadTokenizer({ tokenizer, tokenizerConfig, vocab, merges, vocabTxt, lowercase });
+  return ggufMetadata?.has('tokenizer.ggml.model') ? loadTokenizer({ gguf: ggufMetadata }) : null;
 }
 
 // the runtime's fill: a tensor's values as float32 (dest a Float32Array), or its bytes as the
-// file has them (a Uint8Array: a matrix kept in BF16 or F16), from the file it is in; a GGUF
-// llama's q and k rows then back in Hugging Face's order (gguf-weights.js)
+// file has them (a Uint8Array: a matrix kept in BF16 or F16, or a GGUF file's in ggml's quantized
+// blocks), from the file it is in; a GGUF llama's q and k rows then back in Hugging Face's order
+// (gguf-weights.js: a row of bytes is dest.length / rows, a quantized row its cols / block blocks)
 function fillFrom(tensors) {
   return (kind, layer, dest) => {
     const { info } = tensors.get(kind, layer);
@@ -160,7 +163,8 @@ function fillFrom(tensors) {
   };
 }
 
-// loadModel({ gguf }): the one file holds the config, the tensors (no tokenizer is read from it yet)
+// loadModel({ gguf }): the one file holds the config, the tensors and the tokenizer (tokenizer
+// files given beside it are read instead)
 function readGgufFiles(f) {
   for (const key of ['config', 'weights']) {
     if (f[key] !== undefined) fail(ErrorCode.INVALID_ARGUMENT, `loadModel: give gguf alone, or config and weights: a GGUF file holds both (received gguf and ${key})`);
@@ -179,7 +183,7 @@ async function ggufParts(gguf, onProgress) {
     ? blobSource(gguf, progressTo(onProgress, label, gguf.size)) : bytesSource(gguf instanceof ArrayBuffer ? new Uint8Array(gguf) : gguf, 'loadModel');
   const parsed = source.async ? await openGguf(source, label) : parseGguf(source, label);
   const config = ggufConfig(parsed.metadata, parsed.tensors);
-  return { config, weights: ggufWeights(parsed, config, source, label) };
+  return { config, weights: ggufWeights(parsed, config, source, label), metadata: parsed.metadata };
 }
 
 const progressTo = (onProgress, file, total) => {

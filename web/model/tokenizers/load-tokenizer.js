@@ -4,10 +4,15 @@
 //   const tok = await loadTokenizer({ tokenizer: tokenizerJsonText, tokenizerConfig });   // Qwen3, Llama 3, …
 //   const gpt2 = await loadTokenizer({ vocab: vocabJsonText, merges: mergesTxt });      // GPT-2's BPE (bpe.js)
 //   const bert = await loadTokenizer({ vocabTxt, lowercase: false });                  // BERT's WordPiece (wordpiece.js)
-//   tok.kind;                                  // 'tokenizer.json', 'bpe' or 'wordpiece'
+//   const gg = await loadTokenizer({ gguf: ggufBytes });                               // a GGUF file's tokenizer.ggml.* (gguf-tokenizer.js)
+//   tok.kind;                                  // 'tokenizer.json', 'bpe', 'wordpiece' or 'gguf'
 //   tok.encode('我看见那只猫在吃鱼');             // ids, with the special tokens the tokenizer adds
 //   tok.encode(text, { specialTokens: false }); // without them
 //   tok.decode(ids); tok.tokens(ids); tok.vocabSize;
+//
+// A GGUF file's tokenizer (its metadata alone: a vocab-only file will do) is written by
+// gguf-tokenizer.js as the tokenizer.json Hugging Face's converters would write, and read here as
+// one; that module is imported on first use too, so that safetensors checkpoints never load it.
 //
 // tokenizer.json (with tokenizer_config.json) is read by Hugging Face's own pure-JavaScript
 // @huggingface/tokenizers, checked id for id against HF's Rust tokenizers on the real Qwen3 and
@@ -50,17 +55,17 @@ import { readJson } from '../load/text-files.js';
 import { createTokenizer } from './tokenizer.js';
 import { byteTokens } from './bpe.js';
 
-const bad = (message) => new AttentionError(ErrorCode.INVALID_MODEL, `tokenizer.json: ${message}`);
+const bad = (message, file = 'tokenizer.json') => new AttentionError(ErrorCode.INVALID_MODEL, `${file}: ${message}`);
 const badArg = (message) => new AttentionError(ErrorCode.INVALID_ARGUMENT, message);
 
-const FILES = ['tokenizer', 'tokenizerConfig', 'vocab', 'merges', 'vocabTxt', 'lowercase'];
+const FILES = ['tokenizer', 'tokenizerConfig', 'vocab', 'merges', 'vocabTxt', 'lowercase', 'gguf'];
 const MODELS = ['BPE', 'WordPiece', 'Unigram'];
 const MAX_ID = 2 ** 24;   // ids below 16,777,216 (the largest vocabularies have about 260,000)
 // entries of model.vocab and added_tokens together: 1,048,576, four times the largest real
 // vocabularies (Gemma 3's 262,144; Qwen's 151,665, Llama 3's 128,256), so that a hostile file cannot
 // make the checks and the library's tables take tens of seconds and gigabytes
 export const MAX_VOCAB = 2 ** 20;
-const MAX_MERGES = 2 ** 21;   // BPE merges: 2,097,152 (Llama 3 has 280,147)
+export const MAX_MERGES = 2 ** 21;   // BPE merges: 2,097,152 (Llama 3 has 280,147)
 // nesting: serde_json's limit, so no deeper than HF's Rust tokenizers can read (real files: about 8)
 export const MAX_DEPTH = 128;
 
@@ -95,15 +100,17 @@ let library = null;   // the module @huggingface/tokenizers, once imported
 
 /**
  * loadTokenizer(files): files is { tokenizer, tokenizerConfig? } (tokenizer.json and
- * tokenizer_config.json), { vocab, merges } (vocab.json and merges.txt) or { vocabTxt,
+ * tokenizer_config.json), { vocab, merges } (vocab.json and merges.txt), { vocabTxt,
  * lowercase? } (vocab.txt; tokenizerConfig's do_lower_case when lowercase is not given), each
- * file's text or parsed value. Resolves to { kind, encode, decode, tokens, vocabSize }; rejects
+ * file's text or parsed value, or { gguf } (a .gguf file's bytes, a Blob, or parseGguf's result:
+ * its tokenizer.ggml.* metadata). Resolves to { kind, encode, decode, tokens, vocabSize }; rejects
  * with an AttentionError.
  */
 export async function loadTokenizer(files) {
   let f;
   try {
     f = readFiles(files);
+    if (f.gguf !== undefined) return await fromGguf(f.gguf);
     if (f.tokenizer === undefined) return Object.freeze(otherKinds(f));
   } catch (e) {
     throw asError(e, 'loadTokenizer');
@@ -116,6 +123,15 @@ export async function loadTokenizer(files) {
   }
 }
 
+// a GGUF file's tokenizer: its metadata as a tokenizer.json (gguf-tokenizer.js), read as one
+async function fromGguf(gguf) {
+  const [g, { Tokenizer }] = await Promise.all([import('./gguf-tokenizer.js'), importLibrary()]);
+  const { json, ranks } = g.ggufTokenizerJson(await g.ggufMetadata(gguf));
+  const adjust = ranks ? (lib) => g.shareRanks(lib.model, json.model.merges, ranks) : null;
+  const tok = fromTokenizerJson(Tokenizer, json, {}, { file: 'the GGUF file\'s tokenizer', patterns: g.GGUF_PATTERNS, adjust });
+  return Object.freeze({ ...tok, kind: 'gguf' });
+}
+
 // the argument, each field read once; undefined and null are "not given"
 function readFiles(files) {
   if (files === null || typeof files !== 'object' || Array.isArray(files)) {
@@ -126,8 +142,12 @@ function readFiles(files) {
     if (!FILES.includes(key)) throw badArg(`loadTokenizer: unknown field ${quote(key, 40)}; expected one of ${FILES.join(', ')}`);
     if (value !== undefined && value !== null) f[key] = value;
   }
-  if (f.tokenizer === undefined && f.vocab === undefined && f.merges === undefined && f.vocabTxt === undefined) {
-    throw badArg('loadTokenizer: no tokenizer files: give tokenizer (tokenizer.json), vocab and merges (vocab.json, merges.txt) or vocabTxt (vocab.txt)');
+  if (f.gguf !== undefined) {
+    const other = Object.keys(f).find((key) => key !== 'gguf');
+    if (other !== undefined) throw badArg(`loadTokenizer: give gguf alone (the file holds its tokenizer); received gguf and ${other}`);
+  }
+  if (f.tokenizer === undefined && f.vocab === undefined && f.merges === undefined && f.vocabTxt === undefined && f.gguf === undefined) {
+    throw badArg('loadTokenizer: no tokenizer files: give tokenizer (tokenizer.json), vocab and merges (vocab.json, merges.txt), vocabTxt (vocab.txt) or gguf (a .gguf file)');
   }
   return f;
 }
@@ -151,8 +171,13 @@ async function importLibrary() {
   }
 }
 
-/** The tokenizer of a tokenizer.json (text or parsed) and tokenizer_config.json (optional), with the library's Tokenizer class. */
-function fromTokenizerJson(Tokenizer, tokenizerJson, tokenizerConfig) {
+/**
+ * The tokenizer of a tokenizer.json (text or parsed) and tokenizer_config.json (optional), with the
+ * library's Tokenizer class. file names the source in messages from the library; patterns are
+ * regular expressions taken besides KNOWN_PATTERNS (gguf-tokenizer.js's own, never a file's);
+ * adjust(lib), when given, is called on the library's tokenizer once it is made.
+ */
+function fromTokenizerJson(Tokenizer, tokenizerJson, tokenizerConfig, { file = 'tokenizer.json', patterns = [], adjust = null } = {}) {
   const json = readJson(tokenizerJson, 'tokenizer.json');
   if (json === null || typeof json !== 'object' || Array.isArray(json) || json.model === null || typeof json.model !== 'object') {
     throw bad(`expected an object with a "model" (the vocabulary and its algorithm); received ${describe(json)}`);
@@ -163,7 +188,7 @@ function fromTokenizerJson(Tokenizer, tokenizerJson, tokenizerConfig) {
   }
   const { byId, added, addedTokens, flat } = readVocabulary(json);
   checkDepth(json, flat);
-  checkPatterns(json, Tokenizer);
+  checkPatterns(json, Tokenizer, patterns.length ? new Set([...KNOWN, ...patterns]) : KNOWN);
   let lib;
   try {
     lib = new Tokenizer({
@@ -173,8 +198,10 @@ function fromTokenizerJson(Tokenizer, tokenizerJson, tokenizerConfig) {
       pre_tokenizer: whiteSpaceSplit(json.pre_tokenizer ?? null),
     }, config);
   } catch (e) {
-    throw bad(`the library cannot read it: ${String(e?.message).slice(0, 200)}`);
+    throw bad(`the library cannot read it: ${String(e?.message).slice(0, 200)}`, file);
   }
+  keepByteOrderMarks(lib.decoder);
+  adjust?.(lib);
   const n = byId.length;
   const labelOf = hasType(json.decoder, 'ByteLevel') ? byteTokens(byId).labelOf : (id) => byId[id];
   const chosen = (ids, name) => {
@@ -188,20 +215,20 @@ function fromTokenizerJson(Tokenizer, tokenizerJson, tokenizerConfig) {
     encode(text, options) {
       if (typeof text !== 'string') throw badArg(`encode(text): text must be a string; received ${describe(text)}`);
       const specialTokens = readEncodeOptions(options);
-      const { ids, tokens } = run('encode', () => lib.encode(text, { add_special_tokens: specialTokens }));
+      const { ids, tokens } = run('encode', () => lib.encode(text, { add_special_tokens: specialTokens }), file);
       ids.forEach((id, i) => {
-        if (!Number.isInteger(id) || byId[id] === undefined) throw bad(`encoding gave the token ${quote(String(tokens[i]))}, which is not in the vocabulary (and there is no unk_token)`);
+        if (!Number.isInteger(id) || byId[id] === undefined) throw bad(`encoding gave the token ${quote(String(tokens[i]))}, which is not in the vocabulary (and there is no unk_token)`, file);
       });
       return ids;
     },
     /** A pair as the file's post-processor joins two texts (BERT: [CLS] a [SEP] b [SEP]), with its token types. */
     encodePair(a, b) {
       if (typeof a !== 'string' || typeof b !== 'string') throw badArg(`encode(a, b): both texts must be strings; received ${describe(typeof a !== 'string' ? a : b)}`);
-      const { ids } = run('encode', () => lib.encode(a, { text_pair: b, add_special_tokens: true }));
-      const bare = (t) => run('encode', () => lib.encode(t, { add_special_tokens: false }).ids);
+      const { ids } = run('encode', () => lib.encode(a, { text_pair: b, add_special_tokens: true }), file);
+      const bare = (t) => run('encode', () => lib.encode(t, { add_special_tokens: false }).ids, file);
       const pair = pairOf(json.post_processor, bare(a), bare(b));
       // the library gives no token types: they are read off the template, which must give its ids
-      if (pair.ids.length !== ids.length || pair.ids.some((id, i) => id !== ids[i])) throw bad('its post_processor joins a pair in a way attnmap cannot give token types for');
+      if (pair.ids.length !== ids.length || pair.ids.some((id, i) => id !== ids[i])) throw bad('its post_processor joins a pair in a way attnmap cannot give token types for', file);
       return pair;
     },
     /** The id of a token spelled so ('[MASK]', '<mask>'), or undefined. */
@@ -209,7 +236,7 @@ function fromTokenizerJson(Tokenizer, tokenizerJson, tokenizerConfig) {
     decode(ids) {
       const list = chosen(ids, 'decode(ids): ids');
       if (list.length === 0) return '';
-      return run('decode', () => lib.decode(Array.from(list), { skip_special_tokens: false, clean_up_tokenization_spaces: false }));
+      return run('decode', () => lib.decode(Array.from(list), { skip_special_tokens: false, clean_up_tokenization_spaces: false }), file);
     },
     tokens(ids) {
       return Array.from(chosen(ids, 'tokens(ids): ids'), (id) => (added.has(id) ? byId[id] : labelOf(id)));
@@ -239,12 +266,12 @@ function pairOf(post, A, B) {
 }
 
 // what the library throws while it encodes or decodes (a file it read but cannot use) as INVALID_MODEL
-function run(what, fn) {
+function run(what, fn, file) {
   try {
     return fn();
   } catch (e) {
     if (e instanceof AttentionError) throw e;
-    throw bad(`${what} failed in the library: ${String(e?.message).slice(0, 200)}`);
+    throw bad(`${what} failed in the library: ${String(e?.message).slice(0, 200)}`, file);
   }
 }
 
@@ -392,7 +419,7 @@ function checkDepth(json, flat) {
 // { String } (the library would drop the whole text, with a console warning, for anything else),
 // and every Regex one of KNOWN_PATTERNS; a Split or Replace has a pattern (the same warning);
 // and a FixedLength pre-tokenizer a length
-function checkPatterns(json, Tokenizer) {
+function checkPatterns(json, Tokenizer, known) {
   const visit = (node, where) => {
     if (Array.isArray(node)) { node.forEach((x, i) => visit(x, `${where}[${i}]`)); return; }
     if (node === null || typeof node !== 'object') return;
@@ -401,7 +428,7 @@ function checkPatterns(json, Tokenizer) {
       if (p === null || typeof p !== 'object' || (typeof p.Regex !== 'string' && typeof p.String !== 'string')) {
         throw bad(`${where}.pattern must be { "Regex": … } or { "String": … }; received ${describe(p)}`);
       }
-      if (p.Regex !== undefined && !KNOWN.has(p.Regex)) throw unknownPattern(Tokenizer, p.Regex, `${where}.pattern`);
+      if (p.Regex !== undefined && !known.has(p.Regex)) throw unknownPattern(Tokenizer, p.Regex, `${where}.pattern`);
     }
     // the library's FixedLength steps through the text by length: 0 would never end
     if (node.type === 'FixedLength' && !(Number.isInteger(node.length) && node.length >= 1)) throw bad(`${where}.length must be a positive integer; received ${describe(node.length)}`);
@@ -436,6 +463,19 @@ function whiteSpaceSplit(node) {
     return { type: 'Sequence', pretokenizers: [GPT2_SPLIT, { ...node, use_regex: false }] };
   }
   return node;
+}
+
+// The library's ByteFallback decoder turns <0xXX> tokens into text with a TextDecoder that drops a
+// leading U+FEFF, as TextDecoder does by default (HF's Rust keeps it, as llama.cpp does): so
+// decode(encode('x \ufeffy')) lost the character. Each such decoder gets one that keeps it.
+function keepByteOrderMarks(decoder) {
+  const stack = [decoder];
+  while (stack.length > 0) {
+    const d = stack.pop();
+    if (d === null || (typeof d !== 'object' && typeof d !== 'function')) continue;   // the library's components are callable
+    if (d.text_decoder instanceof TextDecoder && !d.text_decoder.ignoreBOM) d.text_decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+    if (Array.isArray(d.decoders)) stack.push(...d.decoders);
+  }
 }
 
 // does the component (or a Sequence in it) have this type?

@@ -55,12 +55,13 @@ flags=(-msimd128 -ffp-contract=off
   -sALLOW_MEMORY_GROWTH -sMAXIMUM_MEMORY=4GB -sINITIAL_MEMORY=1MB -sTOTAL_STACK=64KB
   -sFILESYSTEM=0 -sMALLOC=emmalloc
   -sEXPORTED_FUNCTIONS="$exports")
-emcc c_src/attention.c c_src/rope.c c_src/mha.c -O3 "${flags[@]}" -o "$out/attention.wasm"
+# -DATTN_NO_STATS          the teaching core alone computes no row statistics (attention.c: the models' own)
+emcc c_src/attention.c c_src/rope.c c_src/mha.c -O3 "${flags[@]}" -DATTN_NO_STATS -o "$out/attention.wasm"
 
 # The same core with fused multiply-add in the tiled kernel (wasm relaxed SIMD), for engines that
 # have it; createAttention({ relaxed: true }) picks it. clang 14 writes the draft opcode of
 # f32x4.relaxed_madd: scripts/patch-relaxed.js rewrites it to the standard one and checks it.
-emcc c_src/attention.c c_src/rope.c c_src/mha.c -O3 "${flags[@]}" -mrelaxed-simd -DATTN_RELAXED -o "$out/attention-relaxed.wasm"
+emcc c_src/attention.c c_src/rope.c c_src/mha.c -O3 "${flags[@]}" -DATTN_NO_STATS -mrelaxed-simd -DATTN_RELAXED -o "$out/attention-relaxed.wasm"
 node scripts/patch-relaxed.js "$out/attention-relaxed.wasm"
 
 # The one-file embed's build (web/dist/attention-heatmap.min.js): optimised for size, and without

@@ -155,7 +155,15 @@ static void softmax_normalize(float *row, float maxval, int m) {
     for (int j = 0; j < m; j++) row[j] *= inv;
 }
 
-#ifndef ATTN_EMBED   // the one-file embed's build computes no statistics (attn_forward_stats refuses them)
+// The row statistics (attn_forward_stats) are for the models (heads.c). The builds of the teaching
+// core alone (build.sh's attention and attention-relaxed, which the element and the pool load:
+// -DATTN_NO_STATS) and the embed's leave them out, so their kernels carry no code for them; there
+// attn_forward_stats refuses statistics (ATTN_ERR_FLAGS).
+#if defined(ATTN_EMBED) && !defined(ATTN_NO_STATS)
+#define ATTN_NO_STATS
+#endif
+
+#ifndef ATTN_EMBED
 // One row's statistics (attention.h's attn_row_stats) from its sums: Z = Σ e, U = Σ e·(s − max),
 // D = Σ e·|qpos − kpos|, and the scores at its points less the maximum (-inf: none). Z = 0 (every
 // key masked): zeros.
@@ -305,6 +313,9 @@ static attn_status forward_rows(float *out, float *weights, float *workspace, co
                                 const float *q, const float *k, const float *v, const uint8_t *mask,
                                 int m, int d_k, int d_v, float scale, unsigned flags,
                                 int row_begin, int row_end) {
+#ifdef ATTN_NO_STATS
+    stats = NULL;   // (check_stats refused them): the statistics' code is left out
+#endif
     for (int i = row_begin; i < row_end; i++) {
         float *row = weights ? weights + (size_t)i * m : workspace;
         const float *qi = q + (size_t)i * d_k;
@@ -569,6 +580,9 @@ static attn_status forward_tiled(float *out, float *workspace, const attn_row_st
                                  const float *q, const float *k, const float *v, const uint8_t *mask,
                                  int m, int d_k, int d_v, float scale, unsigned flags,
                                  int row_begin, int row_end) {
+#ifdef ATTN_NO_STATS
+    stats = NULL;
+#endif
     float *kp = (float *)(((uintptr_t)workspace + 15) & ~(uintptr_t)15);
     float *qt = kp + round_up((size_t)m, 4) * (size_t)d_k;  // (d_k, 8) this block's queries, transposed
     float *st = qt + (size_t)d_k * 8;                      // (BK, 8) scores, then probabilities, transposed
@@ -648,7 +662,7 @@ size_t attn_workspace_size(int n, int m, int d_k, int d_v) {
 // the statistics' arguments: every pointer there, positions finite, points in [-1, m)
 static attn_status check_stats(const attn_row_stats *stats, int n, int m) {
     if (!stats) return ATTN_OK;
-#ifdef ATTN_EMBED
+#ifdef ATTN_NO_STATS
     (void)n; (void)m;
     return ATTN_ERR_FLAGS;
 #endif

@@ -1,6 +1,5 @@
 // load.js - createAttention: decode the embedded build, pick the relaxed-SIMD one where the
 // engine has it, and instantiate it once per build (instantiate.js), or the caller's options.wasm.
-import wasmBase64 from '../wasm/attention-wasm.js';
 import { ErrorCode, fail, asError, describe } from './errors.js';
 import { isPlain } from './args.js';
 import { instantiate, decodeBase64 } from './instantiate.js';
@@ -16,12 +15,27 @@ export function hasRelaxedSimd() {
   try { return WebAssembly.validate(RELAXED_PROBE); } catch { return false; }
 }
 
-// the package's own builds, compiled from the base64 modules (the relaxed one loaded only when used)
-const embedded = (relaxed) => async () => WebAssembly.compile(decodeBase64(relaxed
-  ? (await import('../wasm/attention-relaxed-wasm.js')).default
-  : wasmBase64));
+// the package's own builds, compiled from their base64 modules, each imported when first used:
+// the default (-O3), the relaxed-SIMD one, and the small one (-Oz: the row path alone, no tiled
+// kernel, no statistics) that the element uses, whose results are the default's for calls that
+// ask for the weights
+const BUILDS = {
+  default: () => import('../wasm/attention-wasm.js'),
+  relaxed: () => import('../wasm/attention-relaxed-wasm.js'),
+  small: () => import('../wasm/attention-embed-wasm.js'),
+};
+const embedded = (key) => async () => WebAssembly.compile(decodeBase64((await BUILDS[key]()).default));
 
-const shared = { default: null, relaxed: null };
+const shared = { default: null, relaxed: null, small: null };
+
+/**
+ * The attention API on the small build, compiled once and shared (web/element: every heatmap asks
+ * for the weights, which only the row path computes, so the tiled kernel would be dead weight).
+ */
+export function createSmallAttention() {
+  shared.small ??= instantiate(undefined, false, embedded('small')).catch((e) => { shared.small = null; throw e; });
+  return shared.small;
+}
 
 /**
  * Load the WebAssembly core and return the attention API. Without options, the wasm
@@ -50,7 +64,7 @@ export function createAttention(options = {}) {
     // the relaxed build is a file of its own (attention-relaxed-wasm.js): a host that did not
     // copy it gets the default build, and api.relaxed says so; later calls reuse that answer
     // (no second request for the missing file), unless the default build failed too
-    shared[key] ??= instantiate(undefined, key === 'relaxed', embedded(key === 'relaxed')).catch((e) => {
+    shared[key] ??= instantiate(undefined, key === 'relaxed', embedded(key)).catch((e) => {
       if (key === 'default') { shared.default = null; throw e; }
       return createAttention({ relaxed: false }).catch((e2) => { shared.relaxed = null; throw e2; });
     });

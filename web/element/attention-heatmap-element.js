@@ -6,19 +6,22 @@
 // attributes), small scalars via attributes (causal scale decimals lang seed heads). With `heads`
 // (episode 06) it draws one heatmap per head (multiHeadAttention). With `model` (issue 16) it
 // draws one layer's and head's attention of a checkpoint instead (from-model.js: model text ids
-// layer head), loading the model code and data only then. The work is in pure modules:
+// layer head), loading the model code and data only then; over 256 tokens the model code gives a
+// canvas with zoom and pan (web/model/element-canvas.js) in place of the SVG. The work is in pure modules:
 // parse.js reads the input, compute.js runs the core, render.js makes each panel's SVG with
 // renderHeatmap (which escapes every label); view.js shows it (all other text via textContent).
 //
 // CSP: the styles are one constructable stylesheet (adoptedStyleSheets), which style-src 'self'
 // does not block; the shadow root has no <style> and no style="". Every failure (bad input,
 // WebAssembly forbidden) is a readable message inside the element, never an uncaught error.
-import * as TEXT from '../strings/element.js';
+import { zh, en } from '../strings/element.js';
 import { ATTRIBUTES, MATRICES, SCALARS, parseTokens, parseMatrix, parseLang, readInput } from './parse.js';
 import { loadCore, compute } from './compute.js';
 import { checkBudget, renderPanels } from './render.js';
 import { createView, showLoading, showModelLoading, showPanels, showProblem } from './view.js';
 import { readModelInput, sharedModel, modelAttention, renderModelPanel } from './from-model.js';
+
+const TEXT = { zh, en };
 
 // In Node (no DOM) the module still imports: the class then extends a stub.
 const Base = globalThis.HTMLElement ?? class {};
@@ -120,7 +123,7 @@ export class AttentionHeatmapElement extends Base {
     const loaded = await shared.promise;
     if (stale()) return null;
     const detail = modelAttention(loaded, m);
-    showPanels(this.#view, renderModelPanel(detail, decimals, lang, t, this.#view.id), t);
+    showPanels(this.#view, loaded.code.largePanel(detail, { lang }) ?? renderModelPanel(detail, decimals, lang, t, this.#view.id), t);
     return detail;
   }
 }

@@ -44,12 +44,17 @@
  * and data load on first use, once per page for each model; the element shows a loading line
  * (with `aria-busy` on its root part) meanwhile. Its `<svg>` carries `data-model`, `data-layer`,
  * `data-head` and `data-ids` (JSON). The one-file embed loads `attnmap-model.js` and `toy-zh.js`
- * from its own folder as classic scripts.
+ * from its own folder as classic scripts. Over 256 tokens (up to the model's context, at most
+ * 4,096) the head is drawn on a `<canvas>` instead (`::part(canvas)`; its box carries the same
+ * data-* plus `data-n`, the canvas `data-r0`, `data-c0`, `data-k`: the window shown), with zoom
+ * and pan (wheel, pinch, drag; `+ − arrows 0` on the focused canvas), the hovered cell's i, j,
+ * tokens and value in the caption line, and a PNG button (`::part(png)`); docs/EMBED.md, "Long
+ * inputs".
  *
  * Bad input never throws: the element shows a readable message (with the core's
  * `AttentionError` message) and `error` holds the error.
  *
- * Budgets, checked before anything is computed (docs/EMBED.md, "Budgets"): at most 65,536 cells
+ * Budgets, checked before anything is computed (docs/EMBED.md, "Budgets"): at most 65,536 SVG cells
  * over all heatmaps of one element (every head's weights plus the output) and 16,384 characters
  * of tokens in all; over either, the message names the budget and the numbers received. Tokens
  * are shown cut to ⌊1,048,576 / (all cells)⌋ characters (16 at 65,536 cells); `result.tokens`
@@ -72,7 +77,7 @@ export interface ModelDetail {
   tokens: string[];
   layer: number;
   head: number;
-  /** (n, n), causal: 0 above the diagonal. */
+  /** (n, n), causal: 0 above the diagonal (an encoder's has none). Over 256 tokens, the forward's `map(layer, head)`. */
   weights: Matrix;
 }
 

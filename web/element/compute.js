@@ -1,6 +1,7 @@
 // compute.js - the element's numbers: the core (and, for x with seed, torch-rng.js) loaded, then one
 // computation whose result is the attention-computed event's detail.
-import { createAttention, AttentionError } from '../core/attention.js';
+import { AttentionError } from '../core/attention.js';
+import { createSmallAttention } from '../core/load.js';
 import { isList } from '../heatmap/read.js';
 import { Problem, bad } from './parse.js';
 
@@ -12,9 +13,9 @@ export async function loadCore(input) {
     try { rng = await import('../rng/torch-rng.js'); } catch (e) { throw new Problem('rng', `could not load torch-rng.js: ${e.message}`); }
   }
   let attn;
-  // relaxed: false: the default build is embedded in attention.js, so the embed fetches no
-  // second file, and heatmap-sized inputs never reach the kernel that relaxed SIMD speeds up
-  try { attn = await createAttention({ relaxed: false }); } catch (e) {
+  // the small build (-Oz, the row path alone): every heatmap asks for the weights, which only the
+  // row path computes; the one-file embed carries the same build
+  try { attn = await createSmallAttention(); } catch (e) {
     // CSP without 'wasm-unsafe-eval': Chromium throws a CompileError naming it
     throw e instanceof AttentionError ? e : new Problem('wasm', e.message);
   }

@@ -6,7 +6,8 @@
 // page for each model (all elements share it); changing text, ids, layer or head computes again
 // with the loaded model. text goes through the checkpoint's tokenizer; ids (a JSON array of
 // token ids) is for a checkpoint without one. The work is in web/model/element-support.js, which
-// loads with the model, so that the one-file embed stays small.
+// loads with the model, so that the one-file embed stays small; so is the canvas that shows a map
+// over 256 tokens (up to the model's context, at most 4,096), which only a model can give.
 import { importModel, SHIPPED } from './model-import.js';
 import { MATRICES, Problem, bad } from './parse.js';
 import { draw } from './render.js';
@@ -70,7 +71,11 @@ export function modelAttention({ code, model }, m) {
   try { return { model: m.name, ...code.attentionOf(model, m) }; } catch (e) { return problem(e); }
 }
 
-/** The one panel: the weights of the layer and head (causal but for an encoder's); its <svg> carries data-model, -layer, -head, -ids. */
+/**
+ * The one panel up to 256 tokens: the weights of the layer and head (causal but for an encoder's);
+ * its <svg> carries data-model, -layer, -head, -ids. Over 256 tokens the element shows the model
+ * code's canvas instead (element-support.js's largePanel: zoom, pan, hover, PNG).
+ */
 export function renderModelPanel(detail, decimals, lang, t, id) {
   const { tokens, layer, head } = detail;
   const svg = draw(detail.weights, {

@@ -7,7 +7,7 @@
 // below into classicImport() (classic-import.js): a <script src> beside the running bundle,
 // web/dist/attnmap-model.js (all of web/model/) or web/dist/<name>.js.
 
-/** { openModel, attentionOf } (web/model/element-support.js, with attnmap/model). */
+/** { openModel, attentionOf, largePanel } (web/model/element-support.js, with attnmap/model). */
 export const importModel = () => import('../model/element-support.js');
 
 /**

@@ -109,7 +109,7 @@ export function showModelLoading(view, t) {
   view.wrap.setAttribute('aria-busy', 'true');
 }
 
-/** The panels of renderPanels (render.js); attrs: panel -> attributes of its <svg>; the focused cell keeps the focus. */
+/** The panels of renderPanels (render.js): SVG strings, or a node (a model's canvas, element-support.js); attrs: panel -> attributes of its <svg>; the focused cell keeps the focus. */
 export function showPanels(view, { svgs, active, sharing, attrs = {} }, t) {
   const focused = cellOf(view.root.activeElement);
   const { loading, message, panels, heads, shared } = view;
@@ -125,7 +125,8 @@ export function showPanels(view, { svgs, active, sharing, attrs = {} }, t) {
     p.caption = sharing && name !== 'output' ? shared : p.own;
     panel.hidden = !svgs[name];
     if (!svgs[name]) { figure.replaceChildren(); continue; }
-    figure.innerHTML = html(svgs[name]);             // escaped by renderHeatmap
+    if (svgs[name].nodeType) figure.replaceChildren(svgs[name]);   // a model's canvas (element-canvas.js)
+    else figure.innerHTML = html(svgs[name]);        // escaped by renderHeatmap
     for (const [k, v] of Object.entries(attrs[name] ?? {})) figure.firstElementChild.setAttribute(k, v);
     p.caption.dataset.hint = t.hint;
     reset(view, name);

@@ -4,6 +4,12 @@
 //
 //   const model = await openModel(files);              // or openModel(folderUrl): fetched first
 //   const { ids, tokens, layer, head, weights } = attentionOf(model, { text, ids, layer, head });
+//   const panel = largePanel(detail, { lang });        // over 256 tokens: a canvas (below); else null
+//
+// Up to 256 tokens the element draws an SVG (web/element/render.js); beyond, up to the model's
+// context and at most MAX_MODEL_TOKENS, a canvas with zoom, pan, hover and PNG
+// (element-canvas.js, imported only then). A long map comes from one forward with
+// { heads: true, logits: false } and result.map(layer, head): no other head's map is kept.
 //
 // Failures are Errors with a kind, which picks the element's headline: 'model' (a file could not
 // be fetched: the URL and HTTP status; or a broken or unsupported checkpoint: INVALID_MODEL and
@@ -13,7 +19,8 @@ import { fetchCheckpoint } from './load/fetch-checkpoint.js';
 import { MAX_CELLS, MAX_LABEL_CHARS } from '../heatmap/budgets.js';
 import { MODEL_HINTS } from '../strings/model-hints.js';
 
-const MAX_TOKENS = Math.floor(Math.sqrt(MAX_CELLS));   // one n×n map: 256 tokens
+const SVG_TOKENS = Math.floor(Math.sqrt(MAX_CELLS));   // one n×n SVG: 256 tokens; beyond, a canvas
+const MAX_MODEL_TOKENS = 4096;                         // the element's cap, below the model's context
 // every head's maps are kept for the last ids (switching heads costs no forward pass) while they
 // fit in this many floats; a larger model computes the one head shown
 const KEEP_FLOATS = 4 * 1024 * 1024;
@@ -40,6 +47,7 @@ export async function openModel(source) {
 }
 
 const passes = new WeakMap();    // model -> { key, attention }: the last forward pass, reused for another layer or head
+const longPasses = new WeakMap();  // model -> { key, result }: the last forward with heads over > 256 tokens (its map())
 
 /**
  * The weights of one layer and head, with the tokens as labels. The element's attributes as they
@@ -52,9 +60,13 @@ export function attentionOf(model, { text, ids, layer, head }) {
   if ((text === null) === (ids === null)) throw problem('input', { message: 'model needs text, or ids (a JSON array of token ids), and not both' });
   // the element's budgets, before the tokenizer and the forward pass run
   if (text !== null && text.length > MAX_LABEL_CHARS) budget(`the text has ${text.length} characters; the budget is ${MAX_LABEL_CHARS}`);
-  if (ids !== null && ids.length > 8 * MAX_CELLS) budget(`the ids attribute has ${ids.length} characters; it can hold at most ${MAX_TOKENS} ids`);
+  const cap = Math.min(model.config.n_positions, MAX_MODEL_TOKENS);
+  if (ids !== null && ids.length > 8 * MAX_CELLS) budget(`the ids attribute has ${ids.length} characters; it can hold at most ${cap} ids`);
   const list = ids === null ? encode(model, text) : parseIds(ids);
-  if (list.length > MAX_TOKENS) budget(`${list.length} tokens make a ${list.length}×${list.length} map; the budget is ${MAX_CELLS} cells (${MAX_TOKENS} tokens)`);
+  if (list.length > cap) {
+    budget(cap === MAX_MODEL_TOKENS ? `${list.length} tokens: the element draws at most ${cap} (this model's context is ${model.config.n_positions})`
+      : `${list.length} tokens are more than this model reads: its context is ${cap} tokens`);
+  }
   const tokens = model.tokenizer ? model.tokens(list) : list.map(String);
   const chars = tokens.reduce((sum, t) => sum + t.length, 0);
   if (chars > MAX_LABEL_CHARS) budget(`the tokens have ${chars} characters; the budget is ${MAX_LABEL_CHARS} for all tokens together`);
@@ -66,6 +78,7 @@ function budget(message) { throw problem('input', { message }); }
 
 // one head's map, from the last pass over these ids when it kept every head
 function weightsOf(model, list, l, h) {
+  if (list.length > SVG_TOKENS) return longMap(model, list, l, h);
   const { n_layer: L, n_head: H } = model.config, key = list.join();
   let pass = passes.get(model);
   if (pass?.key !== key || !pass.attention[l][h]) {
@@ -75,6 +88,39 @@ function weightsOf(model, list, l, h) {
     passes.set(model, pass);
   }
   return pass.attention[l][h];
+}
+
+// over 256 tokens: one forward with every head's scores and no map kept, then map(l, h); the
+// result serves another layer or head until the model's next forward (another element's, say),
+// after which map() throws and the forward runs again
+function longMap(model, list, l, h) {
+  const key = list.join(), pass = longPasses.get(model);
+  if (pass?.key === key) {
+    try { return pass.result.map(l, h); } catch { /* stale: below */ }
+  }
+  // an encoder's forward has no logits option (its masked-LM head runs anyway)
+  const options = model.config.encoder ? { heads: true } : { heads: true, logits: false };
+  const result = call(() => model.forward(list, options));
+  longPasses.set(model, { key, result });
+  return call(() => result.map(l, h));
+}
+
+/**
+ * The element's panel for a map too large for an SVG (over 256 tokens), or null for one an SVG can
+ * draw (web/element/render.js's). The panel is { svgs: { heatmap: node }, active, sharing }, as
+ * web/element/view.js's showPanels takes it; the node is filled once element-canvas.js has loaded
+ * (imported here on first use, so that a small map never loads it): a canvas with zoom, pan, hover
+ * and a PNG button. detail: attentionOf's, with model (the attribute); lang: 'zh' | 'en'.
+ */
+export function largePanel(detail, { lang }) {
+  if (detail.weights.shape[0] <= SVG_TOKENS) return null;
+  const node = document.createElement('div');
+  node.className = 'large';
+  const data = { model: detail.model, layer: detail.layer, head: detail.head, ids: JSON.stringify(detail.ids), n: detail.weights.shape[0] };
+  for (const [k, v] of Object.entries(data)) node.dataset[k] = String(v);
+  import('./element-canvas.js').then(({ fillCanvasPanel }) => { if (node.isConnected) fillCanvasPanel(node, detail, { lang }); },
+    (e) => { node.textContent = `element-canvas.js did not load: ${e.message}`; });
+  return { svgs: { heatmap: node }, active: {}, sharing: false };
 }
 
 function index(text, name, count, what) {

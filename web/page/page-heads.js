@@ -20,7 +20,7 @@
 import { renderHeatmap, drawHeatmap } from '../heatmap/heatmap.js';
 import { manualSeed } from '../rng/torch-rng.js';
 import { parseIds } from './page-files.js';
-import { fullView, sliceOf, bindZoom } from './page-zoom.js';
+import { fullView, sliceOf, bindZoom } from '../heatmap/zoom.js';
 import { download } from './page-export.js';
 
 export const MAX_HEAD_TOKENS = 4096;

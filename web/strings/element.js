@@ -49,3 +49,4 @@ export const en = {
   model: 'The attention heatmap cannot be shown: the model\'s files are missing or broken.',
   modelHint: 'A page opened from disk can only use toy-zh; a folder must be on the page\'s own site.',
 };
+

@@ -1,7 +1,8 @@
-// page-zoom.js - zoom and pan over a square map drawn on a canvas (the heads panel's big map,
-// issue 37 item 4): the view is a window of k × k cells whose top-left cell is (r0, c0), and the
-// canvas shows only that window (drawHeatmap of the slice), so a 4,096² map zoomed in shows its
-// cells one by one.
+// zoom.js - zoom and pan over a square map drawn on a canvas (issue 37 item 4), one module for the
+// page's heads panel (web/page/page-heads.js) and the element's maps over 256 tokens
+// (web/model/element-canvas.js): the view is a window of k × k cells whose top-left cell is
+// (r0, c0), and the canvas shows only that window (drawHeatmap of the slice), so a 4,096² map
+// zoomed in shows its cells one by one. No imports: it knows nothing of models or pages.
 //
 //   zoomAt(view, n, factor, u, v)   the window scaled by factor (< 1 zooms in) about the point at
 //                                   fractions (u, v) of it, which stays under the pointer

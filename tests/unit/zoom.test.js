@@ -1,9 +1,10 @@
-// page-zoom.js's arithmetic (the heads panel's zoom and pan, issue 37 item 4): windows stay inside
-// the map and at least MIN_CELLS a side, the point under the pointer stays put, the slice copies
-// the window's cells. The events are tested in Chromium (tests/browser/page-heads.test.js).
+// web/heatmap/zoom.js's arithmetic (the zoom and pan of a large map on a canvas, issue 37 item 4:
+// the page's heads panel and the element over 256 tokens): windows stay inside the map and at least
+// MIN_CELLS a side, the point under the pointer stays put, the slice copies the window's cells. The
+// events are tested in Chromium (tests/browser/page-heads.test.js, tests/browser/element-long.test.js).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { MIN_CELLS, fullView, clampView, zoomAt, panBy, sliceOf } from '../../web/page/page-zoom.js';
+import { MIN_CELLS, fullView, clampView, zoomAt, panBy, sliceOf } from '../../web/heatmap/zoom.js';
 
 test('clampView: inside the map, whole cells, at least MIN_CELLS a side (or the map when smaller)', () => {
   assert.deepEqual(clampView({ r0: -5, c0: 900, k: 100 }, 1000), { r0: 0, c0: 900, k: 100 });

@@ -15,7 +15,7 @@
 // be fetched: the URL and HTTP status; or a broken or unsupported checkpoint: INVALID_MODEL and
 // loadModel's message), 'input' (text, ids, layer, head; characters outside the vocabulary).
 import { loadModel } from './model.js';
-import { fetchCheckpoint } from './load/fetch-checkpoint.js';
+import { fetchCheckpoint, fetchGguf, isGgufUrl } from './load/fetch-checkpoint.js';
 import { MAX_CELLS, MAX_LABEL_CHARS } from '../heatmap/budgets.js';
 import { MODEL_HINTS } from '../strings/model-hints.js';
 
@@ -36,11 +36,11 @@ function hintOf(e) {
   return /HTML page/.test(e.message) ? MODEL_HINTS.html : /stalled|broke off/.test(e.message) ? MODEL_HINTS.stall : undefined;
 }
 
-/** A model from its files ({ config, weights, … }) or from a checkpoint folder's absolute URL. */
+/** A model from its files ({ config, weights, … }), a checkpoint folder's absolute URL, or a .gguf file's. */
 export async function openModel(source) {
   let files = source;
   if (typeof source === 'string') {
-    try { files = await fetchCheckpoint(source); } catch (e) { throw problem('model', e); }
+    try { files = isGgufUrl(source) ? await fetchGguf(source) : await fetchCheckpoint(source); } catch (e) { throw problem('model', e); }
   }
   // one thread: the one-file embed carries no worker script and no threaded build (EMBED.md)
   try { return await loadModel(files, { threads: 1 }); } catch (e) { throw problem('model', e); }

@@ -38,7 +38,7 @@ import { generate, readPrompt, slotsByHead } from './generate.js';
 import { encoderApi } from './encoder.js';
 import { headsResult } from './heads.js';
 import { idsArg } from '../core/args.js';
-import { fetchCheckpoint, ModelFetchError } from './load/fetch-checkpoint.js';
+import { fetchCheckpoint, fetchGguf, isGgufUrl, ModelFetchError } from './load/fetch-checkpoint.js';
 import { forwardOnly, parseRepoId } from './hub/hub.js';
 import { hubFiles } from './hub/hub-browser.js';
 import { useThreadHost, defaultThreads, MAX_THREADS } from './runtime.js';
@@ -135,7 +135,8 @@ async function loadByName(name, options) {
     return loadModel(await hubFiles(repo, { onProgress, revision, hubUrl, token, cache, signal, stallMs, minRate, graceMs }), { onProgress, threads });
   }
   const base = globalThis.document?.baseURI ?? globalThis.location?.href;
-  return loadModel(await fetchCheckpoint(name, base, fetching), { onProgress: given, threads });
+  const files = isGgufUrl(name, base) ? await fetchGguf(name, base, fetching) : await fetchCheckpoint(name, base, fetching);
+  return loadModel(files, { onProgress: given, threads });
 }
 
 // the checkpoint's tokenizer (load-tokenizer.js): its tokenizer files, else a GGUF file's

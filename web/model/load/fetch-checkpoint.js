@@ -57,23 +57,27 @@ function alloc(n, url) {
 }
 
 // ----------------------------------------------------------------------------
-// a text file: up to MAX_TEXT_BYTES
+// a text file (up to MAX_TEXT_BYTES) or a GGUF file (up to MAX_WEIGHTS_BYTES): read to its end
 
-async function readText(body, url) {
-  const over = (size) => fail(ErrorCode.TOO_LARGE, `${url}: ${size}; a config, tokenizer or index file is read up to ${formatBytes(MAX_TEXT_BYTES)} (${MAX_TEXT_BYTES} bytes)`);
-  if (body.total > MAX_TEXT_BYTES) over(`the server announces ${formatBytes(body.total)} (Content-Length ${body.total})`);
-  // the size announced, in one array; grown by doubling only when it said none, or less (a
-  // compressed body: Content-Length counts what came over the wire)
+const readText = (body, url) => readAll(body, url, MAX_TEXT_BYTES, 'a config, tokenizer or index file is read');
+
+// The body into one array of at most cap bytes: the size announced, grown by doubling only when it
+// said none, or less (a compressed body: Content-Length counts what came over the wire). HTML when
+// it starts with "<" (a file of ours never does); first(bytes) checks the first 4 bytes, if given.
+async function readAll(body, url, cap, what, first) {
+  const over = (size) => fail(ErrorCode.TOO_LARGE, `${url}: ${size}; ${what} up to ${formatBytes(cap)} (${cap} bytes)`);
+  if (body.total > cap) over(`the server announces ${formatBytes(body.total)} (Content-Length ${body.total})`);
   let bytes = alloc(body.total ?? FIRST_BYTES, url), at = 0;
   for (let chunk; (chunk = await body.next()) !== null;) {
-    if (at === 0 && chunk.length > 0 && chunk[0] === LT) return HTML;     // a file of ours never starts so
-    if (at + chunk.length > MAX_TEXT_BYTES) over(`more than ${formatBytes(MAX_TEXT_BYTES)} came (${at + chunk.length} bytes, and the body went on)`);
+    if (at === 0 && chunk.length > 0 && chunk[0] === LT) return HTML;
+    if (at + chunk.length > cap) over(`more than ${formatBytes(cap)} came (${at + chunk.length} bytes, and the body went on)`);
     if (at + chunk.length > bytes.length) {
-      const bigger = alloc(Math.min(MAX_TEXT_BYTES, Math.max(2 * bytes.length, at + chunk.length)), url);
+      const bigger = alloc(Math.min(cap, Math.max(2 * bytes.length, at + chunk.length)), url);
       bigger.set(bytes.subarray(0, at));
       bytes = bigger;
     }
     bytes.set(chunk, at);
+    if (first && at < 4 && at + chunk.length >= 4) first(bytes.subarray(0, 4));
     at += chunk.length;
   }
   body.ended();
@@ -231,6 +235,35 @@ export async function fetchCheckpoint(folder, base, options = {}) {
   if (vocab !== undefined) return Object.assign(files, { vocab: text(vocab), merges: text(await at('merges.txt', false)) });
   const vocabTxt = text(await at('vocab.txt', true));
   return vocabTxt === undefined ? files : Object.assign(files, { vocabTxt });
+}
+
+/** A URL whose path ends in .gguf: one GGUF file (fetchGguf), not a folder. */
+export function isGgufUrl(name, base) {
+  try { return /\.gguf$/i.test(new URL(name, base).pathname); } catch { return false; }
+}
+
+/**
+ * A .gguf file by URL, as loadModel takes it: { gguf: bytes }. Read to its end with the clocks of a
+ * folder's files, at most what wasm32 can hold (TOO_LARGE, at once when a Content-Length says
+ * so); a file that does not start with "GGUF" fails on its first bytes (INVALID_MODEL), not after
+ * the download. gguf.js checks the rest.
+ */
+export async function fetchGguf(file, base, options = {}) {
+  const limits = clocksOf(options, 'fetchGguf');
+  const url = new URL(file, base).href;
+  const res = await fetchWithin(url, {}, limits, undefined, '; a page opened from disk cannot fetch, and another host needs CORS and connect-src');
+  const body = bodyOf(res, url, limits);
+  try {
+    if (!res.ok) throw new ModelFetchError(`${url}: HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ''}`, url, res.status);
+    const magic = (b) => {
+      if (String.fromCharCode(...b) !== 'GGUF') invalid(url, `not a GGUF file: it starts with bytes ${Array.from(b, (x) => x.toString(16).padStart(2, '0')).join(' ')}, not "GGUF"`);
+    };
+    const bytes = isHtmlType(res) ? HTML : await readAll(body, url, MAX_WEIGHTS_BYTES, 'a GGUF file is read', magic);
+    if (bytes === HTML) throw new ModelFetchError(`${url}: the server answered with an HTML page, not the file (a missing file behind a single-page app's fallback?)`, url, res.status);
+    return { gguf: bytes };
+  } finally {
+    body.cancel();
+  }
 }
 
 // model.safetensors, or the index and its shards (a sharded checkpoint has no model.safetensors)

@@ -394,8 +394,10 @@ export class ModelFetchError extends AttentionError {
 
 /**
  * Load a checkpoint: its files; or a checkpoint folder's URL (fetched; relative to the page in a
- * browser: config.json, model.safetensors, and vocab.json + merges.txt or vocab.txt when there).
- * In Node also a folder's path, or the name of a model shipped in the package ('toy-zh').
+ * browser: config.json, model.safetensors, and vocab.json + merges.txt or vocab.txt when there);
+ * a .gguf file's URL (the one file, at most 4 GiB). In Node also a folder's or a .gguf file's path,
+ * 'ollama:NAME[:TAG]', 'lmstudio:PUBLISHER/REPO[/FILE]', or the name of a model shipped in the
+ * package ('toy-zh').
  * Rejects with an AttentionError: INVALID_MODEL (a broken or unsupported checkpoint, naming the
  * file and the field or tensor), TOO_LARGE, INVALID_ARGUMENT; or a ModelFetchError.
  */

@@ -12,6 +12,10 @@
 //                                   about 8 minutes), rewrites only its part of the doc
 //   node bench/bench.js --only heads   every head's role scores in one pass (forward(ids, { heads }), SmolLM2-135M's
 //                                   shape; bench/heads.js; about 6 minutes), rewrites only its part of the doc
+//   node bench/bench.js --only gguf    GGUF files with quantized matrices against BF16 safetensors (Qwen2.5-0.5B's
+//                                   shape; Llama-3.2-1B's and Qwen2.5-3B's peak in a fresh process; bench/gguf.js;
+//                                   about 10 minutes, 3 GB of temporary files), rewrites only its part of the doc;
+//                                   a full run measures it last and rewrites that part after the rest
 //   node bench/bench.js --only llama   the LLaMA family's section alone (Qwen2.5-0.5B's shape against
 //                                   onnxruntime-web, Qwen3-0.6B's; bench/llama.js; about 15 minutes, 8 GB of
 //                                   memory, 6 GB of temporary files), rewrites only its part of the doc
@@ -38,8 +42,9 @@
 // (sampling, rounds, medians; the single-head sizes), impls.js (attnmap and the peers, loaded as
 // their users load them), native.js (gcc and the C child process), mha.js, pool.js, chromium.js,
 // node-relaxed.js, tiny.js, model.js (GPT-2 small, the whole model), llama.js + llama-report.js
-// (the LLaMA family), heads.js (every head's role scores), fresh.js (cold start, memory), shipped.js (gzip sizes), report.js
-// (tables, console), reading.js (targets, prose), markdown.js (docs/BENCHMARKS.md).
+// (the LLaMA family), heads.js (every head's role scores), gguf.js (GGUF files, quantized), fresh.js
+// (cold start, memory), shipped.js (gzip sizes), report.js (tables, console), reading.js (targets,
+// prose), markdown.js (docs/BENCHMARKS.md).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -48,6 +53,7 @@ import { coldStarts, memory } from './fresh.js';
 import { loadAll } from './impls.js';
 import { machine, sourcesMatchWasm } from './machine.js';
 import { markdown } from './markdown.js';
+import { ggufOnly } from './gguf.js';
 import { headsOnly } from './heads.js';
 import { benchMha } from './mha.js';
 import { benchLlama } from './llama.js';
@@ -72,6 +78,7 @@ async function main() {
   if (ONLY === 'pool') return poolOnly(r, { quick: QUICK });
   if (ONLY === 'threads') return threadsOnly(r, { quick: QUICK });
   if (ONLY === 'heads') return headsOnly(r, { quick: QUICK });
+  if (ONLY === 'gguf') return ggufOnly(r, { quick: QUICK });
   if (!r.sources.same) progress(`note: web/wasm/attention.wasm was built from sources ${r.sources.built}, c_src/ is now ${r.sources.now}`);
   progress('peak: 4-wide SSE mul + add, one core');
   r.peak = peak();
@@ -112,6 +119,9 @@ async function main() {
     fs.writeFileSync(path.join(root, 'docs/BENCHMARKS.md'), markdown(r, body));
     progress('wrote docs/BENCHMARKS.md');
   }
+
+  // 7. GGUF files (bench/gguf.js): measured last, in this process, its section rewritten in the doc just written
+  await ggufOnly(r, { quick: QUICK });
 }
 
 await main();

@@ -30,9 +30,9 @@ export const LABEL = { ours: 'attnmap', plain: 'plain JS', ort: 'onnxruntime-web
 export const MHA = { n: QUICK ? 128 : 1024, dModel: 768, heads: 12, rounds: QUICK ? 3 : 11 };
 // plain JS needs seconds per call at large n: fewer samples there, so that the run stays near 5 minutes
 export const MAX_SAMPLES = { plain: { 1024: 7, 2048: 3, 4096: 1 } };
-// `node bench/bench.js --only model|llama|pool`: one section alone
+// `node bench/bench.js --only model|llama|pool|threads|heads|gguf`: one section alone
 export const ONLY = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : null;
-if (ONLY !== null && !['model', 'llama', 'pool', 'threads', 'heads'].includes(ONLY)) throw new Error(`bench: --only takes "model", "llama", "pool", "threads" or "heads"; received ${ONLY}`);
+if (ONLY !== null && !['model', 'llama', 'pool', 'threads', 'heads', 'gguf'].includes(ONLY)) throw new Error(`bench: --only takes "model", "llama", "pool", "threads", "heads" or "gguf"; received ${ONLY}`);
 // the whole model (bench/model.js): forwards over forwardN tokens (rounds each), greedy decoding
 // of newTokens after a prompt (kvReps runs; recomputing timed at every stride-th step); quick mode
 // stays at n = 64. The logits' agreement limit (they reach about ±30 with the random weights).

@@ -1,13 +1,14 @@
 // gguf-quant.test.js - loadModel from GGUF files whose matrices are ggml's quantized blocks (issue
 // 38, item 3): Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_NL and IQ4_XS,
 // kept in wasm memory as the file has them. Each model is written twice, as convert_hf_to_gguf.py
-// lays a file out (tests/gguf-writer.js; arch llama's q and k rows permuted): once with its
-// matrices as random valid blocks of the type (random bytes, finite float16 scales, subnormal
-// ones among them), once as F32 holding those blocks' values as this file's own dequantizer gives
-// them (written from ggml's dequantize_row_* loops, float by float in ggml's order: Math.fround
-// after each product and sum). The C dequantizes exactly and sums in the F32 kernel's order
-// (c_src/tensor.h), so the quantized model's logits (a forward of 40 tokens and of one, the
-// kernels' two paths) and every attention map must be the F32 twin's bits: no tolerance.
+// lays a file out (tests/gguf-writer.js; names, metadata, random blocks and arch llama's q and k
+// rows permuted by scripts/gguf-writer.js): once with its matrices as random valid blocks of the
+// type (random bytes, finite float16 scales, subnormal ones among them), once as F32 holding
+// those blocks' values as this file's own dequantizer gives them (written from ggml's
+// dequantize_row_* loops, float by float in ggml's order: Math.fround after each product and
+// sum). The C dequantizes exactly and sums in the F32 kernel's order (c_src/tensor.h), so the
+// quantized model's logits (a forward of 40 tokens and of one, the kernels' two paths) and every
+// attention map must be the F32 twin's bits: no tolerance.
 // Models: the golden LLaMA, Qwen2 and Qwen3 checkpoints (tests/golden/llama; their matrices of
 // a multiple of 32 columns quantized, the rest left as they are: mixed files, as llama.cpp's
 // fallbacks make), and wider llama (one file a type), qwen2 and qwen3 (every type in one file)
@@ -28,31 +29,15 @@ import { ggufWeights } from '../../web/model/load/gguf-weights.js';
 import { matchTensors } from '../../web/model/load/checkpoint.js';
 import { createRuntime, useThreadHost } from '../../web/model/runtime.js';
 import { spawnNode, build, cores } from '../../web/model/threads/threads-node.js';
-import { writeGguf, gv } from '../gguf-writer.js';
+import { writeGguf } from '../gguf-writer.js';
+import { BLOCKS, rng, randomBlocks, ggufMetadata, ggufName, hfName, permuteRows } from '../../scripts/gguf-writer.js';
 import { writeSafetensors } from '../model-helpers.js';
 import { root } from '../helpers.js';
 
 const f = Math.fround;
 
-// ----------------------------------------------------------------------------
-// ggml's blocks (ggml-common.h): values and bytes a block, where the float16 scales are and the
-// size each should give the values (about 0.1 to 0.3 in magnitude: `scale` / the largest factor
-// the quants put on it)
-
-const TYPES = {
-  Q8_0: { block: 32, bytes: 34, scales: [[0, 0.3 / 127]] },
-  Q4_0: { block: 32, bytes: 18, scales: [[0, 0.3 / 8]] },
-  Q4_1: { block: 32, bytes: 20, scales: [[0, 0.3 / 15], [2, 0.15]] },
-  Q5_0: { block: 32, bytes: 22, scales: [[0, 0.3 / 16]] },
-  Q5_1: { block: 32, bytes: 24, scales: [[0, 0.3 / 31], [2, 0.15]] },
-  Q2_K: { block: 256, bytes: 84, scales: [[80, 0.3 / 45], [82, 0.15 / 15]] },
-  Q3_K: { block: 256, bytes: 110, scales: [[108, 0.3 / 128]] },
-  Q4_K: { block: 256, bytes: 144, scales: [[0, 0.3 / 945], [2, 0.15 / 63]] },
-  Q5_K: { block: 256, bytes: 176, scales: [[0, 0.3 / 1953], [2, 0.15 / 63]] },
-  Q6_K: { block: 256, bytes: 210, scales: [[208, 0.3 / 4096]] },
-  IQ4_NL: { block: 32, bytes: 18, scales: [[0, 0.3 / 127]] },
-  IQ4_XS: { block: 256, bytes: 136, scales: [[0, 0.3 / 4064]] },
-};
+// ggml's blocks (scripts/gguf-writer.js's BLOCKS): values and bytes a block, where the float16 scales are
+const TYPES = BLOCKS;
 const NAMES = Object.keys(TYPES);
 const SMALL = NAMES.filter((t) => TYPES[t].block === 32);
 
@@ -192,31 +177,6 @@ function dequantize(type, bytes, count) {
 // ----------------------------------------------------------------------------
 // random blocks and values
 
-function rng(seed) {
-  let x = seed >>> 0 || 1;
-  return () => { x ^= x << 13; x ^= x >>> 17; x ^= x << 5; return (x >>> 0) / 2 ** 32; };
-}
-
-// a float16 of random sign and mantissa whose size is about `size` (down to subnormals)
-function scaleBits(size, next) {
-  const e = Math.max(0, Math.floor(Math.log2(size)) + 15 - Math.floor(next() * 3));
-  return (next() < 0.5 ? 0x8000 : 0) | e << 10 | Math.floor(next() * 1024);
-}
-
-/** rows × cols / block random blocks of `type`, every float16 scale finite. */
-function randomBlocks(type, rows, cols, next) {
-  const { block, bytes, scales } = TYPES[type], n = rows * cols / block, out = new Uint8Array(n * bytes);
-  for (let i = 0; i < out.length; i++) out[i] = Math.floor(next() * 256);
-  for (let i = 0; i < n; i++) {
-    for (const [at, size] of scales) {
-      const h = scaleBits(size, next);
-      out[i * bytes + at] = h & 0xff;
-      out[i * bytes + at + 1] = h >> 8;
-    }
-  }
-  return out;
-}
-
 const f32Bytes = (values) => new Uint8Array(values.buffer, values.byteOffset, values.byteLength);
 const randomFloats = (count, center, spread, next) => Float32Array.from({ length: count }, () => center + spread * (2 * next() - 1));
 
@@ -225,35 +185,10 @@ const randomFloats = (count, center, spread, next) => Float32Array.from({ length
 
 /** The GGUF file of a LLaMA-family model: config (config.json's keys), its tensors in Hugging Face's row order. */
 function ggufOf(arch, c, tensors) {
-  const H = c.num_attention_heads, G = c.num_key_value_heads ?? H, D = c.head_dim ?? c.hidden_size / H;
-  const metadata = [
-    ['general.architecture', gv.str(arch)],
-    [`${arch}.block_count`, gv.u32(c.num_hidden_layers)],
-    [`${arch}.context_length`, gv.u32(c.max_position_embeddings)],
-    [`${arch}.embedding_length`, gv.u32(c.hidden_size)],
-    [`${arch}.feed_forward_length`, gv.u32(c.intermediate_size)],
-    [`${arch}.attention.head_count`, gv.u32(H)],
-    [`${arch}.attention.head_count_kv`, gv.u32(G)],
-    [`${arch}.attention.key_length`, gv.u32(D)],
-    [`${arch}.attention.value_length`, gv.u32(D)],
-    [`${arch}.attention.layer_norm_rms_epsilon`, gv.f32(c.rms_norm_eps)],
-    [`${arch}.rope.freq_base`, gv.f32(c.rope_theta)],
-    [`${arch}.vocab_size`, gv.u32(c.vocab_size)],
-  ];
+  const H = c.num_attention_heads, G = c.num_key_value_heads ?? H;
   const permuted = (t) => arch === 'llama' && /attn_[qk]\.(weight|bias)$/.test(t.name)
-    ? { ...t, data: permute(t.data, t.shape[0], t.name.includes('attn_q') ? H : G) } : t;
-  return writeGguf({ metadata, tensors: tensors.map(permuted) }).bytes;
-}
-
-// LlamaModel.permute on rows of bytes: head h's row a·D/2 + b goes to row 2b + a
-function permute(bytes, rows, heads) {
-  const D = rows / heads, half2 = D / 2, w = bytes.length / rows, out = new Uint8Array(bytes.length);
-  for (let h = 0; h < heads; h++) {
-    for (let a = 0; a < 2; a++) {
-      for (let b = 0; b < half2; b++) out.set(bytes.subarray((h * D + a * half2 + b) * w, (h * D + a * half2 + b + 1) * w), (h * D + 2 * b + a) * w);
-    }
-  }
-  return out;
+    ? { ...t, data: permuteRows(t.data, t.shape[0], t.name.includes('attn_q') ? H : G) } : t;
+  return writeGguf({ metadata: ggufMetadata(arch, c), tensors: tensors.map(permuted) }).bytes;
 }
 
 /**
@@ -271,30 +206,17 @@ function twins(arch, c, tensors, typeOf, seed) {
     quantized.push({ ...t, type, data: blocks });
     twin.push({ ...t, type: 'F32', data: f32Bytes(dequantize(type, blocks, rows * cols)) });
   }
-  const weights = writeSafetensors(new Map(twin.map((t) => [HF_NAME.get(t.name), { shape: t.shape, dtype: t.type, bytes: t.data }])));
+  const weights = writeSafetensors(new Map(twin.map((t) => [hfName(t.name), { shape: t.shape, dtype: t.type, bytes: t.data }])));
   return { quantized: ggufOf(arch, c, quantized), twin: ggufOf(arch, c, twin), checkpoint: { config: c, weights } };
 }
 
 // the golden checkpoints (tests/golden/llama) under llama.cpp's names, as their files store them
-const GLOBAL = { 'model.embed_tokens.weight': 'token_embd.weight', 'model.norm.weight': 'output_norm.weight', 'lm_head.weight': 'output.weight' };
-const LAYER = {
-  'input_layernorm.weight': 'attn_norm.weight', 'post_attention_layernorm.weight': 'ffn_norm.weight',
-  'self_attn.q_proj.weight': 'attn_q.weight', 'self_attn.q_proj.bias': 'attn_q.bias', 'self_attn.k_proj.weight': 'attn_k.weight',
-  'self_attn.k_proj.bias': 'attn_k.bias', 'self_attn.v_proj.weight': 'attn_v.weight', 'self_attn.v_proj.bias': 'attn_v.bias',
-  'self_attn.o_proj.weight': 'attn_output.weight', 'self_attn.q_norm.weight': 'attn_q_norm.weight', 'self_attn.k_norm.weight': 'attn_k_norm.weight',
-  'mlp.gate_proj.weight': 'ffn_gate.weight', 'mlp.up_proj.weight': 'ffn_up.weight', 'mlp.down_proj.weight': 'ffn_down.weight',
-};
-// llama.cpp's names (of layers 0 to 3) -> Hugging Face's
-const HF_NAME = new Map([...Object.entries(GLOBAL).map(([hf, g]) => [g, hf]),
-  ...[0, 1, 2, 3].flatMap((i) => Object.entries(LAYER).map(([hf, g]) => [`blk.${i}.${g}`, `model.layers.${i}.${hf}`]))]);
-
 function golden(name) {
   const dir = path.join(root, 'tests/golden/llama', name), c = JSON.parse(fs.readFileSync(path.join(dir, 'config.json'), 'utf8'));
   const bytes = new Uint8Array(fs.readFileSync(path.join(dir, 'model.safetensors'))), tensors = [];
   for (const [hf, info] of parseSafetensors(bytes).tensors) {
     if (hf === 'lm_head.weight' && c.tie_word_embeddings) continue;
-    const m = /^model\.layers\.(\d+)\.(.+)$/.exec(hf);
-    tensors.push({ name: m ? `blk.${m[1]}.${LAYER[m[2]]}` : GLOBAL[hf], shape: info.shape, type: info.dtype, data: bytes.slice(info.begin, info.end) });
+    tensors.push({ name: ggufName(hf), shape: info.shape, type: info.dtype, data: bytes.slice(info.begin, info.end) });
   }
   return { arch: c.model_type, c, tensors };
 }
@@ -537,7 +459,7 @@ test('TOO_LARGE is reckoned from the blocks\' bytes: a Q4_0 embedding of 2^33 va
   const m = WIDE.qwen2(800), gguf = twins(m.arch, m.c, m.tensors, () => 'Q4_0', 801).quantized;
   const parsed = parseGguf(gguf), config = ggufConfig(parsed.metadata, parsed.tensors);
   const real = matchTensors(config, ggufWeights(parsed, config, null));
-  const huge = { name: 'model.embed_tokens.weight', shape: [2 ** 23, 2 ** 10], info: { dtype: 'Q4_0' } };
+  const huge = { name: 'model.embed_tokens.weight', shape: [2 ** 23, 2 ** 10], info: { dtype: 'Q4_0', block: { size: 32, bytes: 18, code: 2 << 8 } } };
   const tensors = { ...real, get: (kind, layer = -1) => (kind === 'embed' ? huge : real.get(kind, layer)) };
   const rt = await createRuntime();
   try {

@@ -1,9 +1,12 @@
 // page-checkpoint-maps.js - the maps of a loaded checkpoint (page-checkpoint.js): the grid of every
 // layer × head as small heatmaps, drawn a layer at a time; the enlarged head with its tokens and
-// numbers, as wide as its card; and the note on the options that change them (log scale, the first
+// numbers, as wide as its card, a grid the keys and the pointer move through with a line that says
+// its active cell's weight (issue 39 P6); and the note on the options that change them (log scale, the first
 // token or [CLS] and [SEP] hidden). s: the section's state, env: page.js's helpers.
-import { renderHeatmap } from '../heatmap/heatmap.js';
+import { fixed } from '../heatmap/text.js';
 import { thumbSvg, LOG_FLOOR } from './page-thumbs.js';
+import { markCell, argmax } from './page-grid.js';
+import { fitHeatmap, numbersTooSmall } from './page-fit.js';
 import { keptPositions, shownRows } from './page-encoder.js';
 
 export const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
@@ -84,13 +87,19 @@ export function drawBig(env, s) {
   const n = rows.length;
   const matrix = rows.map((row, i) => Array.from({ length: n }, (_, j) => (!causal || j <= i ? row[j] : 0)));
   s.bigWidth = box.clientWidth || 320;
-  box.innerHTML = fitWidth(matrix, {
+  const focused = box.contains(document.activeElement), a = activeOf(s, matrix);
+  // a grid with one tab stop, moved by the keys and the pointer (page-checkpoint.js wires it)
+  box.innerHTML = fitHeatmap(matrix, {
     rowLabels: labels, colLabels: labels, ...(causal ? { masked: 'causal' } : {}), lang: T.htmlLang === 'en' ? 'en' : 'zh',
-    title: C.bigTitle(layer, head, false), decimals: 2, idPrefix: 'ckpt-big', role: 'group',
+    title: C.bigTitle(layer, head, false), decimals: 2, idPrefix: 'ckpt-big', role: 'grid',
+    activeCell: [a.row, a.col], focusRing: true,
     ...(scaleOf(env) === 'log' ? { colourScale: 'log' } : {}),
-  }, s.bigWidth);
+  }, s.bigWidth, BIG_CELL).svg;
   const svg = box.querySelector('svg');
   for (const [k, v] of Object.entries(mapAttrs(env, s, layer, head, kept))) svg.setAttribute(k, String(v));
+  // numbers drawn under 10 px are hidden, as on the top map; the line below gives the active one
+  box.classList.toggle('no-values', numbersTooSmall(svg, svg.getBoundingClientRect().width / Number(svg.getAttribute('width'))));
+  moveCell(env, s, a.row, a.col, focused);
   const note = [...(hide ? [causal ? C.bigHidden : C.bigHiddenSpecial] : []), causal ? C.bigNote(layer, head, n) : C.bigNoteEncoder(layer, head, n)];
   $('checkpoint-big-note').textContent = note.join(T.htmlLang === 'en' ? ' ' : '');      // (drawn again in a new language)
   markBig(env, s);
@@ -98,23 +107,31 @@ export function drawBig(env, s) {
 
 const BIG_CELL = { min: 10, max: 48 };   // px; below min the map is scaled down to its card (page.css)
 
+/** The enlarged map's active cell: the reader's while it is in the map, else the last row's largest weight. */
+function activeOf(s, matrix) {
+  const n = matrix.length, a = s.active;
+  if (!a || a.row >= n || a.col >= n) s.active = { row: n - 1, col: argmax(matrix[n - 1]) };
+  return s.active;
+}
+
 /**
- * renderHeatmap with the largest cells that keep the whole drawing (labels, captions, legend)
- * within width px: a guess, then corrected by the width drawn, which is known only after
- * drawing (the labels and the legend are measured by the renderer). The renderer renders once
- * per try; two or three tries settle.
+ * The active cell of the enlarged map (issue 39 P6): its tab stop and ring (page-grid.js), and the
+ * line under the map that says its weight, the one way to read it where the cells are too small
+ * for their numbers.
  */
-function fitWidth(matrix, options, width) {
-  const n = matrix.length, clamp = (c) => Math.max(BIG_CELL.min, Math.min(BIG_CELL.max, Math.floor(c)));
-  let cellSize = clamp((width - 60) / n), svg;
-  for (let tries = 0; tries < 5; tries++) {
-    svg = renderHeatmap(matrix, { ...options, cellSize });
-    const drawn = Number(/^<svg [^>]*? width="([\d.]+)"/.exec(svg)[1]);
-    const next = clamp(cellSize - Math.ceil((drawn - width) / n));
-    if (drawn <= width || next === cellSize) break;
-    cellSize = next;
-  }
-  return svg;
+export function moveCell(env, s, i, j, focus) {
+  if (!s.run) return;
+  const box = env.$('checkpoint-big');
+  const labels = keptOf(env, s).map((k) => s.run.labels[k]);
+  s.active = { row: i, col: j };
+  const g = markCell(box, i, j, focus);
+  if (!g) return;
+  const rect = g.querySelector('rect.cell');
+  const line = env.$('checkpoint-cell');
+  line.dataset.row = String(i);
+  line.dataset.col = String(j);
+  line.textContent = env.getT().cellLine(labels[i], labels[j], rect.dataset.masked === 'true' ? null : fixed(Number(rect.dataset.value), 4),
+    !box.classList.contains('no-values'));
 }
 
 export function renderOptionsNote(env, s) {

@@ -27,7 +27,8 @@ import { createHeadView } from './page-headview.js';
 import { createHeadsPanel } from './page-heads.js';
 import { errorParts } from './page-load-errors.js';
 import { fillMaskList } from './page-encoder.js';
-import { nextTask, scaleOf, keptOf, rowsOf, drawGrid, drawBig, renderOptionsNote } from './page-checkpoint-maps.js';
+import { nextTask, scaleOf, keptOf, rowsOf, drawGrid, drawBig, moveCell, renderOptionsNote } from './page-checkpoint-maps.js';
+import { wireCells } from './page-grid.js';
 
 export const MAX_GRID_TOKENS = 64;     // the grid of GPT-2 small (144 heads) stays light below this
 const DEFAULT_TEXT = { bpe: 'The cat ate the fish because it was hungry', wordpiece: '猫吃鱼', 'tokenizer.json': '我看见那只猫在吃鱼', none: '0 1 2 3 4 5' };
@@ -38,6 +39,7 @@ const ENCODER_TEXT = { zh: '猫吃[MASK]', en: 'the cat ate the [MASK].' };
 export function createCheckpointSection(env) {
   const s = {
     model: null, name: '', kind: null, run: null, big: { layer: 0, head: 0 },
+    active: null,          // the enlarged map's active cell { row, col } (issue 39 P6)
     gen: null, drawId: 0, textTimer: 0, loading: false,
     fill: null,            // an encoder's fill-mask box: { results } | { say: (C) => text } | { error }
     texts: new Map(),      // element -> (C) => its text: written again when the language changes (put)
@@ -80,7 +82,9 @@ function bind(env, s) {
       h('p', { id: 'checkpoint-grid-hint', class: 'hint' }),
       h('div', { class: 'ckpt-layout' },
         h('div', { id: 'checkpoint-grid', class: 'ckpt-grid' }),
-        h('figure', { class: 'card figure ckpt-big-card' }, h('div', { id: 'checkpoint-big', class: 'ckpt-big' }), h('figcaption', { id: 'checkpoint-big-note', class: 'note' })))));
+        h('figure', { class: 'card figure ckpt-big-card' }, h('div', { id: 'checkpoint-big', class: 'ckpt-big' }),
+          h('p', { id: 'checkpoint-cell', class: 'note ckpt-cell', 'aria-live': 'polite' }),     // the active cell's weight (issue 39 P6)
+          h('figcaption', { id: 'checkpoint-big-note', class: 'note' })))));
   bindFiles(env, s);
   bindModelControls(env, s);
   s.hub = createHubPanel(env, { adopt: (model, name) => adopt(env, s, model, name, []), drop: () => drop(env, s), busy: () => s.loading });
@@ -89,6 +93,8 @@ function bind(env, s) {
   s.headView.bind($('checkpoint-model'));
   s.heads = createHeadsPanel(env, { model: () => s.model, text: () => $('model-text').value, busy: () => Boolean(s.gen) });   // page-heads.js
   s.heads.bind($('checkpoint-model'));
+  // the enlarged map's cells: hover, focus and the arrow keys move its active cell (page-grid.js)
+  wireCells($('checkpoint-big'), { size: () => (s.run ? keptOf(env, s).length : 0), move: (i, j, focus) => moveCell(env, s, i, j, focus) });
   // the enlarged map fits its card's width: drawn again when that changes (a turned phone)
   new ResizeObserver(() => { if (s.run && Math.abs($('checkpoint-big').clientWidth - s.bigWidth) > 4) drawBig(env, s); }).observe($('checkpoint-big'));
 }
@@ -199,7 +205,7 @@ function adopt(env, s, model, name, ignored) {
   stopGeneration(s);
   say(env, s, null);
   s.model?.dispose();
-  Object.assign(s, { model, name, big: { layer: 0, head: 0 }, run: null });
+  Object.assign(s, { model, name, big: { layer: 0, head: 0 }, run: null, active: null });
   put(env, s, $('checkpoint-status'), (C) => C.loaded(name, model.config, model.tokenizer, ignored, model.threads));
   $('checkpoint-model').hidden = false;
   const encoder = Boolean(model.config.encoder);
@@ -265,10 +271,12 @@ function drop(env, s) {
 function clearRun(env, s) {
   const { $ } = env;
   s.run = null;
+  s.active = null;
   s.drawId++;                                                  // a drawing under way stops
   $('checkpoint-grid').replaceChildren();
   $('checkpoint-grid').dataset.state = 'empty';
   $('checkpoint-big').replaceChildren();
+  $('checkpoint-cell').textContent = '';
   $('checkpoint-big-note').textContent = '';
   put(env, s, $('model-output'), null);
   $('model-output').hidden = true;
@@ -325,6 +333,7 @@ function compute(env, s) {
   // heads[l][h][i]: the row of query i (keys 0..i used), a view of the model's copy
   const heads = attention.map((layer) => layer.map(({ data, shape: [n] }) => Array.from({ length: n }, (_, i) => data.subarray(i * n, i * n + n))));
   s.run = { ids: r.ids, labels: labelsOf(s.model, r.ids), heads };
+  s.active = null;                                             // new tokens: the enlarged map's first cell again
   $('model-output').hidden = true;
   drawGrid(env, s);
   drawBig(env, s);

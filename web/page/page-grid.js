@@ -10,6 +10,7 @@
 //   bigCellSize(width, n, labelPx)  -> { cellSize, values }                 // readable at 320 px
 //   wireCells(box, { size(), move(i, j, focus) })                           // pointer and keys
 //   markCell(container, i, j, focus)                                        // tab stop, ring, bold labels
+//   argmax(row)                                                             // a row's largest value's column
 //
 // Readable: the SVG of the enlarged map is never scaled down (page.css gives it max-width: none
 // and its box scrolls), so its font sizes are the renderer's: labels round(0.6 · cell) px, numbers
@@ -35,6 +36,9 @@ export function thumbButtons(h, { L, H, rowsOf, label, attrs, layerShort, headSh
   }
   return out;
 }
+
+/** The column of a row's largest value (the first on a tie): where an enlarged map's active cell starts. */
+export const argmax = (row) => row.reduce((b, v, j) => (v > row[b] ? j : b), 0);
 
 /** The enlarged one's thumbnail is pressed and ringed; the others are not. */
 export function markThumb(grid, layer, head) {

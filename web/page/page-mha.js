@@ -15,13 +15,14 @@
 // so with d_k = 8 the MHA reuses the page's W_Q, W_K, W_V, and 1 head + W_O is the episode's
 // self-attention followed by W_O. Every number shown comes from the C core
 // (attn.multiHeadAttention); Q and K for the explanation of a cell come from attn.selfAttention.
-import { toRows } from '../core/attention.js';
+import { toRows, AttentionError } from '../core/attention.js';
 import { manualSeed } from '../rng/torch-rng.js';
 import * as SNIPPET from '../strings/snippets.js';
 import { D_MODEL, HEAD_CHOICES } from './page-state.js';
 import { snippetHead, editedX } from './page-format.js';
 import { embedLines } from './page-pe.js';
-import { setHtml } from './page-scale.js';
+import { setHtml, sharedScale } from './page-scale.js';
+import { classifyX, xProblemNodes } from './page-problems.js';
 
 /**
  * X, W_Q, W_K, W_V, W_O after torch.manual_seed(seed), in the episode's layout (Q = X · W_Q):
@@ -112,12 +113,13 @@ export function mhaSnippet({ tokens, seed, causal, heads, x, input, pe }, lang =
 /**
  * env: {
  *   $, h, matrixTable, drawHeatmap, wireHeatmap, heatmaps,   page.js's helpers and heatmap registry
+ *   narrowestHeatmap(ctx, title)                             (page-heatmaps.js narrowest)
  *   getState(), getT(), getAttn(),                           the current state, strings and core
  *   setHeads(heads)                                          the reader chose a number of heads
  * }
- * Returns { bind(), render(x), clear(), lastResult(), renderTemp() }. render(x) takes the page's X
- * (number[][]); it computes everything before it touches the DOM, so when the core throws nothing
- * has changed. renderTemp(): the one-head note again, for the top map's new temperature.
+ * Returns { bind(), render(x), clear(), show(x, tokens), lastResult(), renderTemp() }. render(x)
+ * takes the page's X (number[][]); it computes everything before it touches the DOM, so when the
+ * core throws nothing has changed; show does the same and says in the section why it could not. renderTemp(): the one-head note again, for the top map's new temperature.
  */
 export function createMhaSection(env) {
   const figures = [];          // one per possible head, created once (wired once)
@@ -129,10 +131,21 @@ export function createMhaSection(env) {
       last = computeMha(env.getAttn(), { seed, n: tokens.length, x, heads, causal, input });
       showSection(env, figures, last);
     },
-    /** After the core refused the page's X: no stale numbers (page.js shows the message). */
+    /** After the core refused the page's X: no stale numbers. */
     clear() {
       last = null;
       clearSection(env, figures);
+    },
+    /** render(x), or, where the core refuses this X, no stale numbers and why (tokens: its rows'), in the section. */
+    show(x, tokens) {
+      env.$('mha-msg').replaceChildren();
+      try {
+        this.render(x);
+      } catch (e) {
+        if (!(e instanceof AttentionError)) throw e;
+        this.clear();
+        env.$('mha-msg').replaceChildren(env.getT().mhaError, ' ', ...xProblemNodes(env.getT(), classifyX(x, e), tokens));
+      }
     },
     lastResult: () => last,
     renderTemp: () => oneHeadNote(env),
@@ -182,12 +195,26 @@ function showSection(env, figures, m) {
 }
 
 /**
- * The heads' heatmaps. The figures are shown first, so that each heatmap measures its own box;
- * the last head is drawn first, so that the shared explanation panel ends on head 1.
+ * The heads' heatmaps. Issue 39 P7: they share the top map's colour rule and one range (each
+ * legend says which), and each is drawn as large as its box allows with no text under 9 px: the
+ * grid has as many columns as heads of legible width fit (page.css reads --head-map), so fewer on
+ * a phone, and a head wider than its box scrolls. The figures are shown first, so that each
+ * heatmap measures its own box; the last head is drawn first, so that the shared explanation panel
+ * ends on head 1 (or stays on the reader's cell, page-heatmaps.js).
  */
 function showHeads(env, figures, m, tokens) {
   const { $, drawHeatmap, heatmaps } = env;
   const T = env.getT(), { heads, causal } = m;
+  const scale = sharedScale(env.getState(), m.perHead.map((ph) => ({ rows: ph.weights, masked: causal ? 'causal' : null })));
+  const ctxOf = (k) => ({
+    tokens, n: tokens.length, weights: m.perHead[k].weights, q: m.perHead[k].q, k: m.perHead[k].k, scores: null, scaled: null,
+    dk: m.dHead, dName: 'd_head', scale: 1 / Math.sqrt(m.dHead), causal, label: T.mhaHead(k + 1, m.dHead),
+    explainPanel: $('mha-explain'), fit: true, colourOptions: scale.options,
+    // 4 or 8 heatmaps: 2 decimals in the cells (the explanation, the tooltips and the cells'
+    // labels keep 4); where even those would be too small, page.js hides them (values-hidden)
+    decimals: heads < 4 ? undefined : 2,
+  });
+  $('mha-grid').style.setProperty('--head-map', `${Math.ceil(env.narrowestHeatmap(ctxOf(0), T.mhaHead(1, m.dHead)))}px`);
   figures.forEach((f, k) => { f.fig.hidden = k >= heads; });
   [...figures.entries()].reverse().forEach(([k, f]) => {
     const key = `mha${k}`;
@@ -196,16 +223,7 @@ function showHeads(env, figures, m, tokens) {
       f.box.replaceChildren();
       return;
     }
-    const ph = m.perHead[k];
-    const ctx = {
-      tokens, n: tokens.length, weights: ph.weights, q: ph.q, k: ph.k, scores: null, scaled: null,
-      dk: m.dHead, dName: 'd_head', scale: 1 / Math.sqrt(m.dHead), causal, label: T.mhaHead(k + 1, m.dHead),
-      explainPanel: $('mha-explain'),
-      // 4 or 8 heatmaps: 2 decimals in the cells (the explanation, the tooltips and the cells'
-      // labels keep 4); where even those would be too small, page.js hides them (values-hidden)
-      decimals: heads < 4 ? undefined : 2,
-    };
-    drawHeatmap(key, f.box, ctx, T.mhaHead(k + 1, m.dHead));
+    drawHeatmap(key, f.box, ctxOf(k), T.mhaHead(k + 1, m.dHead));
     f.cap.innerHTML = T.mhaHeadCols(k * m.dHead + 1, (k + 1) * m.dHead);        // numbers only, counted from 1
   });
 }

@@ -21,12 +21,14 @@
 // the same matrix with its rows and columns reordered the same way. With PE they differ.
 //
 // Pure parts (no DOM, testable in Node): tokenSeed, embedding, positionalEncoding, inputWeights,
-// reversed, alignRows, ulp32, roundingOnly, difference, embedLines. DOM part: createWordsSection(env).
+// resizeX, reversed, alignRows, ulp32, roundingOnly, difference, embedLines. DOM part: createWordsSection(env).
 import { manualSeed, episodeWeights } from '../rng/torch-rng.js';
-import { renderHeatmap } from '../heatmap/heatmap.js';
 import { toRows } from '../core/attention.js';
 import { D_MODEL } from './page-state.js';
 import { fixed } from '../heatmap/text.js';
+import { fitHeatmap, sizeToBox } from './page-fit.js';                  // issue 39 P7
+import { mapHint, watchEdges } from './page-scroll.js';
+import { sharedScale, sharedScaleNote } from './page-scale.js';
 
 const utf8 = new TextEncoder();
 /** A sentence as the page writes it: Chinese characters run together, other tokens with spaces. */
@@ -65,6 +67,13 @@ export function inputWeights({ tokens, seed, dk, input = 'randn', pe = true }) {
   const data = new Float32Array(n * D_MODEL);
   e.forEach((row, i) => row.forEach((v, k) => { data[i * D_MODEL + k] = p ? v + p[i][k] : v; }));   // rounds like torch's float32 add
   return { x: { data, shape: [n, D_MODEL] }, wq, wk, wv, e, pe: p };
+}
+
+/** An edited X for new tokens (state: the page's, tokens: the new ones): its rows kept, new ones as the page would draw them; no X, null. */
+export function resizeX(x, state, tokens) {
+  if (!x) return null;
+  const random = toRows(inputWeights({ ...state, tokens }).x);
+  return tokens.map((_, i) => (x[i] ? [...x[i]] : random[i]));
 }
 
 /** The sentence backwards, and where each of its tokens stood: reversed[k] = tokens[perm[k]]. */
@@ -149,14 +158,34 @@ export function embedLines(s, { tokens, seed, pe = true }) {
 /**
  * A heatmap's figure whose title is HTML above the map, where a long sentence wraps (page.css's
  * .map hides the SVG's one-line title, which would run past the edge; an exported SVG keeps it):
- * #id-title, the map's box #id, its caption #id-cap. The word-order maps here and RoPE's
- * (page-rope.js) are drawn in these.
+ * #id-title, the map's box #id, its caption #id-cap, and between them the hint a map gets where it
+ * scrolls or hides its numbers (page-scroll.js). The word-order maps here and RoPE's
+ * (page-rope.js) are drawn in these, by drawTitledMap.
  */
 export function titledMap(h, id) {
+  const box = h('div', { id, class: 'words-map' });
+  watchEdges(box);
   return h('figure', { class: 'card figure map' },
     h('p', { id: `${id}-title`, class: 'map-title', 'aria-hidden': 'true' }),
-    h('div', { id, class: 'words-map' }), h('figcaption', { id: `${id}-cap`, class: 'note' }));
+    h('div', { class: 'map-box' }, box), mapHint(), h('figcaption', { id: `${id}-cap`, class: 'note' }));
 }
+
+/**
+ * A titledMap's map (issue 39 P7): its cells as large as its box, width px, allows (at most max),
+ * never so small that its labels are under 9 px (page-fit.js: the box scrolls then); its title
+ * as HTML; the words of its hint. options: renderHeatmap's, title included. T: the page's strings.
+ */
+export function drawTitledMap(T, box, matrix, options, width, { max = 52 } = {}) {
+  const frame = box.closest('.map');
+  frame.querySelector('.map-title').textContent = options.title;
+  box.innerHTML = fitHeatmap(matrix, options, width, { max }).svg;
+  sizeToBox(box);
+  frame.querySelector('.hint-scroll').textContent = T.mapScrolls;
+  frame.querySelector('.hint-values').textContent = T.mapValuesHover;     // its cells take no focus
+}
+
+/** The widths of the boxes of these maps, read before anything is written (one layout). */
+export const boxWidths = ($, ids) => Object.fromEntries(ids.map((id) => [id, $(id).clientWidth || 280]));
 
 export function createWordsSection(env) {
   return { bind: () => bindWords(env), render: () => renderWords(env) };
@@ -176,6 +205,7 @@ function bindWords(env) {
       h('label', { class: 'switch' }, h('input', { id: 'words-pe', type: 'checkbox', role: 'switch' }), h('span', { id: 'words-pe-label' }))),
     h('div', { id: 'words-tables', class: 'tables' }),
     h('div', { class: 'words-pair' }, titledMap(h, 'words-a'), titledMap(h, 'words-b')),
+    h('p', { id: 'words-scale', class: 'note map-scale' }),                 // issue 39 P7: the maps' colours
     // issue 24: B with its rows and columns in A's order, and |A − that| cell by cell
     h('div', { class: 'words-pair words-compare' }, titledMap(h, 'words-aligned'), titledMap(h, 'words-diff')),
     h('p', { id: 'words-verdict', class: 'worked', 'aria-live': 'polite' }));
@@ -186,6 +216,7 @@ function bindWords(env) {
 function renderWords(env) {
   const { $, h, matrixTable } = env;
   const state = env.getState(), T = env.getT(), W = T.teach.words, attn = env.getAttn();
+  const widths = boxWidths($, ['words-a', 'words-b', 'words-aligned', 'words-diff']);
   const embed = state.input === 'embed';
   $('words-title').innerHTML = W.title;
   $('words-text').innerHTML = W.text;
@@ -209,15 +240,14 @@ function renderWords(env) {
     ...(A.w.pe ? [matrixTable(T.matrixShape('PE[pos]', a.tokens.length, D_MODEL), A.w.pe)] : []),
   ] : []));
 
-  const draw = (id, tokens, m) => {
-    const n = tokens.length;
-    $(`${id}-title`).textContent = sentence(tokens);
-    $(id).innerHTML = renderHeatmap(m, {
-      rowLabels: tokens, colLabels: tokens, lang: state.lang, idPrefix: id, legend: false,
-      decimals: n <= 6 ? 2 : 1, cellSize: Math.max(20, Math.min(52, Math.floor(300 / n))),
-      title: sentence(tokens), ...(state.causal ? { masked: 'causal' } : {}),
-    });
-  };
+  // the three maps of weights (the sentence, its reverse, the reverse aligned) share the top map's colour rule
+  const masked = state.causal ? 'causal' : null;
+  const scale = sharedScale(state, [{ rows: A.attn, masked }, { rows: B.attn, masked }]);
+  $('words-scale').textContent = sharedScaleNote(T, scale);
+  const draw = (id, tokens, m) => drawTitledMap(T, $(id), m, {
+    rowLabels: tokens, colLabels: tokens, lang: state.lang, idPrefix: id, legend: false,
+    decimals: tokens.length <= 6 ? 2 : 1, title: sentence(tokens), ...(masked ? { masked } : {}), ...scale.options,
+  }, widths[id]);
   draw('words-a', a.tokens, A.attn);
   draw('words-b', b.tokens, B.attn);
   $('words-a-cap').textContent = W.caption(sentence(a.tokens));
@@ -226,7 +256,7 @@ function renderWords(env) {
   // the verdict says what the difference map shows: the same numbers (issue 39 P10)
   const gapOf = (other) => difference(weights(a.tokens, other).attn, alignRows(weights(b.tokens, other).attn, b.perm)).max;
   const d = difference(A.attn, alignRows(B.attn, b.perm));
-  drawCompare(env, a.tokens, b, B.attn, d);
+  drawCompare(env, a.tokens, b, B.attn, d, { scale, widths });
   const perm = `(${b.perm.map((p) => p + 1).join(' ')})`, gap = fixed(d.max, 4);
   const sa = h('span', { class: 'tok' }, sentence(a.tokens)), sb = h('span', { class: 'tok' }, sentence(b.tokens));
   const parts = !embed ? W.verdictRandn(d.max > 0 ? gap : null)
@@ -244,21 +274,20 @@ function renderWords(env) {
  * mask moves with them), and d = difference(A, aligned B) with 4 decimals on a 0 … largest-difference
  * scale, so a difference of 0.05 is as visible as one of 0.5 (all zeros: one colour, and the caption says so).
  */
-function drawCompare(env, tokens, b, wb, d) {
+function drawCompare(env, tokens, b, wb, d, { scale, widths }) {
   const { $ } = env;
-  const state = env.getState(), W = env.getT().teach.words;
+  const state = env.getState(), T = env.getT(), W = T.teach.words;
   const n = tokens.length, aligned = alignRows(wb, b.perm);
   const at = [];
   b.perm.forEach((p, k) => { at[p] = k; });
   const mask = state.causal ? tokens.map((_, i) => tokens.map((_, j) => at[j] > at[i])) : null;
-  const common = { rowLabels: tokens, colLabels: tokens, lang: state.lang, legend: false,
-    cellSize: Math.max(20, Math.min(52, Math.floor(300 / n))) };
+  const common = { rowLabels: tokens, colLabels: tokens, lang: state.lang, legend: false };
   const titles = { aligned: W.alignedTitle(sentence(b.tokens), sentence(tokens)), diff: W.diffTitle(sentence(tokens), sentence(b.tokens)) };
-  for (const [k, t] of Object.entries(titles)) $(`words-${k}-title`).textContent = t;
-  $('words-aligned').innerHTML = renderHeatmap(aligned, { ...common, idPrefix: 'words-aligned', decimals: n <= 6 ? 2 : 1,
-    title: titles.aligned, ...(mask ? { masked: mask } : {}) });
-  $('words-diff').innerHTML = renderHeatmap(d.diff, { ...common, idPrefix: 'words-diff', decimals: n <= 6 ? 4 : 2,
-    cellSize: Math.max(26, Math.min(60, Math.floor(330 / n))), min: 0, max: d.max > 0 ? d.max : 1, title: titles.diff });
+  drawTitledMap(T, $('words-aligned'), aligned, { ...common, idPrefix: 'words-aligned', decimals: n <= 6 ? 2 : 1,
+    title: titles.aligned, ...(mask ? { masked: mask } : {}), ...scale.options }, widths['words-aligned']);
+  // its own scale, 0 to the largest difference; its numbers hidden where too small, as the top map's
+  drawTitledMap(T, $('words-diff'), d.diff, { ...common, idPrefix: 'words-diff', decimals: n <= 6 ? 4 : 2,
+    min: 0, max: d.max > 0 ? d.max : 1, title: titles.diff }, widths['words-diff'], { max: 60 });
   $('words-aligned-cap').textContent = W.alignedCaption(sentence(b.tokens), sentence(tokens));
   const cap = $('words-diff-cap');
   cap.dataset.max = String(d.max);

@@ -20,9 +20,9 @@
 // Pure parts (no DOM, testable in Node): ropeModel, focusRow, rowByWord, largestGap.
 // DOM part: createRopeSection(env), with render() computing everything before it touches the DOM.
 import { toRows } from '../core/attention.js';
-import { renderHeatmap } from '../heatmap/heatmap.js';
 import { fixed } from '../heatmap/text.js';
-import { inputWeights, reversed, titledMap } from './page-pe.js';
+import { inputWeights, reversed, titledMap, drawTitledMap, boxWidths } from './page-pe.js';
+import { sharedScale, sharedScaleNote } from './page-scale.js';          // issue 39 P7
 import * as WORDS from './page-rope-strings.js';
 
 /** The base of the section: LLaMA 2's rope_theta (Qwen2 uses 1e6, LLaMA 3 500000). */
@@ -69,7 +69,7 @@ const gapText = (g) => (g === 0 ? '0' : g.toExponential(1));
 // the section (DOM)
 
 /**
- * env: { $, h, matrixTable, getState(), getAttn() } (page.js's helpers; state: tokens, seed, dk, lang).
+ * env: { $, h, matrixTable, getState(), getT(), getAttn() } (page.js's helpers; state: tokens, seed, dk, lang, colour).
  * Returns { bind(), render() }: render() draws from the page's current state and language; it
  * computes everything first, so when the core throws nothing has changed.
  */
@@ -82,21 +82,24 @@ function bind(env) {
   const { $, h } = env;
   const box = $('rope');
   box.setAttribute('aria-labelledby', 'rope-title');
-  const pair = (id) => h('div', { class: 'words-pair' }, titledMap(h, `${id}-a`), titledMap(h, `${id}-b`));   // titles that wrap
+  // titles that wrap; under the pair, the colours of its maps (issue 39 P7)
+  const pair = (id) => [h('div', { class: 'words-pair' }, titledMap(h, `${id}-a`), titledMap(h, `${id}-b`)),
+    h('p', { id: `${id}-scale`, class: 'note map-scale' })];
   box.replaceChildren(
     h('p', { id: 'rope-kicker', class: 'preview' }),
     h('h2', { id: 'rope-title' }), h('p', { id: 'rope-text' }), h('p', { id: 'rope-setup', class: 'note' }),
     h('h3', { id: 'rope-pairs-title' }), h('p', { id: 'rope-pairs-text' }),
     h('div', { id: 'rope-pairs', class: 'tables' }),
-    h('h3', { id: 'rope-shift-title' }), h('p', { id: 'rope-shift-text' }), pair('rope-shift'),
+    h('h3', { id: 'rope-shift-title' }), h('p', { id: 'rope-shift-text' }), ...pair('rope-shift'),
     h('p', { id: 'rope-shift-verdict', class: 'worked', 'aria-live': 'polite' }),
-    h('h3', { id: 'rope-order-title' }), h('p', { id: 'rope-order-text' }), pair('rope-order'),
+    h('h3', { id: 'rope-order-title' }), h('p', { id: 'rope-order-text' }), ...pair('rope-order'),
     h('p', { id: 'rope-order-verdict', class: 'worked', 'aria-live': 'polite' }));
 }
 
 function render(env) {
   const { $, h, matrixTable } = env;
-  const state = env.getState(), attn = env.getAttn(), W = WORDS[state.lang] ?? WORDS.zh;
+  const state = env.getState(), attn = env.getAttn(), W = WORDS[state.lang] ?? WORDS.zh, T = env.getT();
+  const widths = boxWidths($, ['rope-shift-a', 'rope-shift-b', 'rope-order-a', 'rope-order-b']);
   const { tokens, seed, dk } = state, n = tokens.length;
   // every number first
   const A = ropeModel(attn, { tokens, seed, dk });
@@ -122,14 +125,13 @@ function render(env) {
   table.firstElementChild.dataset.row = String(i);
   $('rope-pairs').replaceChildren(table);
 
-  const cellSize = Math.max(20, Math.min(52, Math.floor(300 / n)));
-  const draw = (id, labels, m, title) => {
-    $(`${id}-title`).textContent = title;
-    $(id).innerHTML = renderHeatmap(m, {
-      rowLabels: labels, colLabels: labels, lang: state.lang, idPrefix: id, legend: false,
-      decimals: n <= 6 ? 2 : 1, cellSize, title,
-    });
-  };
+  // the four maps share the top map's colour rule and one range (issue 39 P7)
+  const scale = sharedScale(state, [A.weights, S.weights, B.weights].map((rows) => ({ rows })));
+  for (const id of ['rope-shift-scale', 'rope-order-scale']) $(id).textContent = sharedScaleNote(T, scale);
+  const draw = (id, labels, m, title) => drawTitledMap(T, $(id), m, {
+    rowLabels: labels, colLabels: labels, lang: state.lang, idPrefix: id, legend: false,
+    decimals: n <= 6 ? 2 : 1, title, ...scale.options,
+  }, widths[id]);
   // the same sentence, moved one place
   $('rope-shift-title').textContent = W.shiftTitle;
   $('rope-shift-text').innerHTML = W.shiftText;

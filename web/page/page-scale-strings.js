@@ -11,6 +11,9 @@ export const zh = { teach: { view: {
     ? `这是这张图的默认：它最大的权重只有 ${hi}（不超过 ${limit}），用 0–1 的话几乎所有格子都是同一种深紫色。`
     : `这是这张图的默认：最大的权重 ${hi} 在 0–1 上看得清楚；权重都不超过 ${limit} 的图（长句子）默认用数据范围。`),
   scaleChosen: '这是你选的色标（写在链接里）。',
+  // issue 39 P7: the scale of the maps of weights further down (page-scale.js sharedScale), said under them
+  mapsScale: (name, lo, hi, key, chosen) => '这几张权重图共用一个色标：' + (key === 'unit' ? '0（最暗）到 1（最亮）' : `${name}，${lo}（最暗）到 ${hi}（最亮）`) +
+    (chosen ? '，和最上面那张图一样是你选的。' : key === 'unit' ? '。' : '：权重都很小，用 0–1 的话几乎所有格子都是同一种深紫色（规则和最上面那张图相同）。'),
   tempLabel: '温度',
   tempNote: (t, dk) => (t === 1
     ? `T = 1 就是文章的公式 softmax(QKᵀ/√${dk})。这里的温度缩放的是注意力分数（softmax 之前除以 T），不是生成文字时采样用的温度。T 越小，每一行越接近只看一个词；T 越大，越接近平均。`
@@ -31,6 +34,9 @@ export const en = { teach: { view: {
     ? ` This map's default: its largest weight is only ${hi} (at most ${limit}); on 0–1 nearly every cell would be the same dark purple.`
     : ` This map's default: its largest weight, ${hi}, reads well on 0–1; maps whose weights are all ${limit} or less (long sentences) default to the data range.`),
   scaleChosen: ' You chose this scale (it is kept in the link).',
+  // issue 39 P7: the scale of the maps of weights further down (page-scale.js sharedScale), said under them
+  mapsScale: (name, lo, hi, key, chosen) => 'These maps of weights share one colour scale: ' + (key === 'unit' ? '0 (darkest) to 1 (brightest)' : `${name}, ${lo} (darkest) to ${hi} (brightest)`) +
+    (chosen ? ', the one you chose for the map at the top.' : key === 'unit' ? '.' : ': the weights are all small, and on 0–1 nearly every cell would be the same dark purple (the rule of the map at the top).'),
   tempLabel: 'Temperature',
   tempNote: (t, dk) => (t === 1
     ? `T = 1 is the episode's formula softmax(QKᵀ/√${dk}). This temperature scales the attention scores (divided by T before the softmax), not the sampling of generated text. A smaller T pushes each row towards a single token; a larger T towards an even spread.`

@@ -5,7 +5,7 @@
 // steps ①–④, the snippet and the other sections keep T = 1. The tempered weights come from the C
 // core like every other number (selfAttention with scale = 1 / (T·√d_k)).
 //
-// Pure parts: heroContext, entropyBits, visibleKeys, barWidth. DOM part: createHeatmapView(env).
+// Pure parts: heroContext, sharedScale, entropyBits, visibleKeys, barWidth. DOM part: createHeatmapView(env).
 import { toRows } from '../core/attention.js';
 import { fixed } from '../heatmap/text.js';
 import { COLOUR_SCALES, TEMPERATURES } from './page-state.js';
@@ -24,6 +24,32 @@ export const defaultScale = (rows) => (Math.max(...rows.flat()) <= DATA_RANGE_BE
 export const shownScale = (state, rows) => (chosenScale(state) ? state.colour : defaultScale(rows));
 /** Whether the reader chose the scale: from the link, or a click unlike the map's default (page-state.js colourSet). */
 export const chosenScale = ({ colour = 'unit', colourSet = false }) => colourSet || colour !== 'unit';
+
+/** The weights of a map that its mask leaves: all, or with masked 'causal' or a true/false matrix, the others. */
+const unmasked = (rows, masked) => rows.flatMap((row, i) => row.filter((_, j) => !(masked === 'causal' ? j > i : masked?.[i][j])));
+
+/**
+ * Issue 39 P7: the maps of weights below the hero (words and positions, RoPE, the heads) take the
+ * top map's colour rule: the reader's choice, else each map's default (defaultScale). Maps shown
+ * side by side share one scale and one range, so that a colour is the same weight in each: the
+ * data's range when any of them would take it (none is then drawn nearly flat), else 0–1.
+ * maps: [{ rows, masked }] (masked as for unmasked above).
+ * -> { key, lo, hi, chosen, options } (options: renderHeatmap's colourScale, min, max)
+ */
+export function sharedScale(state, maps) {
+  const values = maps.flatMap((m) => unmasked(m.rows, m.masked)), chosen = chosenScale(state);
+  const key = chosen ? state.colour : maps.some((m) => defaultScale(m.rows) === 'data') ? 'data' : 'unit';
+  if (key === 'unit') return { key, lo: 0, hi: 1, chosen, options: {} };
+  const pool = key === 'log' ? values.filter((v) => v > 0) : values;
+  const lo = Math.min(...pool), hi = Math.max(...pool);
+  return { key, lo, hi, chosen, options: lo < hi ? { colourScale: key, min: lo, max: hi } : { colourScale: key } };
+}
+
+/** What sharedScale chose, in words (T: the page's strings). */
+export const sharedScaleNote = (T, sc) => {
+  const V = T.teach.view;
+  return V.mapsScale(V.scales[sc.key], fixed(sc.lo, 4), fixed(sc.hi, 4), sc.key, sc.chosen);
+};
 
 /**
  * The main heatmap's context: the page's model itself at T = 1 on the 0–1 scale (so the default

@@ -7,14 +7,16 @@
 //   mapFrame(container)                       // the frame around a heatmap's box, made once
 import { h } from './page-dom.js';
 import { tableCue } from './page-cues.js';          // issue 24: defects 11, 15
+import { numbersTooSmall } from './page-fit.js';     // issue 39 P7
 
 /**
  * Scrollable boxes get a tab stop (so keyboards can scroll them) only when they overflow; a
  * heatmap that scrolls gets a cue (a fade at the edge it scrolls toward, and a hint), and one
- * whose numbers would be drawn below MIN_VALUE_PX hides them (hover or focus shows a value).
- * Once per frame, and all reads before all writes, so that layout is computed once.
+ * whose numbers would be drawn below page-fit.js's MIN_VALUE_PX hides them (hover or focus shows
+ * a value). The heatmaps: .heatmap (page-heatmaps.js) and .words-map (titled maps, page-pe.js,
+ * issue 39 P7). Once per frame, and all reads before all writes, so that layout is computed once.
  */
-const MIN_VALUE_PX = 10;
+const MAPS = '.heatmap, .words-map';
 const TITLE_SPACE = 16 * 0.9 + 10;   // the renderer's title line (font 16, 10 above the rest), drawn here as HTML
 
 export function createScrollables(getT) {
@@ -29,7 +31,7 @@ export function createScrollables(getT) {
       queued = false;
       const from = scopes.has(document) ? [document] : [...scopes];
       scopes.clear();
-      const boxes = from.flatMap((s) => [...s.querySelectorAll('.table-scroll, .heatmap')]);
+      const boxes = from.flatMap((s) => [...s.querySelectorAll(`.table-scroll, ${MAPS}`)]);
       const overflowing = boxes.map((el) => el.scrollWidth > el.clientWidth + 1);
       const edges = boxes.map(edgesOf);              // read here: read after the writes below, each forced a layout
       const maps = boxes.map(mapScale);
@@ -50,11 +52,10 @@ export function createScrollables(getT) {
 
 /** A heatmap's box: the scale its SVG is drawn at, and whether its numbers would be too small (null: not a heatmap in a frame). */
 function mapScale(el) {
-  const svg = el.matches('.heatmap') && el.closest('.map') && el.querySelector('svg');
+  const svg = el.matches(MAPS) && el.closest('.map') && el.querySelector('svg');
   if (!svg) return null;
   const scale = svg.getBoundingClientRect().width / Number(svg.getAttribute('width'));
-  const v = svg.querySelector('.cell-value');
-  return { scale, small: !v || Number(v.getAttribute('font-size')) * scale < MIN_VALUE_PX };
+  return { scale, small: numbersTooSmall(svg, scale) };
 }
 
 /** Which edges of a scrolling heatmap have more beyond them (page.css fades those). */
@@ -77,9 +78,17 @@ export function mapFrame(container) {
   const box = h('div', { class: 'map-box' });
   container.before(frame);
   box.append(container);
-  frame.append(box, h('p', { class: 'map-hint' }, h('span', { class: 'hint-scroll' }), h('span', { class: 'hint-values' })));
-  container.addEventListener('scroll', () => markEdges(container), { passive: true });
+  frame.append(box, mapHint());
+  watchEdges(container);
   return frame;
+}
+
+/** The hint below a map's box (page.css shows its parts): it scrolls, its numbers are hidden. */
+export const mapHint = () => h('p', { class: 'map-hint' }, h('span', { class: 'hint-scroll' }), h('span', { class: 'hint-values' }));
+
+/** A map's box that may scroll: its frame's fades follow the scroll. */
+export function watchEdges(box) {
+  box.addEventListener('scroll', () => markEdges(box), { passive: true });
 }
 
 function markScrollable(el, overflowing) {

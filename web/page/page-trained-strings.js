@@ -26,8 +26,6 @@ export const zh = { models: { trained: {
   sentenceLabel: '句子',
   sentences: { example: (t) => t, page: (t) => `页面的句子：${t}` },
   thumbLabel: (l, h) => `放大层 ${l + 1} · 头 ${h + 1}`,
-  cellLine: (row, col, v, shown) => (v === null ? `「${row}」→「${col}」：被因果遮蔽，权重 0。` : `「${row}」→「${col}」：${v}`) +
-    (shown ? '' : '（格子太小，数字不画在格子里：把鼠标放在格子上，或用 Tab 进入、方向键移动，在这里读数。）'),
   unknown: (chars, known) => `玩具模型不认识这些字：${chars}。它只在一个很小的语法上训练过，只认识这些字：${known}。换一句试试，比如「猫 吃 鱼」；上面的随机权重部分不受影响。`,
   empty: '这句话里没有字。',
   tooLong: (n, max) => `这句话有 ${n} 个字，玩具模型最多读 ${max} 个。`,
@@ -59,8 +57,6 @@ export const en = { models: { trained: {
   sentenceLabel: 'Sentence',
   sentences: { example: (t) => t, page: (t) => `The page's sentence: ${t}` },
   thumbLabel: (l, h) => `Enlarge layer ${l + 1} · head ${h + 1}`,
-  cellLine: (row, col, v, shown) => (v === null ? `${row} → ${col}: hidden by the causal mask, weight 0.` : `${row} → ${col}: ${v}`) +
-    (shown ? '' : ' (the cells are too small for their numbers: hover a cell, or Tab into the map and use the arrow keys, and read it here.)'),
   unknown: (chars, known) => `The toy model does not know these characters: ${chars}. It was trained on a tiny grammar and knows only these: ${known}. Try another sentence, such as “猫 吃 鱼”; the random-weights parts above are not affected.`,
   empty: 'The sentence has no characters.',
   tooLong: (n, max) => `The sentence has ${n} characters; the toy model reads at most ${max}.`,

@@ -20,9 +20,11 @@
 // Pure parts: toyText, strongestHead, defaultRow. DOM part: createTrainedSection(env).
 import { renderHeatmap } from '../heatmap/heatmap.js';
 import { fixed } from '../heatmap/text.js';
-import { thumbButtons, markThumb, bigCellSize, wireCells, markCell } from './page-grid.js';
+import { thumbButtons, markThumb, bigCellSize, wireCells, markCell, argmax } from './page-grid.js';
 import { createHeadView } from './page-headview.js';
-import { setText } from './page-scale.js';
+import { setText, sharedScale } from './page-scale.js';
+import { drawTitledMap } from './page-pe.js';
+import { mapHint } from './page-scroll.js';
 
 /** The toy's verbs (scripts/train_toy_zh.py's grammar): the caption starts on the last one's row. */
 export const TOY_VERBS = ['吃', '喝', '追', '看'];
@@ -180,7 +182,11 @@ function randomStatus(env) {
   setText(env.$('trained-status'), env.getT().models.trained.randomStatus(env.getModel().seed, env.getState().temp));
 }
 
-/** The page's random-weights heatmap; its title is HTML that wraps (issue 24, defect 5), not cut SVG text. */
+/**
+ * The page's random-weights heatmap; its title is HTML that wraps (issue 24, defect 5), not cut SVG
+ * text. Issue 39 P7: as large as its card allows with no text under 9 px (page-pe.js
+ * drawTitledMap), in the colours of the map at the top, which it is (page-scale.js sharedScale).
+ */
 function renderRandom(env, s) {
   const { $, h } = env;
   const T = env.getT(), m = env.getModel(), state = env.getState();
@@ -189,18 +195,19 @@ function renderRandom(env, s) {
   $('trained-row').parentElement.hidden = true;
   $('trained-hv').hidden = true;
   s.run = null;
-  const title = T.heatmapTitle(m.seed, m.dk, m.causal);
-  const fig = h('figure', { class: 'card figure trained-map map' }, h('p', { class: 'map-title trained-map-title', 'aria-hidden': 'true' }, title));
-  fig.insertAdjacentHTML('beforeend', renderHeatmap(m.weights, {
-    rowLabels: m.tokens, colLabels: m.tokens, lang: state.lang, idPrefix: 'trained-random', role: 'group', decimals: 2,
-    cellSize: Math.max(20, Math.min(48, Math.floor(320 / m.n))), legend: false, title,
-    ...(m.causal ? { masked: 'causal' } : {}),
-  }));
-  fig.querySelector('svg').setAttribute('data-model', 'random');
+  const title = T.heatmapTitle(m.seed, m.dk, m.causal), masked = m.causal ? 'causal' : null;
+  const box = h('div', { class: 'words-map' });
+  const fig = h('figure', { class: 'card figure trained-map map' }, h('p', { class: 'map-title trained-map-title', 'aria-hidden': 'true' }),
+    h('div', { class: 'map-box' }, box), mapHint());
   const grid = $('trained-grid');
   grid.className = 'trained-grid';
-  grid.replaceChildren(fig);
   grid.dataset.mode = 'random';
+  grid.replaceChildren(fig);
+  drawTitledMap(T, box, m.weights, {
+    rowLabels: m.tokens, colLabels: m.tokens, lang: state.lang, idPrefix: 'trained-random', role: 'group', decimals: 2,
+    legend: false, title, ...(masked ? { masked } : {}), ...sharedScale(state, [{ rows: m.weights, masked }]).options,
+  }, box.clientWidth, { max: 48 });
+  box.querySelector('svg').setAttribute('data-model', 'random');
 }
 /** The toy's ids for the page's sentence, or a problem: characters it does not know, or too many. */
 function toyIds(model, text, R) {
@@ -301,19 +308,17 @@ function drawBig(env, s) {
   moveCell(env, s, s.active.row, s.active.col, false);
 }
 
-const argmax = (row) => row.reduce((b, v, j) => (v > row[b] ? j : b), 0);
-
 /** The active cell of the enlarged map, and the line that says its weight. */
 function moveCell(env, s, i, j, focus) {
   if (!s.run) return;
-  const box = env.$('trained-big'), R = env.getT().models.trained, { labels } = s.run;
+  const box = env.$('trained-big'), { labels } = s.run;
   s.active = { row: i, col: j };
   const g = markCell(box, i, j, focus);
   const v = Number(g?.querySelector('rect.cell')?.dataset.value ?? 0);
   const line = env.$('trained-cell');
   line.dataset.row = String(i);
   line.dataset.col = String(j);
-  line.textContent = R.cellLine(labels[i], labels[j], j > i ? null : fixed(v, 4), !box.classList.contains('no-values'));
+  line.textContent = env.getT().cellLine(labels[i], labels[j], j > i ? null : fixed(v, 4), !box.classList.contains('no-values'));
 }
 /** The caption: what the numbers of one row show, and no more. Tokens go in as text. */
 function caption(env, labels, i, found) {

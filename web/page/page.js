@@ -40,7 +40,7 @@ import { createMainExport, createCopier } from './page-export.js';
 import { createStepsSection } from './page-steps.js';
 import { createScalingSection } from './page-scaling.js';
 import { createMhaSection } from './page-mha.js';
-import { createWordsSection, inputWeights } from './page-pe.js';            // issue 14
+import { createWordsSection, inputWeights, resizeX } from './page-pe.js';   // issue 14
 import { createHeatmapView, heroContext, setHtml } from './page-scale.js';
 import { createTrainedSection } from './page-trained.js';              // issue 16
 import { createRopeSection } from './page-rope.js';                    // issue 24
@@ -228,7 +228,7 @@ function registerSections() {
     s5: part($('section-5'), () => steps.renderSection5(), { defer: false }),
     trained: part($('trained'), () => trained.render(), { defer: false }),
     scaling: part($('scaling'), () => scaling.render(), { defer: true }),
-    mha: part($('mha'), renderMha, { defer: false }),
+    mha: part($('mha'), () => mha.show(model.x, model.tokens), { defer: false }),
     rope: part($('rope'), () => rope.render(), { defer: false }),
     checkpoint: part($('checkpoint'), () => checkpoint.render(), { defer: false }),
   };
@@ -254,25 +254,14 @@ function renderView() {
 let viewFrame = 0, viewPending = false;
 function setView(change) {
   Object.assign(state, change);
-  if ('colour' in change) writeHash();           // a click, not a drag: the link follows at once
+  // a click, not a drag: the link follows at once, and the maps below take the reader's scale (issue 39 P7)
+  if ('colour' in change) { writeHash(); for (const key of ['words', 'mha', 'rope', 'trained']) sections[key].invalidate(); }
   if (viewFrame) { viewPending = true; return; }
   renderView();
   viewFrame = requestAnimationFrame(() => {
     viewFrame = 0;
     if (viewPending) { viewPending = false; setView({}); }
   });
-}
-
-/** The episode-06 section; a problem there (the core refusing an edited X) stays in the section. */
-function renderMha() {
-  $('mha-msg').replaceChildren();
-  try {
-    mha.render(model.x);
-  } catch (e) {
-    if (!(e instanceof AttentionError)) throw e;
-    mha.clear();
-    $('mha-msg').replaceChildren(T.mhaError, ' ', ...xProblemNodes(T, classifyX(model.x, e), model.tokens));
-  }
 }
 
 function renderAll(fromLink = false) {
@@ -286,13 +275,6 @@ function renderAll(fromLink = false) {
 
 // ------------------------------------------------------------------------------------------------
 // controls
-
-function resizeX(x, tokens) {
-  if (!x) return null;
-  const n = tokens.length;
-  const random = toRows(inputWeights({ ...state, tokens }).x);
-  return Array.from({ length: n }, (_, i) => (x[i] ? [...x[i]] : random[i]));
-}
 
 function commitX(input) {
   const i = Number(input.dataset.row), j = Number(input.dataset.col);
@@ -334,39 +316,8 @@ function bindControls() {
 
 /** The sentence and the seed: checked as they are typed; a valid value recomputes. */
 function bindTokensAndSeed() {
-  $('tokens').addEventListener('input', () => {
-    const r = splitTokens($('tokens').value);
-    const msg = $('tokens-msg');
-    if (r.error) {
-      $('tokens').setAttribute('aria-invalid', 'true');
-      msg.textContent = T.tokenErrors[r.error](r.count);
-      msg.classList.add('error');
-      return;
-    }
-    $('tokens').removeAttribute('aria-invalid');
-    msg.textContent = '';
-    msg.classList.remove('error');
-    if (JSON.stringify(r.tokens) === JSON.stringify(state.tokens)) return;
-    if (r.tokens.length !== state.tokens.length) state.x = resizeX(state.x, r.tokens);
-    state.tokens = r.tokens;
-    render();
-  });
-
-  $('seed').addEventListener('input', () => {
-    const v = parseSeed($('seed').value);
-    const msg = $('seed-msg');
-    if (v === null) {
-      $('seed').setAttribute('aria-invalid', 'true');
-      msg.textContent = T.seedError;
-      msg.classList.add('error');
-      return;
-    }
-    $('seed').removeAttribute('aria-invalid');
-    msg.textContent = '';
-    if (v === state.seed) return;
-    state.seed = v;
-    render();
-  });
+  $('tokens').addEventListener('input', checkTokens);
+  $('seed').addEventListener('input', checkSeed);
   $('seed-new').addEventListener('click', () => {
     let v;
     do { v = Math.floor(Math.random() * 10000); } while (v === state.seed);
@@ -374,6 +325,42 @@ function bindTokensAndSeed() {
     syncControls();
     render();
   });
+}
+
+/** The sentence as typed: its message, and the page recomputed when it means other tokens. */
+function checkTokens() {
+  const r = splitTokens($('tokens').value);
+  const msg = $('tokens-msg');
+  if (r.error) {
+    $('tokens').setAttribute('aria-invalid', 'true');
+    msg.textContent = T.tokenErrors[r.error](r.count);
+    msg.classList.add('error');
+    return;
+  }
+  $('tokens').removeAttribute('aria-invalid');
+  msg.textContent = '';
+  msg.classList.remove('error');
+  if (JSON.stringify(r.tokens) === JSON.stringify(state.tokens)) return;
+  if (r.tokens.length !== state.tokens.length) state.x = resizeX(state.x, state, r.tokens);
+  state.tokens = r.tokens;
+  render();
+}
+
+/** The seed as typed: its message, and the page recomputed when it is another seed. */
+function checkSeed() {
+  const v = parseSeed($('seed').value);
+  const msg = $('seed-msg');
+  if (v === null) {
+    $('seed').setAttribute('aria-invalid', 'true');
+    msg.textContent = T.seedError;
+    msg.classList.add('error');
+    return;
+  }
+  $('seed').removeAttribute('aria-invalid');
+  msg.textContent = '';
+  if (v === state.seed) return;
+  state.seed = v;
+  render();
 }
 
 /** d_k, the causal mask, reset, and the language. */
@@ -392,9 +379,10 @@ function bindSettings() {
     $('x-table').dataset.key = '';
     $('action-msg').textContent = '';
     renderAll();
-    // the message under an invalid control is in the old language: recheck it
-    $('tokens').dispatchEvent(new Event('input'));
-    $('seed').dispatchEvent(new Event('input'));
+    // the message under an invalid control is in the old language: recheck it (as a call, not an
+    // input event: the sections listen for what the reader types, and a switch types nothing, issue 39 P5)
+    checkTokens();
+    checkSeed();
   });
 }
 
@@ -424,7 +412,7 @@ function bindHeatmaps() {
   maps.wire('main', $('main-heatmap'));
   maps.wire('s5', $('s5-heatmap'));
   mha = createMhaSection({
-    $, h, matrixTable, drawHeatmap: maps.draw, wireHeatmap: maps.wire, heatmaps: maps.heatmaps,
+    $, h, matrixTable, drawHeatmap: maps.draw, wireHeatmap: maps.wire, heatmaps: maps.heatmaps, narrowestHeatmap: maps.narrowest,
     getState: () => state, getT: () => T, getAttn: () => attn,
     setHeads: (heads) => { state.heads = heads; render(); },
     copy: (text, button) => copyText(text, T.codeCopied, button),
@@ -467,11 +455,15 @@ function bindWindow() {
     renderAll(true);
   });
 
-  let timer = 0;
+  let timer = 0, lastWidth = window.innerWidth;
   window.addEventListener('resize', () => {
     clearTimeout(timer);
     timer = setTimeout(() => {
       maps.redrawResized();
+      if (window.innerWidth !== lastWidth) {         // these maps fit their boxes when drawn (issue 39 P7)
+        lastWidth = window.innerWidth;
+        for (const key of ['words', 'rope', 'trained']) sections[key].invalidate();
+      }
       updateScrollables();
     }, 150);
   });

@@ -118,6 +118,12 @@ export const zh = {
   mapScrolls: '图比屏幕宽：左右滑动查看整张图 →',
   tableScrolls: '表比屏幕宽：左右滑动查看整张表 →',
   mapValuesHidden: '格子太小，不显示数值：把鼠标移到格子上，或按 Tab 进入后用方向键查看。',
+  // issue 39 P7: a map whose cells take no focus (page-pe.js, page-rope.js)
+  mapValuesHover: '格子太小，不显示数值：把鼠标移到格子上查看。',
+  // the line under an enlarged map (the trained toy's, a checkpoint's, issue 39 P6) that says its
+  // active cell: row, col its tokens; v its weight, null under the mask; shown: numbers drawn in the cells
+  cellLine: (row, col, v, shown) => (v === null ? `「${row}」→「${col}」：被因果遮蔽，权重 0。` : `「${row}」→「${col}」：${v}`) +
+    (shown ? '' : '（格子太小，数字不画在格子里：把鼠标放在格子上，或用 Tab 进入、方向键移动，在这里读数。）'),
   matrixShape: (name, r, c) => `${name}（${r} × ${c}）`,
   tableCorner: '行 \\ 列',              // a table's top-left header, read aloud only (page-dom.js)
   teach: {
@@ -229,6 +235,12 @@ export const en = {
   mapScrolls: 'Wider than the screen: scroll sideways to see the whole map →',
   tableScrolls: 'Wider than the screen: scroll sideways to see the whole table →',
   mapValuesHidden: 'Cells too small for numbers: hover a cell, or Tab in and use the arrow keys.',
+  // issue 39 P7: a map whose cells take no focus (page-pe.js, page-rope.js)
+  mapValuesHover: 'Cells too small for numbers: hover a cell to read it.',
+  // the line under an enlarged map (the trained toy's, a checkpoint's, issue 39 P6) that says its
+  // active cell: row, col its tokens; v its weight, null under the mask; shown: numbers drawn in the cells
+  cellLine: (row, col, v, shown) => (v === null ? `${row} → ${col}: hidden by the causal mask, weight 0.` : `${row} → ${col}: ${v}`) +
+    (shown ? '' : ' (the cells are too small for their numbers: hover a cell, or Tab into the map and use the arrow keys, and read it here.)'),
   matrixShape: (name, r, c) => `${name} (${r} × ${c})`,
   tableCorner: 'row \\ column',
   teach: {

@@ -3,7 +3,8 @@
 // English); the sections below the hero are drawn after it (<html data-ready> is set before the
 // √d_k demo is computed, <html data-complete> once every section is drawn) and also without
 // IntersectionObserver; a new seed leaves the off-screen √d_k demo for idle time instead of
-// computing it in the input's task; a step of the temperature slider redraws the hero alone, and a burst of
+// computing it in the input's task; a step of the temperature slider redraws the hero alone (and the
+// words of the two captions that name the temperature), and a burst of
 // input events in one task draws once, then the latest value in the next frame.
 // Nothing here is timed: the figures are bench/page-paint.js's.
 import { test, before, after } from 'node:test';
@@ -157,10 +158,15 @@ test('a temperature step redraws the hero alone; a burst of steps in one task dr
         one, burst, after: heroDraws, outside: [...outside],
         value: document.getElementById('temp-value').textContent,
         label: document.querySelector('#main-heatmap svg').getAttribute('aria-label'),
+        captions: ['trained-status', 'mha-one'].map((id) => document.getElementById(id)?.textContent ?? ''),
       };
     });
     assert.deepEqual(r.one, { value: 'T = 3', draws: 1 }, 'a single step is drawn in its own task');
-    assert.deepEqual(r.outside, [], 'nothing outside the hero changes');
+    // outside the hero, only the words of the two captions that hold at T = 1 and name the
+    // temperature (issue 39, P2: the trained toy's random mode, the one-head note) follow it
+    const TEMP_CAPTIONS = ['trained-status', 'mha-one'];
+    assert.deepEqual(r.outside.filter((id) => !TEMP_CAPTIONS.includes(id)), [], 'nothing else outside the hero changes');
+    assert.ok(r.captions.every((t) => t.includes('T = 0.3')), `the captions name the latest temperature: ${r.captions.join(' | ')}`);
     assert.equal(r.burst, 1, 'five input events in one task: one drawing in that task');
     assert.equal(r.after, 2, 'and one more in the next frame');
     assert.equal(r.value, 'T = 0.3', 'the latest value');

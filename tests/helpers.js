@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import { AttentionError } from '../web/core/errors.js';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -108,4 +109,18 @@ export function expectError(fn, code, pattern) {
   assert.equal(err.code, code, `code for "${err.message}"`);
   if (pattern) assert.match(err.message, pattern);
   return err;
+}
+
+// serve(handler) -> { url, requests, close }; handler(req, res, name) for /m/NAME
+export async function serve(handler) {
+  const requests = [];
+  const server = http.createServer((req, res) => {
+    requests.push(req.url);
+    handler(req, res, req.url.replace(/^\/m\//, ''));
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${server.address().port}/m/`, requests,
+    close: () => new Promise((r) => { server.closeAllConnections(); server.close(r); }),
+  };
 }

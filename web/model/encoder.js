@@ -20,18 +20,19 @@ const MAX_TOP_K = 1000;
  * encode, forward and fillMask of an encoder; readForward and forwardResult are model.js's, and
  * live(name), which fails once the model is disposed (a getter of the options may do it).
  */
-export function encoderApi(rt, config, tokenizer, { needTokenizer, live, readForward, forwardResult }) {
+export function encoderApi(rt, config, tokenizer, { needTokenizer, live, readForward, forwardResult, thenDo }) {
   // one text with the special tokens BERT reads ([CLS] … [SEP]): WordPiece adds them when asked,
   // a tokenizer.json's post-processor by default
   const encodeOne = (text) => (tokenizer.kind === 'wordpiece' ? tokenizer.encode(text, { specialTokens: true }) : tokenizer.encode(text));
-  const forward = (ids, options = {}) => {
+  // forward through run: the runtime's forward, or its forwardAsync (then a promise)
+  const forwardBy = (run) => (ids, options = {}) => {
     const { attention, heads, tokenTypes, mask } = readForward(options, config, ['tokenTypes', 'mask']);
     live('forward');
     const given = { tokenTypes, mask, heads };
     for (const key of Object.keys(given)) if (given[key] === undefined) delete given[key];
-    const r = rt.forward(ids, { attention, ...given });
-    return forwardResult(r, config, attention, r.logits ? { logits: r.logits } : { hidden: r.hidden });
+    return thenDo(run(ids, { attention, ...given }), (r) => forwardResult(r, config, attention, r.logits ? { logits: r.logits } : { hidden: r.hidden }));
   };
+  const forward = forwardBy(rt.forward);
   return {
     encode(a, b) {
       needTokenizer('encode');
@@ -43,6 +44,7 @@ export function encoderApi(rt, config, tokenizer, { needTokenizer, live, readFor
       return tokenizer.encodePair(a, b);
     },
     forward,
+    forwardAsync: forwardBy(rt.forwardAsync),
     fillMask(text, options = {}) {
       needTokenizer('fillMask');
       const k = readFillOptions(options);

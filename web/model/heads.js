@@ -13,6 +13,7 @@
 // throws INVALID_ARGUMENT.
 import { ErrorCode, fail, describe } from '../core/errors.js';
 import { allocate, release, reserve, checkStatus, readMatrix } from '../core/memory.js';
+import { settle, offThread, callHere } from './runtime-call.js';
 
 /** The scores in attention.h's order (ATTN_SCORE_*); the last two need a repeat. */
 export const SCORES = Object.freeze(['sink', 'previous', 'self', 'next', 'entropy', 'distance', 'induction', 'duplicate']);
@@ -85,15 +86,21 @@ export function writeKeepStruct(mem, plan, [scores, scratch, at]) {
   return at;
 }
 
-/** After the forward: { scores: Float32Array(L·H·8) (a copy), repeat, map(l, h) }. */
+/** After the forward: { scores: Float32Array(L·H·8) (a copy), repeat, map(l, h), mapAsync(l, h) }. */
 export function keepAfter(rt, plan, scoresAt) {
   const { L, H } = shapeOf(rt.model.config);
   const scores = readMatrix(rt.mem, scoresAt, L * H, SCORES.length).data;
-  return { scores, repeat: plan.repeat, map: (l, h) => headMap(rt, plan.kept, l, h) };
+  const map = (l, h) => {
+    if (rt.offCall) fail(ErrorCode.INVALID_ARGUMENT, 'map: the model is running a forwardAsync or mapAsync off this thread; await it first');
+    return headMap(rt, plan.kept, l, h);
+  };
+  // off this thread as forwardAsync is (runtime.js); a call of the runtime, which a dispose waits for
+  const mapAsync = rt.guard('mapAsync', (l, h) => offThread(rt, (call) => headMap(rt, plan.kept, l, h, call)));
+  return { scores, repeat: plan.repeat, map, mapAsync };
 }
 
 // one head's map (T, m) again: attn_heads_map over the kept queries and the keys
-function headMap(rt, kept, l, h) {
+function headMap(rt, kept, l, h, call = callHere(rt)) {
   const { L, H, G, d } = shapeOf(rt.model?.config ?? { n_layer: 0, n_head: 1 });
   if (!rt.model || rt.kept !== kept || kept.generation !== rt.generation) {
     fail(ErrorCode.INVALID_ARGUMENT, 'map: this forward\'s heads are gone: the model ran another forward, or was reset or disposed, since (call map before the next forward)');
@@ -105,15 +112,14 @@ function headMap(rt, kept, l, h) {
   const ws = exports.attn_heads_map_floats(T, m, d) >>> 0;
   const block = allocate(mem, [T * m, ws, KEEP_WORDS], 0, () => `map's weights (${T} × ${m})`);
   const [pw, pws, pkeep] = block.offsets;
-  try {
+  return settle(() => {
     writeKeep(mem, pkeep, { queries: kept.queries, keys: kept.keys });
     const cache = model.family.c.cacheSize ? model.cache : 0;
-    const status = exports.attn_heads_map(pw, pws, pkeep, cache, kept.mask, l, h, T, m, model.capacity || m, H, G, d);
+    return call('attn_heads_map', [pw, pws, pkeep, cache, kept.mask, l, h, T, m, model.capacity || m, H, G, d]);
+  }, (status) => {
     checkStatus(mem, status, 'map', [], []);
     return readMatrix(mem, pw, T, m);
-  } finally {
-    release(mem, block);
-  }
+  }, () => {}, () => release(mem, block));
 }
 
 /** result.heads for the API: { layers, heads, sink, …, induction?, duplicate? }. */

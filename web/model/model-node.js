@@ -155,7 +155,7 @@ export async function loadModel(source, options = {}) {
   const folder = await folderOf(source, { ...options, onProgress });
   const { files, close } = readCheckpointFolder(folder, onProgress);
   try {
-    return await loadFiles(files, { onProgress, threads: options.threads });
+    return await loadFiles(files, { onProgress, threads: options.threads, offThread: options.offThread });
   } finally {
     close();
   }

@@ -140,9 +140,11 @@ export interface HeadsChoice {
 /**
  * A result with { heads }: the scores, and map(layer, head), that head's full (n, n) map computed
  * again from what the forward kept (each head's queries; the keys). Valid until the model's next
- * forward, generate or dispose(); after that map throws INVALID_ARGUMENT.
+ * forward, generate or dispose(); after that map throws INVALID_ARGUMENT. mapAsync computes it off
+ * this thread as forwardAsync does (the same bits).
  */
-type WithHeads<R> = R & { heads: HeadScores; map(layer: number, head: number): Matrix };
+interface MapOf { map(layer: number, head: number): Matrix; mapAsync(layer: number, head: number): Promise<Matrix> }
+type WithHeads<R> = R & MapOf & { heads: HeadScores };
 /** A result with { logits: false }: no LM head was run. */
 type WithoutLogits<R> = Omit<R, 'logits'> & { logits: null };
 /** forward's result with { heads }. */
@@ -150,7 +152,7 @@ export type ForwardResultHeads = WithHeads<ForwardResult>;
 /** HeadScores with { heads: { repeat } }: induction and duplicate are there. */
 export type HeadScoresRepeat = HeadScores & { induction: Float32Array; duplicate: Float32Array };
 /** A result with { heads: { repeat } }. */
-type WithRepeat<R> = R & { heads: HeadScoresRepeat; map(layer: number, head: number): Matrix };
+type WithRepeat<R> = R & MapOf & { heads: HeadScoresRepeat };
 
 /** A result with { attention: true }: every layer's and every head's map. */
 type WithAllMaps<R> = R & { attention: Matrix[][] };
@@ -250,6 +252,22 @@ export interface Model {
   forward(ids: ArrayLike<number>, options: ForwardOptions & { attention: true }): ForwardResultAll;
   forward(ids: ArrayLike<number>, options: ForwardOptions & { attention: AttentionChoice }): ForwardResultSome;
   forward(ids: ArrayLike<number>, options?: ForwardOptions): ForwardResult;
+  /**
+   * forward, with the C call made by a worker over the shared memory where the model runs on the
+   * threaded build (offThread: loadModel's offThread or threads > 1, where the host has threads),
+   * so that this thread (a page's main thread) stays free; elsewhere forward here. The same bits.
+   * While it runs, every other call of the model is refused (INVALID_ARGUMENT).
+   */
+  forwardAsync(ids: ArrayLike<number>, options: ForwardOptions & { heads: { repeat: number }; logits: false }): Promise<WithoutLogits<WithRepeat<ForwardResult>>>;
+  forwardAsync(ids: ArrayLike<number>, options: ForwardOptions & { heads: { repeat: number } }): Promise<WithRepeat<ForwardResult>>;
+  forwardAsync(ids: ArrayLike<number>, options: ForwardOptions & { heads: true | HeadsChoice; logits: false }): Promise<WithoutLogits<ForwardResultHeads>>;
+  forwardAsync(ids: ArrayLike<number>, options: ForwardOptions & { heads: true | HeadsChoice }): Promise<ForwardResultHeads>;
+  forwardAsync(ids: ArrayLike<number>, options: ForwardOptions & { logits: false }): Promise<WithoutLogits<ForwardResult>>;
+  forwardAsync(ids: ArrayLike<number>, options: ForwardOptions & { attention: true }): Promise<ForwardResultAll>;
+  forwardAsync(ids: ArrayLike<number>, options: ForwardOptions & { attention: AttentionChoice }): Promise<ForwardResultSome>;
+  forwardAsync(ids: ArrayLike<number>, options?: ForwardOptions): Promise<ForwardResult>;
+  /** Whether forwardAsync and mapAsync leave this thread free (the model is on the threaded build). */
+  readonly offThread: boolean;
   /** One token at a time with the KV cache. */
   generate(ids: ArrayLike<number>, options?: GenerateOptions): AsyncGenerator<GenerateStep, void, undefined>;
   /** Threads the model runs on: loadModel's options.threads, at most the host's cores
@@ -300,7 +318,7 @@ export interface FillMaskAnswer {
  * A BERT encoder (config.encoder is true): every token sees every other, and it fills gaps
  * instead of generating. loadModel<EncoderModel>('google-bert/bert-base-chinese').
  */
-export interface EncoderModel extends Omit<Model, 'config' | 'encode' | 'forward' | 'generate'> {
+export interface EncoderModel extends Omit<Model, 'config' | 'encode' | 'forward' | 'forwardAsync' | 'generate'> {
   readonly config: Readonly<Omit<ModelConfig, 'family'> & { family: 'bert'; encoder: true; types: number }>;
   /** [CLS] a [SEP] (b [SEP]) and its token types (0 up to the first [SEP], then 1). */
   encode(a: string, b?: string): { ids: number[]; tokenTypes: number[] };
@@ -308,6 +326,11 @@ export interface EncoderModel extends Omit<Model, 'config' | 'encode' | 'forward
   forward(ids: ArrayLike<number>, options: EncoderForwardOptions & { attention: true }): EncoderForwardResultAll;
   forward(ids: ArrayLike<number>, options: EncoderForwardOptions & { attention: AttentionChoice }): EncoderForwardResultSome;
   forward(ids: ArrayLike<number>, options?: EncoderForwardOptions): EncoderForwardResult;
+  /** forward off this thread, as Model's forwardAsync. */
+  forwardAsync(ids: ArrayLike<number>, options: EncoderForwardOptions & { heads: true | HeadsChoice }): Promise<WithHeads<EncoderForwardResult>>;
+  forwardAsync(ids: ArrayLike<number>, options: EncoderForwardOptions & { attention: true }): Promise<EncoderForwardResultAll>;
+  forwardAsync(ids: ArrayLike<number>, options: EncoderForwardOptions & { attention: AttentionChoice }): Promise<EncoderForwardResultSome>;
+  forwardAsync(ids: ArrayLike<number>, options?: EncoderForwardOptions): Promise<EncoderForwardResult>;
   /**
    * For each [MASK] in the text, the topK (default 5, at most 1000) likeliest tokens; with pair,
    * the text is read as [CLS] text [SEP] pair [SEP] and each answer's index counts in that.
@@ -326,6 +349,9 @@ export interface LoadOptions extends FetchOptions, HubOptions {
    * (COOP + COEP); elsewhere one thread. At most the host's cores (model.threads says what was
    * used). Default: the cores up to 8 for a model of 4 M parameters or more, else 1. */
   threads?: number;
+  /** The threaded build even on one thread, where the host has threads, so that forwardAsync and
+   * mapAsync run off this thread (model.offThread). Default false. */
+  offThread?: boolean;
 }
 
 /** Options of a load by Hugging Face repo id ('Qwen/Qwen2.5-0.5B'). */
@@ -340,6 +366,13 @@ export interface HubOptions {
   offline?: boolean;
   /** Node: the Hugging Face cache folder (default HF_HUB_CACHE, else HF_HOME/hub, else ~/.cache/huggingface/hub). */
   cacheDir?: string;
+  /**
+   * Node: a GGUF repo's file to load, a .gguf at the repo's top ('qwen2.5-0.5b-instruct-q4_0.gguf':
+   * letters, digits, "_", ".", "+", "-"; no folder, no ".."): only that file is fetched, into the
+   * cache. Left out, a repo that is no safetensors checkpoint loads its one .gguf (mmproj-*.gguf
+   * aside); several are INVALID_ARGUMENT naming them, and so is a file the repo lacks.
+   */
+  file?: string;
   /** Browsers: false keeps nothing in the Cache API (default true). */
   cache?: boolean;
   /** Cancels the download. */
@@ -356,8 +389,10 @@ export interface CachedHubModel {
   revision: string;
   commit: string;
   bytes: number;
-  /** Node: config.json's model_type. */
-  modelType?: string;
+  /** Node: config.json's model_type (null for a GGUF repo's snapshot). */
+  modelType?: string | null;
+  /** Node: the .gguf files of a GGUF repo's snapshot, each loaded with loadModel(repo, { file }). */
+  gguf?: string[];
 }
 
 /** Node: a GGUF model in Ollama's or LM Studio's store, loaded by name (loadModel('ollama:NAME[:TAG]'), 'lmstudio:PUBLISHER/REPO[/FILE]'); read only. */
@@ -395,7 +430,8 @@ export class ModelFetchError extends AttentionError {
 /**
  * Load a checkpoint: its files; or a checkpoint folder's URL (fetched; relative to the page in a
  * browser: config.json, model.safetensors, and vocab.json + merges.txt or vocab.txt when there);
- * a .gguf file's URL (the one file, at most 4 GiB). In Node also a folder's or a .gguf file's path,
+ * a .gguf file's URL (the one file, at most 4 GiB). In Node also a GGUF repo's file by repo id
+ * (options.file), a folder's or a .gguf file's path,
  * 'ollama:NAME[:TAG]', 'lmstudio:PUBLISHER/REPO[/FILE]', or the name of a model shipped in the
  * package ('toy-zh').
  * Rejects with an AttentionError: INVALID_MODEL (a broken or unsupported checkpoint, naming the

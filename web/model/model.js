@@ -94,7 +94,7 @@ export async function loadModel(files, options = {}) {
   } catch (e) {
     throw asError(e, 'loadModel');
   }
-  const rt = await createRuntime({ ...(parts.wasm === undefined ? {} : { wasm: parts.wasm }), threads: threadsFor(parts.threads, parts.tensors) });
+  const rt = await createRuntime({ ...(parts.wasm === undefined ? {} : { wasm: parts.wasm }), threads: threadsFor(parts.threads, parts.tensors), offThread: options.offThread === true });
   try {
     await rt.upload(parts.config, fillFrom(parts.tensors), { tensors: parts.tensors });
   } catch (e) {
@@ -127,16 +127,16 @@ function threadsFor(threads, tensors) {
 const isFolderUrl = (s) => /^[./]|\/$|^[a-z][a-z0-9+.-]*:/i.test(s);
 
 async function loadByName(name, options) {
-  const { onProgress: given, revision, hubUrl, token, cache, signal, threads, ...fetching } = options;
+  const { onProgress: given, revision, hubUrl, token, cache, signal, threads, offThread, ...fetching } = options;
   const repo = isFolderUrl(name) ? null : parseRepoId(name);
   if (repo) {
     const onProgress = forwardOnly(given);   // the download, then the reading: forward only
     const { stallMs, minRate, graceMs } = fetching;   // the clocks of a download apply to the hub's too
-    return loadModel(await hubFiles(repo, { onProgress, revision, hubUrl, token, cache, signal, stallMs, minRate, graceMs }), { onProgress, threads });
+    return loadModel(await hubFiles(repo, { onProgress, revision, hubUrl, token, cache, signal, stallMs, minRate, graceMs }), { onProgress, threads, offThread });
   }
   const base = globalThis.document?.baseURI ?? globalThis.location?.href;
   const files = isGgufUrl(name, base) ? await fetchGguf(name, base, fetching) : await fetchCheckpoint(name, base, fetching);
-  return loadModel(files, { onProgress: given, threads });
+  return loadModel(files, { onProgress: given, threads, offThread });
 }
 
 // the checkpoint's tokenizer (load-tokenizer.js): its tokenizer files, else a GGUF file's
@@ -239,9 +239,12 @@ function readLogits(logits = true) {
 // the runtime's result as forward gives it: logits, the maps asked for, the heads' scores and map
 function forwardResult(r, config, attention, lead = { logits: r.logits }) {
   const out = attention === false ? lead : { ...lead, attention: splitAttention(r.attention, config) };
-  if (r.heads) Object.assign(out, { heads: headsResult(r.heads, config), map: r.heads.map });
+  if (r.heads) Object.assign(out, { heads: headsResult(r.heads, config), map: r.heads.map, mapAsync: r.heads.mapAsync });
   return out;
 }
+
+// k(v) now, or when v (a promise) resolves
+const thenDo = (v, k) => (typeof v?.then === 'function' ? v.then(k) : k(v));
 
 // [layer][head] -> { data, shape: [rows, m] } (copies) or null for a head not asked for
 function splitAttention({ data, shape: [, rows, m], slots }, config) {
@@ -273,6 +276,20 @@ function makeModel(rt, config, tokenizer) {
       throw asError(e, `model.${name}`);
     }
   };
+  // a decoder's forward through run (the runtime's forward, or forwardAsync: then a promise)
+  const forwardBy = (run) => (ids, options = {}) => {
+    const { attention, heads, logits } = readForward(options, config, ['logits']);
+    const rows = readLogits(logits);
+    live('forward');   // a getter of the options may have disposed it
+    state.owner = null;
+    return thenDo(run(ids, { attention, ...rows, ...(heads === undefined ? {} : { heads }) }), (r) => forwardResult(r, config, attention));
+  };
+  // an async method: its failures as api's, a rejected promise
+  const asyncApi = (name, fn) => async (...args) => {
+    const r = await api(name, fn)(...args);
+    if (state.disposed) fail(ErrorCode.INVALID_ARGUMENT, `model.${name}: the model was disposed during the call`);
+    return r;
+  };
   return Object.freeze({
     config: Object.freeze({ ...config }),
     tokenizer: tokenizer ? tokenizer.kind : null,
@@ -281,21 +298,18 @@ function makeModel(rt, config, tokenizer) {
     /** Each id as readable text, for labels (▁ marks a space; <0xE7> a byte of a split character). */
     tokens: api('tokens', (ids) => { needTokenizer('tokens'); return tokenizer.tokens(ids); }),
     /** The full pass over ids from position 0: logits (n, vocab_size), and attention[layer][head] (n, n) when asked. */
-    forward: api('forward', (ids, options = {}) => {
-      const { attention, heads, logits } = readForward(options, config, ['logits']);
-      const rows = readLogits(logits);
-      live('forward');   // a getter of the options may have disposed it
-      state.owner = null;
-      const r = rt.forward(ids, { attention, ...rows, ...(heads === undefined ? {} : { heads }) });
-      return forwardResult(r, config, attention);
-    }),
+    forward: api('forward', forwardBy(rt.forward)),
+    /** forward off this thread where the model runs on the threaded build (model.offThread), else here; the same result, awaited. */
+    forwardAsync: asyncApi('forwardAsync', forwardBy(rt.forwardAsync)),
+    /** Whether forwardAsync leaves this thread free (loadModel's offThread or threads > 1, where the host has threads). */
+    get offThread() { return rt.offThread; },
     generate: api('generate', (ids, options = {}) => {
       const sampling = readSampling(options, config);
       return generate(rt, state, tokenizer, config, readPrompt(ids, config), sampling);
     }),
     // a decoder has no [MASK] to fill: a typed error where a script calls it, as the CLI says (bin/model.js)
     fillMask: api('fillMask', () => fail(ErrorCode.INVALID_ARGUMENT, `model.fillMask is for BERT encoders; this checkpoint is ${config.modelType ?? config.family}, a decoder: use forward or generate`)),
-    ...(config.encoder ? encoderMethods(rt, config, tokenizer, api, { needTokenizer, live }) : {}),
+    ...(config.encoder ? encoderMethods(rt, config, tokenizer, api, { needTokenizer, live, asyncApi }) : {}),
     /** Threads the model runs on (loadModel's options.threads, at most the host's cores; fewer after a thread failed). */
     get threads() { return rt.threads; },
     /** The threads asked for (options.threads, or the default): more than threads where the host has fewer cores, or none (a page that is not cross-origin isolated). */
@@ -305,11 +319,12 @@ function makeModel(rt, config, tokenizer) {
 }
 
 // an encoder's encode, forward and fillMask (encoder.js), and a generate that says why not
-function encoderMethods(rt, config, tokenizer, api, { needTokenizer, live }) {
-  const e = encoderApi(rt, config, tokenizer, { needTokenizer, live, readForward, forwardResult });
+function encoderMethods(rt, config, tokenizer, api, { needTokenizer, live, asyncApi }) {
+  const e = encoderApi(rt, config, tokenizer, { needTokenizer, live, readForward, forwardResult, thenDo });
   return {
     encode: api('encode', e.encode),
     forward: api('forward', e.forward),
+    forwardAsync: asyncApi('forwardAsync', e.forwardAsync),
     fillMask: api('fillMask', e.fillMask),
     generate: api('generate', () => fail(ErrorCode.INVALID_ARGUMENT, `model.generate: ${config.modelType} is an encoder: it reads the whole text at once and has no next token to predict; use fillMask('…[MASK]…') to fill a gap`)),
   };

@@ -44,6 +44,11 @@
 // undisposed ends its workers (FinalizationRegistry).
 // rt.length, rt.config (the uploaded one, or null), rt.maxPositions, rt.threads (the threads it
 // runs on: options.threads, at most the host's cores) and rt.threadsRequested (options.threads).
+// forwardAsync(ids, options): forward, its C call made by the threads' caller worker (threads.js)
+//   where the runtime is on the threaded build (options.threads > 1, or options.offThread where
+//   the host has threads: rt.offThread), so that this thread is free while it runs; elsewhere
+//   forward here. The same bits either way. While it runs, every other call is refused
+//   (INVALID_ARGUMENT): the memory has one writer at a time. heads' map(l, h) has mapAsync too.
 import { ErrorCode, AttentionError, fail, asError, describe } from '../core/errors.js';
 import { WASM_MODEL_FUNCTIONS } from '../core/exports.js';
 import { wasmMemory, allocate, release, reserve, checkStatus, readMatrix } from '../core/memory.js';
@@ -52,6 +57,7 @@ import { decodeBase64, missingExports, WASM_IMPORTS } from '../core/instantiate.
 import { familyOf } from './families/index.js';
 import { startThreads } from './threads/threads.js';
 import { readHeadsOption, dropKept, keepBefore, writeKeepStruct, keepAfter } from './heads.js';
+import { callHere, offThread, settle } from './runtime-call.js';
 
 const ATTN_OK = 0, LAST_ONLY = 1;                // attention.h; gpt2.h's and llama.h's LAST_ONLY
 const FIRST_CACHE = 64;                          // positions the KV cache holds at first; it doubles as needed
@@ -117,12 +123,12 @@ export function defaultThreads() {
 // the count is clamped to the host's cores; rt.threadsRequested keeps what was asked.
 function readRuntimeOptions(options) {
   if (options === null || typeof options !== 'object') fail(ErrorCode.INVALID_ARGUMENT, `createRuntime: options must be an object like { wasm, threads }; received ${describe(options)}`);
-  const { wasm, threads = 1, spawn = host.spawn, threadTimeout = host.timeout } = options;
+  const { wasm, threads = 1, spawn = host.spawn, threadTimeout = host.timeout, offThread = false } = options;
   if (!Number.isInteger(threads) || threads < 1 || threads > MAX_THREADS) fail(ErrorCode.INVALID_ARGUMENT, `createRuntime: threads must be an integer in [1, ${MAX_THREADS}]; received ${describe(threads)}`);
   const cores = hostCores();
   // a host without threads (a page that is not cross-origin isolated): one thread, the same numbers
   const used = typeof spawn !== 'function' ? 1 : cores ? Math.min(threads, cores) : threads;
-  return { wasm, threads: used, requested: threads, spawn, threadTimeout };
+  return { wasm, threads: used, requested: threads, spawn, threadTimeout, offThread: offThread === true && typeof spawn === 'function' };
 }
 
 // a runtime on threads dropped undisposed: its workers end (each holds its instance over the
@@ -133,15 +139,17 @@ const dropped = new FinalizationRegistry((threads) => threads.dispose());
 /** A runtime over one instance of the model build, or of its threaded build (see the top of this file). */
 export async function createRuntime(options = {}) {
   const o = readRuntimeOptions(options);
-  const inst = o.threads > 1 ? await instantiateThreads(o.wasm, o.threads, o.spawn, o.threadTimeout) : await instantiate(o.wasm);
+  const inst = o.threads > 1 || o.offThread ? await instantiateThreads(o.wasm, o.threads, o.spawn, o.threadTimeout) : await instantiate(o.wasm);
   const { exports } = inst;
   const mem = wasmMemory({ ...exports, memory: inst.memory });
   // calls: the calls under way (a getter of an argument may call dispose, or call again);
   // disposing: dispose was called during one, and waits for the last to end
-  const rt = { mem, exports, model: null, length: 0, busy: false, threads: inst.threads, calls: 0, disposing: false };
+  const rt = { mem, exports, model: null, length: 0, busy: false, threads: inst.threads, calls: 0, disposing: false, offCall: false };
+  rt.guard = (name, fn) => guard(rt, name, fn);   // heads.js's map
   const api = Object.freeze({
     upload: guard(rt, 'upload', (config, fill, opts) => upload(rt, config, fill, opts)),
     forward: guard(rt, 'forward', (ids, opts) => forward(rt, ids, opts)),
+    forwardAsync: guard(rt, 'forwardAsync', (ids, opts) => offThread(rt, (call) => forward(rt, ids, opts, call))),
     reset: guard(rt, 'reset', () => { rt.length = 0; dropKept(rt); }),
     dispose: () => {
       if (rt.calls > 0) rt.disposing = true;
@@ -152,6 +160,8 @@ export async function createRuntime(options = {}) {
     get maxPositions() { return rt.model ? rt.model.S : 0; },
     /** Threads the C splits its work into (1: this thread alone). */
     get threads() { return rt.threads ? rt.threads.count : 1; },
+    /** Whether forwardAsync runs off this thread (the threaded build). */
+    get offThread() { return rt.threads !== null; },
     /** The threads asked for (options.threads): more than `threads` where the host has fewer cores, or none. */
     threadsRequested: o.requested,
   });
@@ -166,8 +176,13 @@ function guard(rt, name, fn) {
   const { exports } = rt;
   const disposed = () => fail(ErrorCode.INVALID_ARGUMENT, `${name}: the runtime was disposed during the call`);
   const leave = () => { if (--rt.calls === 0 && rt.disposing) disposeNow(rt); };
+  const failed = (e) => {
+    if (rt.threads && e?.thread) rt.threads.drop(e.lost);   // the model goes on with the threads left
+    throw e instanceof AttentionError ? e : asError(e, name);
+  };
   return (...args) => {
     if (rt.busy) fail(ErrorCode.INVALID_ARGUMENT, `${name}: called from inside upload's fill, which must not call the runtime`);
+    if (rt.offCall) fail(ErrorCode.INVALID_ARGUMENT, `${name}: the model is running a forwardAsync or mapAsync off this thread; await it first`);
     const sp = exports.stackSave();
     rt.calls++;
     let async = false;
@@ -176,11 +191,10 @@ function guard(rt, name, fn) {
       if (rt.disposing) disposed();
       if (typeof r?.then !== 'function') return r;
       async = true;
-      return r.then((v) => (rt.disposing ? disposed() : v)).finally(leave);
+      return r.then((v) => (rt.disposing ? disposed() : v), failed).finally(leave);
     } catch (e) {
       exports.stackRestore(sp);   // an exception through wasm frames (a thread's timeout) leaves their stack
-      if (rt.threads && e?.thread) rt.threads.drop(e.lost);   // the model goes on with the threads left
-      throw e instanceof AttentionError ? e : asError(e, name);
+      return failed(e);
     } finally {
       if (!async) leave();
     }
@@ -341,9 +355,9 @@ function readHeads(attention, { n_layer: L, n_head: H }) {
   return { slots, count: n };
 }
 
-function forward(rt, ids, opts = {}) {
+function forward(rt, ids, opts = {}, call = callHere(rt)) {
   if (!rt.model) fail(ErrorCode.INVALID_ARGUMENT, 'forward: no model: call upload(config, fill) first');
-  if (rt.model.family.encoder) return encoderForward(rt, ids, opts);
+  if (rt.model.family.encoder) return encoderForward(rt, ids, opts, call);
   const { mem, exports, model } = rt, { n_layer: L, n_head: H, vocab_size: V, n_positions: P } = model.config, f = model.family.c;
   const { pos, heads, lastOnly, logits, scores } = readForwardOptions(rt, opts);
   const S = model.S, limit = S === P ? `n_positions = ${S}` : `maxPositions = ${S} (n_positions = ${P})`;
@@ -360,24 +374,20 @@ function forward(rt, ids, opts = {}) {
   const block = allocate(mem, [T, heads ? L * H : 0, rows * V, attFloats, Math.ceil(wsBytes / 4), ...(plan ? plan.counts : [])], 0,
     () => (heads ? `forward's attention weights (${heads.count} heads × ${T} × ${m}) and logits` : `forward's logits (${rows}, ${V})`));
   const [pids, pslots, plogits, patt, pws, ...pkeep] = block.offsets;
-  try {
+  return settle(() => {
     new Int32Array(mem.memory.buffer, pids, T).set(tokens);
     if (heads) new Int32Array(mem.memory.buffer, pslots, L * H).set(heads.slots);
     const keep = plan ? writeKeepStruct(mem, plan, pkeep) : 0;
-    const status = exports[f.forward](rows ? plogits : 0, heads ? patt : 0, heads ? pslots : 0, keep, model.cache, pws, model.cfg,
-      model.params.pointer, pids, T, pos, model.capacity, lastOnly ? LAST_ONLY : 0);
+    return call(f.forward, [rows ? plogits : 0, heads ? patt : 0, heads ? pslots : 0, keep, model.cache, pws, model.cfg,
+      model.params.pointer, pids, T, pos, model.capacity, lastOnly ? LAST_ONLY : 0]);
+  }, (status) => {
     if (status !== ATTN_OK) model.family.forwardFailed?.(rt, model, status);
     checkStatus(mem, status, 'forward', [], []);
     rt.length = m;
     const result = withMaps(mem, { logits: rows ? readMatrix(mem, plogits, rows, V) : null }, heads, patt, T, m);
     if (plan) result.heads = keepAfter(rt, plan, pkeep[0]);
     return result;
-  } catch (e) {
-    if (plan) dropKept(rt);
-    throw e;
-  } finally {
-    release(mem, block);
-  }
+  }, () => { if (plan) dropKept(rt); }, () => release(mem, block));
 }
 
 // ----------------------------------------------------------------------------
@@ -405,7 +415,7 @@ function readEncoderOptions(rt, opts, T) {
   return { heads: readHeads(attention, c), types, keep, scores: readHeadsOption(heads, real, 'forward') };
 }
 
-function encoderForward(rt, ids, opts) {
+function encoderForward(rt, ids, opts, call) {
   const { mem, exports, model } = rt, c = model.config, { n_layer: L, n_head: H, vocab_size: V, n_positions: P, n_embd: C } = c;
   const tokens = idsArg(ids, 'forward: ids', { max: P, maxWhat: (n) => `${n} ids; the model reads at most max_position_embeddings = ${P}`, vocab: V });
   const T = tokens.length, { heads, types, keep, scores } = readEncoderOptions(rt, opts, T);
@@ -418,22 +428,18 @@ function encoderForward(rt, ids, opts) {
     ...(plan ? plan.counts : [])], 0,
   () => `forward's outputs (${T}, ${width})${heads ? ` and attention weights (${heads.count} heads × ${T} × ${T})` : ''}`);
   const [pids, ptypes, pmask, pslots, pout, patt, pws, ...pkeep] = block.offsets;
-  try {
+  return settle(() => {
     new Int32Array(mem.memory.buffer, pids, T).set(tokens);
     if (types) new Int32Array(mem.memory.buffer, ptypes, T).set(types);
     if (keep) new Uint8Array(mem.memory.buffer, pmask, T).set(keep);
     if (heads) new Int32Array(mem.memory.buffer, pslots, L * H).set(heads.slots);
     const pkeepStruct = plan ? writeKeepStruct(mem, plan, pkeep) : 0;
-    const status = exports[model.family.c.forward](model.hasHead ? 0 : pout, model.hasHead ? pout : 0, heads ? patt : 0, heads ? pslots : 0,
-      pkeepStruct, pws, model.cfg, model.params.pointer, pids, types ? ptypes : 0, keep ? pmask : 0, T);
+    return call(model.family.c.forward, [model.hasHead ? 0 : pout, model.hasHead ? pout : 0, heads ? patt : 0, heads ? pslots : 0,
+      pkeepStruct, pws, model.cfg, model.params.pointer, pids, types ? ptypes : 0, keep ? pmask : 0, T]);
+  }, (status) => {
     checkStatus(mem, status, 'forward', [], []);
     const result = withMaps(mem, { [model.hasHead ? 'logits' : 'hidden']: readMatrix(mem, pout, T, width) }, heads, patt, T, T);
     if (plan) result.heads = keepAfter(rt, plan, pkeep[0]);
     return result;
-  } catch (e) {
-    if (plan) dropKept(rt);
-    throw e;
-  } finally {
-    release(mem, block);
-  }
+  }, () => { if (plan) dropKept(rt); }, () => release(mem, block));
 }

@@ -187,7 +187,7 @@ async function load(env, s, files) {
     await nextTask();
     const { loadModel } = await import('../model/model.js');
     const tokenizerFiles = tokenizer !== undefined ? { tokenizer, tokenizerConfig } : vocab !== undefined ? { vocab, merges } : vocabTxt !== undefined ? { vocabTxt } : {};
-    const model = await loadModel({ config, weights: picked.weights, ...tokenizerFiles }, { onProgress: readProgress(env, s, progress, status) });
+    const model = await loadModel({ config, weights: picked.weights, ...tokenizerFiles }, { onProgress: readProgress(env, s, progress, status), offThread: true });   // offThread: page-heads.js
     progress.hidden = true;
     adopt(env, s, model, modelName(config, picked.weights.index ?? picked.weights), picked.ignored);
   } catch (e) {
@@ -316,6 +316,7 @@ const labelsOf = (m, ids) => (m.tokenizer ? m.tokens(ids) : ids.map(String));
 function compute(env, s) {
   const { $ } = env;
   if (!s.model) return;
+  if (s.heads.busy()) return void s.heads.idle().then(() => compute(env, s));   // the heads panel's forward holds the model
   const msg = $('model-text-msg');
   const r = readIds(env, s);
   $('model-text').toggleAttribute('aria-invalid', Boolean(r.problem));
@@ -394,6 +395,8 @@ async function generate(env, s) {
   out.hidden = false;
   put(env, s, out, max < 1 ? (C) => C.genFull(MAX_GRID_TOKENS) : null);
   if (max < 1) return;
+  await s.heads.idle();                   // the heads panel's forward holds the model until it ends
+  if (s.run !== run) return;
   const gen = (s.gen = { stop: false, count: 0 });
   $('model-generate').disabled = true;
   $('model-stop').disabled = false;

@@ -30,8 +30,9 @@ export const zh = { models: { heads: {
   needRepeat: '“归纳”和“重复”需要一段重复的输入：点“检测归纳头”。',
   busy: '模型正在生成，等它结束再计算。',
   tooFew: '得分要至少 2 个 token（它们是第 1 行到最后一行的平均）。',
-  computing: (n) => `正在计算 ${zhNum(n)} 个 token……（在主线程上运行，页面可能会卡一会儿）`,
+  computing: (n, off) => `正在计算 ${zhNum(n)} 个 token……${off ? '（在后台线程上运行，页面照常可用）' : '（在主线程上运行，页面可能会卡一会儿）'}`,
   computingInduction: (s) => `正在计算：${s} 个随机 token（种子 0）重复两次……`,
+  drawing: (k, total) => `前向已完成；正在画注意力图 ${k} / ${total}……`,
   done: (n, forward, thumbs) => `${zhNum(n)} 个 token：前向 ${secs(forward)}，缩略图 ${secs(thumbs)}。`,
   doneInduction: (s, forward, thumbs) => `归纳头测试：${s} 个随机 token（种子 0）重复两次，共 ${2 * s} 个；前向 ${secs(forward)}，缩略图 ${secs(thumbs)}。`,
   cut: (n, cap) => `共有 ${zhNum(n)} 个 token，只用前 ${zhNum(cap)} 个（模型的上下文长度或 4,096）。`,
@@ -47,7 +48,8 @@ export const zh = { models: { heads: {
   headShort: (h) => `头 ${h + 1}`,
   bigNote: (l, h, n) => `层 ${l + 1} 的头 ${h + 1}，${zhNum(n)} × ${zhNum(n)}。每行是一个 token 在看谁；像素比格子少时，一个像素显示它覆盖的格子里的最大值。`,
   hover: (i, j, a, b, v) => `第 ${i} 行（${a}）看第 ${j} 列（${b}）：${v}`,
-  hoverHint: '把鼠标移到图上，看某一格的两个 token 和权重。',
+  hoverHint: '把鼠标移到图上，看某一格的两个 token 和权重；下面是这一行的 token 在看谁（它附近的 token，和它最看重的 4 个，不论多远）。',
+  nearTitle: (l, h, i, t) => `层 ${l + 1} · 头 ${h + 1}：第 ${i + 1} 个 token（${t}）看向谁`,
   zoom: (r0, c0, k, n) => (k === n ? `整张图（${zhNum(n)} × ${zhNum(n)}）。滚轮、双指或 + − 放大，拖动或方向键平移，0 回到整张图。`
     : `第 ${r0} – ${r0 + k - 1} 行 × 第 ${c0} – ${c0 + k - 1} 列（共 ${zhNum(n)}）。滚轮、双指或 + − 缩放，拖动或方向键平移，0 回到整张图。`),
 } } };
@@ -74,8 +76,9 @@ export const en = { models: { heads: {
   needRepeat: '“Induction” and “duplicate” need a repeated input: press “Test for induction heads”.',
   busy: 'The model is generating: score the heads when it is done.',
   tooFew: 'The scores need at least 2 tokens (they are means over rows 1 to the last).',
-  computing: (n) => `Computing ${enNum(n)} tokens… (on the main thread: the page may pause for a moment)`,
+  computing: (n, off) => `Computing ${enNum(n)} tokens… ${off ? '(in a background thread: the page stays usable)' : '(on the main thread: the page may pause for a moment)'}`,
   computingInduction: (s) => `Computing: ${s} random tokens (seed 0), repeated twice…`,
+  drawing: (k, total) => `Forward done; drawing map ${k} of ${total}…`,
   done: (n, forward, thumbs) => `${enNum(n)} tokens: forward ${secs(forward)}, thumbnails ${secs(thumbs)}.`,
   doneInduction: (s, forward, thumbs) => `Induction test: ${s} random tokens (seed 0) repeated twice, ${2 * s} in all; forward ${secs(forward)}, thumbnails ${secs(thumbs)}.`,
   cut: (n, cap) => `The text has ${enNum(n)} tokens; the first ${enNum(cap)} are used (the model's context, or 4,096).`,
@@ -91,7 +94,8 @@ export const en = { models: { heads: {
   headShort: (h) => `H${h + 1}`,
   bigNote: (l, h, n) => `Layer ${l + 1}, head ${h + 1}, ${enNum(n)} × ${enNum(n)}. Each row is where a token looks; where there are more cells than pixels, a pixel shows the largest cell it covers.`,
   hover: (i, j, a, b, v) => `Row ${i} (${a}) looks at column ${j} (${b}): ${v}`,
-  hoverHint: 'Move the pointer over the map to see a cell\'s two tokens and its weight.',
+  hoverHint: 'Move the pointer over the map to see a cell\'s two tokens and its weight; below, where that row\'s token looks (its neighbours, and its 4 heaviest keys however far).',
+  nearTitle: (l, h, i, t) => `L${l + 1} · H${h + 1}: where token ${i + 1} (${t}) looks`,
   zoom: (r0, c0, k, n) => (k === n ? `The whole map (${enNum(n)} × ${enNum(n)}). Wheel, pinch or + − to zoom, drag or the arrow keys to pan, 0 for the whole map.`
     : `Rows ${r0}–${r0 + k - 1} × columns ${c0}–${c0 + k - 1} (of ${enNum(n)}). Wheel, pinch or + − to zoom, drag or the arrow keys to pan, 0 for the whole map.`),
 } } };

@@ -129,7 +129,7 @@ async function download(env, s, hooks, id = s.id) {
   try {
     const { loadModel } = await importModel();
     const model = await loadModel(id, {
-      signal: s.abort.signal, hubUrl: hubUrl(),
+      signal: s.abort.signal, hubUrl: hubUrl(), offThread: true,   // the heads panel's forward off the main thread (page-heads.js)
       onProgress: ({ file, loaded, total }) => {
         done.set(file, loaded);
         $('hub-progress').value = [...done.values()].reduce((a, b) => a + b, 0);

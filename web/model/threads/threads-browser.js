@@ -17,7 +17,9 @@ export function spawnBrowser(workerData) {
     w.onerror = (e) => { e.preventDefault?.(); reject(new Error(`the model thread did not start (${e.message || WORKER})`)); };
   });
   w.postMessage(workerData);
-  return { ready, terminate: () => w.terminate() };
+  // the caller's calls and answers after 'up' (threads.js)
+  const listen = (fn) => ready.then(() => { w.onmessage = (e) => fn(e.data); });
+  return { ready, terminate: () => w.terminate(), post: (m) => w.postMessage(m), listen, hold() {} };
 }
 
 /** The threaded build's bytes (runtime.js compiles them once). */

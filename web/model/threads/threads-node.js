@@ -16,7 +16,9 @@ export function spawnNode(workerData) {
   });
   w.on('error', () => {});   // after the start: a thread that dies is found by its timeout (threads.js)
   const exited = new Promise((resolve) => w.once('exit', resolve));
-  return { ready, exited, terminate: () => w.terminate() };
+  // the caller's calls and answers after 'up' (threads.js); held (ref'd) while a call is under way
+  const listen = (fn) => ready.then(() => w.on('message', fn));
+  return { ready, exited, terminate: () => w.terminate(), post: (m) => w.postMessage(m), listen, hold: (on) => (on ? w.ref() : w.unref()) };
 }
 
 // the cores: runtime.js's default thread count (up to 8) and the most threads a model runs on

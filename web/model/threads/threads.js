@@ -9,6 +9,7 @@
 //   t.drop(lost)             ends the workers of a failed call (threadFailed's e.lost): the jobs are
 //                            split among this thread and the workers left
 //   t.dispose()              ends every worker
+//   await t.caller()         the off-thread caller (below), started on first use
 //
 // One job at a time: C calls env.attn_parallel(fn, job, threads) (the import below); this thread
 // publishes it in a control block (a SharedArrayBuffer of its own, so that it never moves when
@@ -62,7 +63,7 @@ export function threadImports(memory, parallel) {
 export async function startThreads(module, n, spawn, { timeout = DEFAULT_TIMEOUT } = {}) {
   const memory = new WebAssembly.Memory({ initial: INITIAL_PAGES, maximum: MAX_PAGES, shared: true });
   const control = new Int32Array(new SharedArrayBuffer(CONTROL_SLOTS * 4));
-  const t = { exports: null, memory, count: 1, workers: [], control };
+  const t = { exports: null, memory, count: 1, workers: [], control, module, spawn, timeout, caller: null };
   const instance = await WebAssembly.instantiate(module, threadImports(memory, (fn, job, threads) => runJob(t, fn, job, threads, timeout)));
   const exports = instance.exports;
   const missing = missingExports({ ...exports, memory }, [...WASM_MODEL_FUNCTIONS, 'stackRestore']);   // the memory is ours
@@ -85,6 +86,7 @@ export async function startThreads(module, n, spawn, { timeout = DEFAULT_TIMEOUT
   t.count = exports.attn_set_threads(n);
   t.dispose = () => disposeThreads(t);
   t.drop = (lost) => dropThreads(t, lost);
+  t.caller = () => (t.callerStarted ??= startCaller(t));
   return t;
 }
 
@@ -103,10 +105,57 @@ function disposeThreads(t) {
   Atomics.notify(t.control, GEN);
   for (const w of t.workers) w.terminate();
   t.workers = [];
+  t.callerStarted?.then((c) => c.terminate(), () => {});
 }
 
-// env.attn_parallel: thread 0 here, threads 1 .. threads - 1 in the workers, back when all are done
-function runJob(t, fn, job, threads, timeout) {
+// ------------------------------------------------------------------------------------------------
+// The off-thread caller (issue 37: a page's main thread never held for a whole forward): one more
+// worker, with an instance of its own over the shared memory and a stack of its own, that makes
+// one call into the build at a time (an export by name, numbers in, a number out) and takes
+// thread 0's turn in the jobs that call publishes, as this thread would. This thread makes no call
+// while one is under way (runtime.js refuses them), so the C's memory has one writer at a time.
+//
+//   const c = await t.caller();
+//   const status = await c.call('attn_llama_forward', [ptr, …]);   // rejects with a typed error
+async function startCaller(t) {
+  const base = t.exports.malloc(STACK_BYTES) >>> 0;
+  if (!base) throw new AttentionError(ErrorCode.OUT_OF_MEMORY, 'no memory for the caller thread\'s stack');
+  const w = t.spawn({ module: t.module, memory: t.memory, control: t.control, index: 0, stack: base + STACK_BYTES, caller: true, timeout: t.timeout });
+  try {
+    await w.ready;
+  } catch (e) {
+    w.terminate();
+    throw new AttentionError(ErrorCode.THREAD_FAILED, `the caller thread could not start: ${e?.message ?? e}`, { cause: e });
+  }
+  const pending = new Map();
+  let next = 0;
+  w.listen(({ id, value, error }) => {
+    const p = pending.get(id);
+    pending.delete(id);
+    if (pending.size === 0) w.hold(false);
+    if (!error) return p.resolve(value);
+    // as the same call here would have thrown: a typed error as such, a trap as an Error (runtime.js types it)
+    const e = Object.values(ErrorCode).includes(error.code) ? new AttentionError(error.code, error.message) : new Error(error.message);
+    p.reject(error.lost ? Object.assign(e, { thread: true, lost: error.lost }) : e);
+  });
+  return {
+    call: (name, args) => new Promise((resolve, reject) => {
+      const id = next++;
+      pending.set(id, { resolve, reject });
+      w.hold(true);   // Node: a process awaiting the answer stays alive
+      w.post({ id, name, args, workers: t.workers.map((x) => x.index) });
+    }),
+    terminate: () => {
+      w.terminate();
+      for (const p of pending.values()) p.reject(new AttentionError(ErrorCode.INVALID_ARGUMENT, 'the model was disposed during the call'));
+      pending.clear();
+    },
+  };
+}
+
+// env.attn_parallel: thread 0 here (or in the caller), threads 1 .. threads - 1 in the workers,
+// back when all are done. t: { exports, control, workers: [{ index }] } of the thread that calls.
+export function runJob(t, fn, job, threads, timeout) {
   const c = t.control;
   c[FN] = fn; c[JOB] = job; c[THREADS] = threads;
   Atomics.store(c, DONE, 0);

@@ -45,6 +45,17 @@ const PLAN = {
     qwen: { n: 32, rounds: 2, steps: 4, decodeRuns: 1 }, bert: { n: 64, rounds: 2 } },
 };
 
+// issue 39 item 8: what the 2 / 1 figure depends on, under the figures it qualifies
+const LOAD_NOTE = '**What the 2 / 1 figure depends on.** Each heavy step of a forward is a fork and a join: the C hands its parts to ' +
+  'the threads and goes on when the last has finished (c_src/parallel.c), dozens of times per layer. So the step takes as long as its slowest ' +
+  'thread, and the figure is set by the core each thread gets, not by the average. On a quiet machine both threads have a core: 0.51 on the ' +
+  'forward (issue 39\'s measure). With another busy process on a 2-core machine, three runnable threads share two cores; the scheduler moves ' +
+  'the slices around, and at each join one thread has had less than a whole core, so the forward waits for it: 0.60–0.66 in the same ' +
+  'measure, and 0.75 (2/3 of a core each) at worst, where 1 thread ÷ 1 thread would stay at 1. A waiting thread spins for 2 ms before it sleeps ' +
+  '(web/model/threads/threads.js, SPIN_MS); under load that spin can take slices the thread with work could use. That share was not profiled ' +
+  'here (a loaded machine cannot be made to load alike twice); the fork-join bound above accounts for the figures. To compare runs, read the load average ' +
+  'printed with each table, and the ceiling column: both copies at once ÷ one alone says what the machine gave two threads in that run.';
+
 // the loops' host in Node (threads-loops.js)
 const host = { cpuMs: () => { const c = process.cpuUsage(); return (c.user + c.system) / 1000; }, progress: (what) => progress(`threads: ${what}`) };
 
@@ -52,7 +63,7 @@ export async function threadsOnly(r, { quick }) {
   const res = await benchThreads({ quick });
   const text = `${threadsReport(res)}\n\n` +
     `Written by \`node bench/bench.js --only threads\` on ${new Date().toISOString().slice(0, 16)}Z; ${r.machine.cpu}, ${r.machine.cores} cores, Node ${r.machine.node}; ` +
-    `load average (1 min) ${fmt(r.machine.loadStart, 2)} at the start, ${fmt(os.loadavg()[0], 2)} at the end.`;
+    `load average (1 min) ${fmt(r.machine.loadStart, 2)} at the start, ${fmt(os.loadavg()[0], 2)} at the end.\n\n${LOAD_NOTE}`;
   console.log(`\n${THREADS_HEADING}\n\n${text}\n`);
   if (!quick && !res.skipped && !res.failed) writeSection(path.join(root, 'docs/BENCHMARKS.md'), THREADS_HEADING, text);
 }

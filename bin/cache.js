@@ -7,7 +7,8 @@ export const CACHE_USAGE = `Usage: attnmap cache [--dir DIR]
 
 Lists the models in the Hugging Face cache, one line per snapshot: the repo, its revisions, its
 size, and the family when attnmap can load it by name (attnmap model ORG/NAME,
-loadModel('ORG/NAME')): config.json of a family attnmap runs and safetensors weights. Any other
+loadModel('ORG/NAME')): config.json of a family attnmap runs and safetensors weights, or a GGUF
+repo's .gguf files (gguf: their names, for loadModel('ORG/NAME', { file })). Any other
 entry says why not (a missing or broken file, a link that leads nowhere, a folder whose name is
 not a repo); one bad entry never hides the rest. The cache is DIR, else HF_HUB_CACHE, else
 HF_HOME/hub, else ~/.cache/huggingface/hub.
@@ -26,10 +27,15 @@ const mb = (n) => `${(n / 1e6).toFixed(1)} MB`;
 const shown = (s) => String(s).replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g,
   (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
-// one entry of the listing: repo, revisions (or the commit; "-" when the entry has neither), size, family or why not
-function line({ repo, refs, commit, bytes, modelType, why }) {
+// a GGUF repo's files, as loadModel(repo, { file }) takes them: the first 10, and how many more
+const ggufNames = (names) => `gguf: ${names.slice(0, 10).join(', ')}${names.length > 10 ? `, and ${names.length - 10} more` : ''}`;
+
+// one entry of the listing: repo, revisions (or the commit; "-" when the entry has neither), size,
+// family (and a GGUF repo's files) or why not
+function line({ repo, refs, commit, bytes, modelType, why, gguf }) {
   const revisions = refs.length ? refs.join(', ') : commit ? commit.slice(0, 12) : '-';
-  return shown(`${repo}  ${revisions}  ${mb(bytes)}  ${why ? `(not loadable: ${why})` : modelType}`);
+  const what = [modelType, gguf && ggufNames(gguf)].filter(Boolean).join(', ');
+  return shown(`${repo}  ${revisions}  ${mb(bytes)}  ${why ? `(not loadable: ${why})` : what}`);
 }
 
 // one model of Ollama's or LM Studio's store: name, source, size, gguf or why not

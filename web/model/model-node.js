@@ -123,11 +123,15 @@ export function readCheckpointFolder(folder, onProgress) {
   return { files, close };
 }
 
-// a folder on disk, a shipped model's, or a hub repo's snapshot in the cache (downloaded if need be)
+// { folder }: a folder on disk, a shipped model's, or a hub repo's snapshot in the cache
+// (downloaded if need be); { gguf }: a GGUF repo's file in that snapshot
 async function folderOf(source, options) {
-  if (fs.existsSync(source)) return source;
-  if (SHIPPED.has(source)) return path.join(MODELS, source);
-  if (parseRepoId(source)) return (await hubSnapshot(source, options)).dir;
+  if (fs.existsSync(source)) return { folder: source };
+  if (SHIPPED.has(source)) return { folder: path.join(MODELS, source) };
+  if (parseRepoId(source)) {
+    const { dir, gguf } = await hubSnapshot(source, options);
+    return gguf === undefined ? { folder: dir } : { gguf: path.join(dir, gguf) };
+  }
   return fail(ErrorCode.INVALID_ARGUMENT, `loadModel: ${quote(source)} is not a folder, a URL, a shipped model (${[...SHIPPED].join(', ')}) or a Hugging Face repo id such as "Qwen/Qwen2.5-0.5B"`);
 }
 
@@ -141,7 +145,8 @@ const MODELS = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'mo
  * loadModel('https://…/folder/'), fetched (fetch-checkpoint.js; options { files, stallMs, minRate, graceMs });
  * loadModel('Qwen/Qwen2.5-0.5B'), a repo on the Hugging Face Hub: from the cache Python's
  * transformers shares, or downloaded into it (hub-node.js; options { revision, offline,
- * cacheDir, hubUrl, token, onProgress }).
+ * cacheDir, hubUrl, token, onProgress }); a GGUF repo's one .gguf file, options.file or the
+ * repo's only one ('Qwen/Qwen2.5-0.5B-Instruct-GGUF', { file: 'qwen2.5-0.5b-instruct-q4_0.gguf' }).
  * loadModel('ollama:qwen2.5:0.5b'), loadModel('lmstudio:PUBLISHER/REPO[/FILE.gguf]'): a GGUF file
  * of Ollama's or LM Studio's store, offline (stores-node.js).
  */
@@ -152,7 +157,8 @@ export async function loadModel(source, options = {}) {
   const stored = storeModelFile(source);   // 'ollama:NAME[:TAG]', 'lmstudio:PUBLISHER/REPO[/FILE]': stores-node.js
   if (stored) return loadGgufFile(stored, onProgress, options.threads);
   if (/\.gguf$/i.test(source) && fs.statSync(source, { throwIfNoEntry: false })?.isFile()) return loadGgufFile(source, onProgress, options.threads);
-  const folder = await folderOf(source, { ...options, onProgress });
+  const { folder, gguf } = await folderOf(source, { ...options, onProgress });
+  if (gguf) return loadGgufFile(gguf, onProgress, options.threads);
   const { files, close } = readCheckpointFolder(folder, onProgress);
   try {
     return await loadFiles(files, { onProgress, threads: options.threads, offThread: options.offThread });

@@ -1,7 +1,7 @@
 // hub-cache-node.js - the Hugging Face cache as attnmap/model's Node users see it (the cache
 // Python's transformers fills and loadModel('ORG/NAME') reads, hub-node.js), and the hub's sizes:
 //
-//   await cachedModels({ cacheDir })   // [{ source, name, repo, revision, commit, bytes, modelType }]: loadable snapshots,
+//   await cachedModels({ cacheDir })   // [{ source, name, repo, revision, commit, bytes, modelType, gguf? }]: loadable snapshots,
 //                                      // then Ollama's and LM Studio's models [{ source, name, bytes, file }] (stores-node.js)
 //   await scanHubCache(dir)            // every model snapshot, with why it cannot be loaded (attnmap cache)
 //   await deleteCachedModel(repo, { cacheDir })   // removes models--ORG--NAME (every revision); never a store's model
@@ -16,12 +16,13 @@
 // cache is listed. A snapshot's bytes count each blob once, and only files inside the repo's folder
 // (a link out of it is not the cache's to size). What attnmap can load is decided here: config.json
 // of a family it runs, safetensors weights (every shard the index names), and no tokenizer file
-// that the loader would refuse.
+// that the loader would refuse; or, a GGUF repo's snapshot, .gguf files at its top (the entry's
+// gguf: their names, for loadModel(repo, { file }); modelType null, as no config.json says it).
 import fs from 'node:fs';
 import path from 'node:path';
 import { AttentionError, ErrorCode, formatBytes, quote } from '../../core/errors.js';
 import { MODEL_TYPES } from '../families/index.js';
-import { INDEX, TOKENIZER_FILES, parseRepoId, repoArg, shardNames } from './hub.js';
+import { INDEX, TOKENIZER_FILES, parseRepoId, repoArg, shardNames, isModelGguf } from './hub.js';
 import { MAX_TEXT_BYTES, openRegular, readText } from '../load/files-node.js';
 import { stripBom } from '../load/text-files.js';
 import { hubSize as hubSizeOf } from './hub-browser.js';
@@ -108,8 +109,8 @@ function weightsTrouble(dir) {
   return null;
 }
 
-// why a snapshot folder cannot be loaded (null when it can), and its model_type
-function loadable(dir) {
+// why a snapshot folder cannot be loaded as a safetensors checkpoint (null when it can), and its model_type
+function checkpointLoadable(dir) {
   const config = inspectFile(path.join(dir, 'config.json'), 'config.json', { read: true });
   if (config.why) return { modelType: null, why: config.why };
   if (config.absent) return { modelType: null, why: 'no config.json' };
@@ -126,6 +127,28 @@ function loadable(dir) {
     if (file.size > MAX_TEXT_BYTES) return { modelType, why: `${name}: ${formatBytes(file.size)}; the loader reads it up to ${formatBytes(MAX_TEXT_BYTES)}` };
   }
   return { modelType, why: null };
+}
+
+// the .gguf models at a snapshot's top that open as regular files: { files: [names], why } with
+// why the first trouble of one that does not (a dangling link: a blob deleted)
+function ggufsOf(dir) {
+  const files = [];
+  let why = null;
+  for (const e of entriesOf(dir)) {
+    if (!isModelGguf(e.name)) continue;
+    const file = inspectFile(path.join(dir, e.name), e.name);
+    if (file.size !== undefined) files.push(e.name);
+    else why ??= file.why ?? null;
+  }
+  return { files, why };
+}
+
+// why a snapshot folder cannot be loaded (null when it can), its model_type, and its GGUF files
+// (gguf, only when there are some): a GGUF repo's snapshot has no config.json
+function loadable(dir) {
+  const checkpoint = checkpointLoadable(dir), gguf = ggufsOf(dir);
+  if (!gguf.files.length) return checkpoint.why === 'no config.json' && gguf.why ? { modelType: null, why: gguf.why } : checkpoint;
+  return checkpoint.why ? { modelType: null, why: null, gguf: gguf.files } : { ...checkpoint, gguf: gguf.files };
 }
 
 // the bytes of a snapshot's files, each blob once: regular files inside the repo's folder only,
@@ -212,7 +235,7 @@ function scanRepo(repoDir, folder, repo) {
 }
 
 /**
- * Every model snapshot in the cache at dir: [{ repo, refs, commit, bytes, modelType, why }], by
+ * Every model snapshot in the cache at dir: [{ repo, refs, commit, bytes, modelType, why, gguf? }], by
  * repo. why is null for the loadable ones; a repo that cannot be scanned, a folder whose name is
  * not a repo id (repo is then the folder's name) or a broken ref has commit null.
  */
@@ -245,14 +268,14 @@ export async function scanHubCache(dir) {
 
 /**
  * The models loadModel(name) can load without the network: the Hugging Face cache's, one entry per
- * revision name (or commit), then Ollama's and LM Studio's GGUF files (stores-node.js; options
+ * revision name (or commit; gguf: a GGUF repo's .gguf files, loadModel(repo, { file })), then Ollama's and LM Studio's GGUF files (stores-node.js; options
  * ollamaDir, lmstudioDir, else the environment's). Each has its source ('huggingface', 'ollama',
  * 'lmstudio'), name (what loadModel takes) and bytes.
  */
 export async function cachedModels(options = {}) {
   const snapshots = await scanHubCache(options.cacheDir ?? hubCacheDir());
-  const hub = snapshots.filter((s) => !s.why).flatMap(({ repo, refs, commit, bytes, modelType }) =>
-    (refs.length ? refs : [commit]).map((revision) => ({ source: 'huggingface', name: repo, repo, revision, commit, bytes, modelType })));
+  const hub = snapshots.filter((s) => !s.why).flatMap(({ repo, refs, commit, bytes, modelType, gguf }) =>
+    (refs.length ? refs : [commit]).map((revision) => ({ source: 'huggingface', name: repo, repo, revision, commit, bytes, modelType, ...(gguf ? { gguf } : {}) })));
   const stores = scanStores(options).filter((s) => !s.why).map(({ source, name, bytes, file }) => ({ source, name, bytes, file }));
   return [...hub, ...stores];
 }

@@ -3,6 +3,7 @@
 // that same cache in Python's layout, so that Python sees the files too.
 //
 //   const { dir } = await hubSnapshot('Qwen/Qwen2.5-0.5B', { revision, offline, cacheDir, hubUrl, token, onProgress, stallMs, minRate, graceMs });
+//   const { dir, gguf } = await hubSnapshot('Qwen/Qwen2.5-0.5B-Instruct-GGUF', { file: 'qwen2.5-0.5b-instruct-q4_0.gguf', … });
 //
 // The cache (huggingface_hub's constants.py and file_download.py):
 //   CACHE = options.cacheDir, else HF_HUB_CACHE, else HF_HOME/hub, else XDG_CACHE_HOME/huggingface/hub,
@@ -13,6 +14,10 @@
 // A snapshot with config.json and the weights (model.safetensors, or the index and every shard
 // it names) is used as it is: no network, not even to ask whether main moved. options.offline
 // (or HF_HUB_OFFLINE=1) never touches the network: what is not cached is an error naming it.
+// A GGUF repo: options.file (a .gguf at the repo's top), else the repo's one .gguf (hub.js
+// chooseGguf; several: an error naming them), is the only file fetched, as any other file is
+// below; a snapshot holding it (or, with no file asked for and no safetensors checkpoint there,
+// holding one .gguf) is used as it is. hubSnapshot's answer then names it: { gguf }.
 //
 // Downloads (the hub's HTTP API, as huggingface_hub uses it): the file list from
 // /api/models/REPO/tree/REVISION (sizes known before the first byte: onProgress's total); each
@@ -41,7 +46,7 @@ import { ErrorCode, fail } from '../../core/errors.js';
 import { ModelFetchError } from '../load/fetch-body.js';
 import { readText } from '../load/files-node.js';
 import { HUB_URL, INDEX, isCommit, readRevision, resolveUrl, treeUrl, listTree, chooseFiles, shardNames, shardsToFetch, hubError,
-  clocksOf, fetchWithin, bodyOf, sizeOf, limitOf, overError } from './hub.js';
+  clocksOf, fetchWithin, bodyOf, sizeOf, limitOf, overError, readGgufFile, chooseGguf, onlyGguf, isModelGguf } from './hub.js';
 
 const truthy = (v) => ['1', 'true', 'yes', 'on'].includes(String(v ?? '').toLowerCase());
 
@@ -64,7 +69,7 @@ export function hubContext(repo, options = {}, env = process.env) {
   const hub = String(options.hubUrl ?? env.HF_ENDPOINT ?? HUB_URL).replace(/\/+$/, '');
   const cache = options.cacheDir ?? hubCacheDir(env);
   return {
-    repo, hub, cache, revision: readRevision(options.revision ?? 'main'),
+    repo, hub, cache, revision: readRevision(options.revision ?? 'main'), file: readGgufFile(options.file),
     repoDir: path.join(cache, `models--${repo.replace('/', '--')}`),
     offline: options.offline ?? truthy(env.HF_HUB_OFFLINE),
     token: tokenOf(options, env), hubOrigin: new URL(hub).origin, clocks: clocksOf(options, 'loadModel'),
@@ -88,17 +93,35 @@ function readRef(ctx) {
   return isCommit(commit) ? commit : null;
 }
 
-/** The cached snapshot's folder when it holds config.json and all the weights, else null. */
+// whether a snapshot folder holds config.json and all the weights
+function hasCheckpoint(dir) {
+  if (!isRegular(path.join(dir, 'config.json'))) return false;
+  if (isRegular(path.join(dir, 'model.safetensors'))) return true;
+  const index = cachedText(path.join(dir, INDEX));
+  if (index === null) return false;
+  const shards = shardNames(index);
+  return shards.length > 0 && shards.every((s) => isRegular(path.join(dir, s)));
+}
+
+// the GGUF models a snapshot folder holds (regular files, links followed), by name
+function cachedGgufs(dir) {
+  let names;
+  try { names = fs.readdirSync(dir); } catch { return []; }
+  return names.filter((n) => isModelGguf(n) && isRegular(path.join(dir, n)));
+}
+
+/**
+ * The cached snapshot's folder when it holds config.json and all the weights, else null; for a
+ * GGUF repo { dir, commit, gguf } when it holds ctx.file, or (no file asked for) its one .gguf.
+ */
 export function cachedSnapshot(ctx) {
   const commit = readRef(ctx);
   if (!commit) return null;
   const dir = path.join(ctx.repoDir, 'snapshots', commit);
-  if (!isRegular(path.join(dir, 'config.json'))) return null;
-  if (isRegular(path.join(dir, 'model.safetensors'))) return { dir, commit };
-  const index = cachedText(path.join(dir, INDEX));
-  if (index === null) return null;
-  const shards = shardNames(index);
-  return shards.length && shards.every((s) => isRegular(path.join(dir, s))) ? { dir, commit } : null;
+  if (ctx.file !== undefined) return isRegular(path.join(dir, ctx.file)) ? { dir, commit, gguf: ctx.file } : null;
+  if (hasCheckpoint(dir)) return { dir, commit };
+  const gguf = onlyGguf(cachedGgufs(dir), ctx.repo, ' in its cached snapshot');   // several: say which
+  return gguf === null ? null : { dir, commit, gguf };
 }
 
 // snapshots/COMMIT/FILE -> ../../blobs/ETAG, as huggingface_hub's _create_symlink makes it
@@ -257,18 +280,28 @@ async function fetchBlob(ctx, url, blob, { file, size, etag }) {
   fs.renameSync(part, blob);
 }
 
+// a GGUF repo's one file ({ path, size } of the listing) into the cache: hubSnapshot's answer
+async function ggufSnapshot(ctx, { path: file, size }) {
+  const commit = ctx.commit = await download(ctx, file, size);
+  writeRef(ctx, commit);
+  return { dir: path.join(ctx.repoDir, 'snapshots', commit), commit, downloaded: [file], gguf: file };
+}
+
 /**
  * The repo's snapshot folder in the cache, downloading what it lacks unless offline:
- * { dir, commit, downloaded: [file names] }.
+ * { dir, commit, downloaded: [file names] }, and gguf (the file's name in dir) for a GGUF repo.
  */
 export async function hubSnapshot(repo, options = {}) {
   const ctx = hubContext(repo, options);
   const cached = cachedSnapshot(ctx);
   if (cached) return { ...cached, downloaded: [] };
   if (ctx.offline) {
-    fail(ErrorCode.FETCH_FAILED, `${repo} (revision ${ctx.revision}) is not in the Hugging Face cache at ${ctx.cache}, and offline is set${options.offline === undefined ? ' (HF_HUB_OFFLINE)' : ''}: nothing was downloaded`);
+    fail(ErrorCode.FETCH_FAILED, `${ctx.file === undefined ? repo : `${ctx.file} of ${repo}`} (revision ${ctx.revision}) is not in the Hugging Face cache at ${ctx.cache}, and offline is set${options.offline === undefined ? ' (HF_HUB_OFFLINE)' : ''}: nothing was downloaded`);
   }
-  const { files } = chooseFiles(await listFiles(ctx), repo);
+  const listing = await listFiles(ctx);
+  const gguf = chooseGguf(listing, repo, ctx.file);
+  if (gguf) return ggufSnapshot(ctx, gguf);
+  const { files } = chooseFiles(listing, repo);
   let commit = null;
   const downloaded = [];
   for (const f of files) {

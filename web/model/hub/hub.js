@@ -8,8 +8,9 @@
 //
 // Only what the runtime reads is ever fetched: config.json; model.safetensors, or
 // model.safetensors.index.json and the shards it names; tokenizer.json and
-// tokenizer_config.json, or vocab.json + merges.txt, or vocab.txt. Never *.bin, *.onnx, *.gguf
-// or anything else a repo holds.
+// tokenizer_config.json, or vocab.json + merges.txt, or vocab.txt. Never *.bin, *.onnx or
+// anything else a repo holds. A GGUF repo (Node, hub-node.js): one .gguf file alone, the one
+// options.file names or the repo's only one (chooseGguf), which holds the config and tokenizer.
 //
 // What a hub (or whatever HF_ENDPOINT / hubUrl points at) can make a load hold, and for how long,
 // is bounded (issue 35), in Node and browsers alike:
@@ -118,6 +119,57 @@ export function chooseFiles(listing, repo) {
   const tokenizer = have.has('tokenizer.json') ? ['tokenizer.json', 'tokenizer_config.json'] : ['vocab.json', 'merges.txt', 'vocab.txt', 'tokenizer_config.json'];
   for (const t of tokenizer) if (have.has(t)) files.push(have.get(t));
   return { files, sharded };
+}
+
+// ----------------------------------------------------------------------------
+// GGUF repos ('Qwen/Qwen2.5-0.5B-Instruct-GGUF'): one file of the repo's top level
+
+const MAX_NAMED = 10;   // the GGUF files an error lists
+// a name options.file may be: letters, digits, '_', '.', '+', '-', ending .gguf, no folder
+const GGUF_NAME = /^[\w+-][\w.+-]{0,250}\.gguf$/i;
+
+/** Whether a file of a repo is a GGUF model: a .gguf at the top, not hidden, not a vision
+ * projector (mmproj-*.gguf, as stores-node.js counts LM Studio's). */
+export const isModelGguf = (name) => typeof name === 'string' && GGUF_NAME.test(name) && !/^mmproj/i.test(name);
+
+/** options.file: undefined, or the name of a .gguf file at the top of the repo; else INVALID_ARGUMENT. */
+export function readGgufFile(file) {
+  if (file === undefined) return undefined;
+  if (typeof file !== 'string' || !GGUF_NAME.test(file) || file.includes('..')) {
+    fail(ErrorCode.INVALID_ARGUMENT, `loadModel: file must name a .gguf file at the top of the repo, such as "qwen2.5-0.5b-instruct-q4_0.gguf" (letters, digits, "_", ".", "+", "-"; no folder, no ".."); received ${describe(file)}`);
+  }
+  return file;
+}
+
+// names as an error lists them: the first MAX_NAMED, and how many more
+const named = (names) => `${names.slice(0, MAX_NAMED).join(', ')}${names.length > MAX_NAMED ? `, and ${names.length - MAX_NAMED} more` : ''}`;
+
+/** The one GGUF model among names (null: none); several are INVALID_ARGUMENT naming them, as the
+ * caller must say which. where: what holds them ('', ' in its cached snapshot'). */
+export function onlyGguf(names, repo, where = '') {
+  const ggufs = names.filter(isModelGguf).sort();
+  if (ggufs.length <= 1) return ggufs[0] ?? null;
+  return fail(ErrorCode.INVALID_ARGUMENT, `loadModel: ${repo} holds ${ggufs.length} GGUF files${where}; say which with { file }: ${named(ggufs)}`);
+}
+
+/**
+ * The GGUF file to fetch from a repo's listing ([{ path, size, type }]): { path, size }, or null
+ * when the repo is to be read as a safetensors checkpoint (no file asked for, and config.json with
+ * safetensors weights there, or no .gguf at all: chooseFiles then). file (readGgufFile's): the one
+ * asked for, which must be there.
+ */
+export function chooseGguf(listing, repo, file) {
+  const have = new Map(listing.filter((f) => f.type !== 'directory').map((f) => [f.path, f]));
+  if (file !== undefined) {
+    if (have.has(file)) return have.get(file);
+    const ggufs = [...have.keys()].filter(isModelGguf).sort();
+    const safetensors = have.has('model.safetensors') || have.has(INDEX);
+    fail(ErrorCode.INVALID_ARGUMENT, `loadModel: ${repo} has no file ${file}; ${ggufs.length ? `its GGUF files: ${named(ggufs)}`
+      : `it holds no .gguf file${safetensors ? ' (a safetensors checkpoint: load it without { file })' : ''}`}`);
+  }
+  if (have.has('config.json') && (have.has('model.safetensors') || have.has(INDEX))) return null;
+  const name = onlyGguf([...have.keys()], repo);
+  return name === null ? null : have.get(name);
 }
 
 /** The shard names an index file lists (plain file names only: weights.js refuses the rest). */

@@ -155,10 +155,10 @@ export async function loadModel(source, options = {}) {
   if (/^https?:\/\//i.test(source)) return loadFiles(source, options);
   const onProgress = forwardOnly(options.onProgress);   // a repo's download, then the reading: forward only
   const stored = storeModelFile(source);   // 'ollama:NAME[:TAG]', 'lmstudio:PUBLISHER/REPO[/FILE]': stores-node.js
-  if (stored) return loadGgufFile(stored, onProgress, options.threads);
-  if (/\.gguf$/i.test(source) && fs.statSync(source, { throwIfNoEntry: false })?.isFile()) return loadGgufFile(source, onProgress, options.threads);
+  if (stored) return loadGgufFile(stored, onProgress, options);
+  if (/\.gguf$/i.test(source) && fs.statSync(source, { throwIfNoEntry: false })?.isFile()) return loadGgufFile(source, onProgress, options);
   const { folder, gguf } = await folderOf(source, { ...options, onProgress });
-  if (gguf) return loadGgufFile(gguf, onProgress, options.threads);
+  if (gguf) return loadGgufFile(gguf, onProgress, options);
   const { files, close } = readCheckpointFolder(folder, onProgress);
   try {
     return await loadFiles(files, { onProgress, threads: options.threads, offThread: options.offThread });
@@ -167,11 +167,11 @@ export async function loadModel(source, options = {}) {
   }
 }
 // a .gguf file on disk, read by ranges (its tensors straight into wasm memory: the file is never held whole)
-async function loadGgufFile(file, onProgress, threads) {
+async function loadGgufFile(file, onProgress, { threads, offThread }) {
   const f = fileSource(file, progressOf(onProgress));
   if (!f) fail(ErrorCode.INVALID_ARGUMENT, `loadModel: ${file} is not a regular file`);
   try {
-    return await loadFiles({ gguf: f.source }, { onProgress, threads });
+    return await loadFiles({ gguf: f.source }, { onProgress, threads, offThread });
   } finally {
     f.close();
   }

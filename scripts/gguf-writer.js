@@ -3,12 +3,14 @@
 // through tests/gguf-writer.js) and the benchmark (bench/gguf.js, files of real models' sizes
 // streamed to disk a tensor at a time).
 //
-//   import { BLOCKS, rng, randomBlocks, ggufMetadata, ggufName, hfName, permuteRows, writeGgufFile } from './scripts/gguf-writer.js';
+//   import { BLOCKS, rng, randomBlocks, ggufMetadata, gpt2Metadata, ggufName, hfName, permuteRows, writeGgufFile } from './scripts/gguf-writer.js';
 //
 //   BLOCKS[type]                    ggml's block (ggml-common.h): values and bytes a block, where its float16 scales are
 //   randomBlocks(type, rows, cols, next, { scale })   random bytes with finite float16 scales
 //   ggufMetadata(arch, config)      the {arch}.* keys llama.cpp reads, from config.json's
+//   gpt2Metadata(config)            the same for a GPT-2 (arch gpt2, GPT2Model.set_gguf_parameters)
 //   ggufName(hf), hfName(gguf)      a tensor's name in llama.cpp's files from Hugging Face's, and back
+//                                   (the LLaMA family's and GPT-2's: h.N.attn.c_attn.weight <-> blk.N.attn_qkv.weight)
 //   permuteRows(bytes, rows, heads) convert_hf_to_gguf.py's permute() of arch llama's q and k, on rows of bytes
 //   writeGgufFile(file, { metadata, tensors })   a file written tensor by tensor (below)
 import fs from 'node:fs';
@@ -76,6 +78,34 @@ export function ggufMetadata(arch, c) {
   ];
 }
 
+/** The metadata of a gpt2 GGUF file, from a GPT-2 config.json's keys (feed_forward_length 4 · n_embd, as GPT2Model writes). */
+export function gpt2Metadata(c) {
+  return [
+    ['general.architecture', gv.str('gpt2')],
+    ['gpt2.block_count', gv.u32(c.n_layer)],
+    ['gpt2.context_length', gv.u32(c.n_positions)],
+    ['gpt2.embedding_length', gv.u32(c.n_embd)],
+    ['gpt2.feed_forward_length', gv.u32(4 * c.n_embd)],
+    ['gpt2.attention.head_count', gv.u32(c.n_head)],
+    ['gpt2.attention.layer_norm_epsilon', gv.f32(c.layer_norm_epsilon ?? 1e-5)],
+    ['gpt2.vocab_size', gv.u32(c.vocab_size)],
+  ];
+}
+
+// GPT-2's names (no prefix) -> llama.cpp's (its tensor map for MODEL_ARCH.GPT2)
+const GPT2_GLOBAL = {
+  'wte.weight': 'token_embd.weight', 'wpe.weight': 'position_embd.weight', 'ln_f.weight': 'output_norm.weight',
+  'ln_f.bias': 'output_norm.bias', 'lm_head.weight': 'output.weight',
+};
+const GPT2_LAYER = {
+  'ln_1.weight': 'attn_norm.weight', 'ln_1.bias': 'attn_norm.bias', 'attn.c_attn.weight': 'attn_qkv.weight',
+  'attn.c_attn.bias': 'attn_qkv.bias', 'attn.c_proj.weight': 'attn_output.weight', 'attn.c_proj.bias': 'attn_output.bias',
+  'ln_2.weight': 'ffn_norm.weight', 'ln_2.bias': 'ffn_norm.bias', 'mlp.c_fc.weight': 'ffn_up.weight', 'mlp.c_fc.bias': 'ffn_up.bias',
+  'mlp.c_proj.weight': 'ffn_down.weight', 'mlp.c_proj.bias': 'ffn_down.bias',
+};
+const GPT2_UNLAYER = Object.fromEntries(Object.entries(GPT2_LAYER).map(([hf, g]) => [g, hf]));
+const GPT2_UNGLOBAL = Object.fromEntries(Object.entries(GPT2_GLOBAL).map(([hf, g]) => [g, hf]));
+
 // Hugging Face's names -> llama.cpp's (convert_hf_to_gguf.py's tensor map for the LLaMA family)
 const GLOBAL = { 'model.embed_tokens.weight': 'token_embd.weight', 'model.norm.weight': 'output_norm.weight', 'lm_head.weight': 'output.weight' };
 const LAYER = {
@@ -90,13 +120,26 @@ const UNGLOBAL = Object.fromEntries(Object.entries(GLOBAL).map(([hf, g]) => [g, 
 
 /** A tensor's name in llama.cpp's files ('blk.3.attn_q.weight') from Hugging Face's ('model.layers.3.self_attn.q_proj.weight'). */
 export function ggufName(hf) {
+  const g = /^h\.(\d+)\.(.+)$/.exec(hf);
+  if (g || Object.hasOwn(GPT2_GLOBAL, hf)) return gpt2Name(g, hf);
   const m = /^model\.layers\.(\d+)\.(.+)$/.exec(hf), name = m ? LAYER[m[2]] && `blk.${m[1]}.${LAYER[m[2]]}` : GLOBAL[hf];
   if (!name) throw new Error(`gguf-writer: no llama.cpp name for the tensor ${hf}`);
   return name;
 }
 
-/** Hugging Face's name of a tensor of llama.cpp's files: ggufName's inverse. */
-export function hfName(gguf) {
+function gpt2Name(m, hf) {
+  const name = m ? GPT2_LAYER[m[2]] && `blk.${m[1]}.${GPT2_LAYER[m[2]]}` : GPT2_GLOBAL[hf];
+  if (!name) throw new Error(`gguf-writer: no llama.cpp name for the GPT-2 tensor ${hf}`);
+  return name;
+}
+
+/** Hugging Face's name of a tensor of llama.cpp's files: ggufName's inverse (arch 'gpt2': GPT-2's names). */
+export function hfName(gguf, arch = 'llama') {
+  if (arch === 'gpt2') {
+    const g = /^blk\.(\d+)\.(.+)$/.exec(gguf), name = g ? GPT2_UNLAYER[g[2]] && `h.${g[1]}.${GPT2_UNLAYER[g[2]]}` : GPT2_UNGLOBAL[gguf];
+    if (!name) throw new Error(`gguf-writer: no GPT-2 name for the tensor ${gguf}`);
+    return name;
+  }
   const m = /^blk\.(\d+)\.(.+)$/.exec(gguf), name = m ? UNLAYER[m[2]] && `model.layers.${m[1]}.${UNLAYER[m[2]]}` : UNGLOBAL[gguf];
   if (!name) throw new Error(`gguf-writer: no Hugging Face name for the tensor ${gguf}`);
   return name;

@@ -28,7 +28,7 @@ import { readConfig } from './load/config.js';
 import { readTensor, readTensorAsync, copyTensor, isSource, bytesSource } from './load/safetensors.js';
 import { parseGguf, openGguf } from './load/gguf.js';
 import { ggufConfig } from './load/gguf-config.js';
-import { ggufWeights, unpermuteRows } from './load/gguf-weights.js';
+import { ggufWeights, unpermuteRows, readStored } from './load/gguf-weights.js';
 import { readWeights, blobSource } from './load/weights.js';
 import { matchTensors } from './load/checkpoint.js';
 import { loadTokenizer } from './tokenizers/load-tokenizer.js';
@@ -150,11 +150,13 @@ function tokenizerOf({ tokenizer, tokenizerConfig, vocab, merges, vocabTxt, lowe
 // the runtime's fill: a tensor's values as float32 (dest a Float32Array), or its bytes as the
 // file has them (a Uint8Array: a matrix kept in BF16 or F16, or a GGUF file's in ggml's quantized
 // blocks), from the file it is in; a GGUF llama's q and k rows then back in Hugging Face's order
-// (gguf-weights.js: a row of bytes is dest.length / rows, a quantized row its cols / block blocks)
+// (gguf-weights.js: a row of bytes is dest.length / rows, a quantized row its cols / block blocks),
+// a GGUF gpt2 file's widened (Q8_0) or transposed back to Conv1D's (in, out) (readStored)
 function fillFrom(tensors) {
   return (kind, layer, dest) => {
     const { info } = tensors.get(kind, layer);
     const floats = dest instanceof Float32Array;
+    if (info.stored && floats) return readStored(info, dest);
     const done = floats ? (info.source.async ? readTensorAsync(info.source, info, dest) : readTensor(info.source, info, dest))
       : copyTensor(info.source, info, dest);
     if (!info.permute) return done;

@@ -35,6 +35,8 @@
 // {q,k}_norm.weight (D) for qwen3, layers.{i}.mlp.{gate,up,down}_proj.weight (F, C), (F, C),
 // (C, F); lm_head.weight (V, C), never prefixed, when not tied (when tied and stored anyway, it
 // is ignored). Accepted and ignored: layers.{i}.self_attn.rotary_emb.inv_freq (older exports).
+// A GGUF file of arch llama may add rope_freqs.weight (head_dim / 2), never prefixed (config.ropeFreqs,
+// load/gguf-config.js): Llama 3.1's scaling as llama.cpp applies it, factors dividing RoPE's frequencies.
 // Matrices keep their dtype in wasm memory (BF16 stays 2 bytes); vectors become float32.
 import { ErrorCode, fail, describe, shapeText } from '../../core/errors.js';
 import { reserve, cString } from '../../core/memory.js';
@@ -112,9 +114,13 @@ function ropeOf(raw) {
 }
 
 // RoPE's frequencies (D/2, float32) made in wasm memory by C's attn_rope_frequencies (c_src/rope.c,
-// llama3 scaling included: the one RoPE, the page's too) -> table.js's { at, dtype, count, bytes }
-function ropeFrequencies(mem, c) {
-  const { exports } = mem, s = c.ropeScaling, bytes = c.headDim / 2 * 4;
+// llama3 scaling included: the one RoPE, the page's too), then, for a GGUF file with
+// rope_freqs.weight (c.ropeFreqs), each divided by its factor as llama.cpp does (θ_i / rope_freqs[i],
+// rounded once to float32) -> table.js's { at, dtype, count, bytes }. A generator: the factors are
+// read by the runtime's fill.
+function* ropeFrequencies(rt, c, fill, tensors) {
+  const factors = c.ropeFreqs ? yield* ropeFactors(fill, tensors, c) : null;
+  const { mem } = rt, { exports } = mem, s = c.ropeScaling, bytes = c.headDim / 2 * 4;
   const at = reserve(mem, bytes, () => 'RoPE\'s frequencies');
   let scaling = 0;
   try {
@@ -124,6 +130,7 @@ function ropeFrequencies(mem, c) {
     }
     const status = exports.attn_rope_frequencies(at, c.headDim, c.ropeTheta, scaling);
     if (status !== ATTN_OK) fail(ErrorCode.INVALID_MODEL, `upload: RoPE's frequencies: ${cString(mem, exports.attn_status_string(status))}`);
+    if (factors) divideFrequencies(new Float32Array(mem.memory.buffer, at, c.headDim / 2), factors);
   } catch (e) {
     mem.free(at);
     throw e;
@@ -133,13 +140,37 @@ function ropeFrequencies(mem, c) {
   return { at, dtype: DTYPES.F32, count: 0, bytes };
 }
 
+// rope_freqs.weight's D/2 factors (float32, finite: safetensors.js readTensor), each positive
+function* ropeFactors(fill, tensors, c) {
+  const entry = tensors?.get('rope_freqs');
+  if (!entry) fail(ErrorCode.INVALID_MODEL, 'upload: the config says the file has rope_freqs.weight (ropeFreqs) but no such tensor was given');
+  const factors = new Float32Array(c.headDim / 2);
+  yield fill('rope_freqs', -1, factors, entry.shape);
+  const i = factors.findIndex((r) => !(r > 0));
+  if (i >= 0) fail(ErrorCode.INVALID_MODEL, `upload: tensor "rope_freqs.weight" holds ${factors[i]} at index ${i}; RoPE's frequency factors divide the frequencies and must be positive (Llama 3's are 1 and up)`);
+  return factors;
+}
+
+// θ_i / factor_i, rounded once (float32 / float32 in double is exact before the rounding); each must
+// stay in [0, 1], where rope.c's angles are computed (c_src/llama.c checks it too)
+function divideFrequencies(theta, factors) {
+  for (let i = 0; i < theta.length; i++) {
+    const f = theta[i] / factors[i];
+    if (!(f <= 1)) fail(ErrorCode.INVALID_MODEL, `upload: tensor "rope_freqs.weight" holds ${factors[i]} at index ${i}, which makes RoPE's frequency ${theta[i]} / ${factors[i]} = ${f}, above 1 (each factor must be at least the frequency it divides)`);
+    theta[i] = f;
+  }
+}
+
 // ----------------------------------------------------------------------------
 // the tensors (web/model/load/checkpoint.js's rules)
 
-// [kind, name after layers.{i}. (or the whole name), shape, its origin, when present]
+// [kind, name after layers.{i}. (or the whole name), shape, its origin, when present];
+// rope_freqs.weight: a GGUF file's (load/gguf-weights.js), never prefixed
+const ROPE_FREQS = 'rope_freqs.weight';
 const GLOBAL = [
   ['embed', 'embed_tokens.weight', (c) => [c.vocab_size, c.n_embd], '(vocab_size, hidden_size)', () => true],
   ['norm', 'norm.weight', (c) => [c.n_embd], '(hidden_size)', () => true],
+  ['rope_freqs', ROPE_FREQS, (c) => [c.headDim / 2], '(head_dim / 2)', (c) => c.ropeFreqs === true],
 ];
 const BLOCK = [
   ['ln1', 'input_layernorm.weight', (c) => [c.n_embd], '(hidden_size)', () => true],
@@ -171,7 +202,7 @@ function checkpoint(config) {
   return {
     architecture: `${config.modelType} (LLaMA family) with this config`,
     prefixes: ['model.', ''],
-    unprefixed: new Set(['lm_head.weight']),
+    unprefixed: new Set(['lm_head.weight', ROPE_FREQS]),
     known: (rest) => globals.has(rest) || block.has(LAYER.exec(rest)?.[2]) || (rest === 'lm_head.weight' && !config.tied),
     layerOf: (rest) => { const m = LAYER.exec(rest); return m && (block.has(m[2]) || m[2] === ROTARY) ? Number(m[1]) : null; },
     extra(rest, info, tensors, prefix) {

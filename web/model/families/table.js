@@ -10,8 +10,9 @@
 //     globals   the kinds before the layers, in C's order (ATTN_*_GLOBALS)
 //     layer     each layer's kinds, in C's order (ATTN_*_PER_LAYER)
 //     matrices  the kinds kept in the file's dtype (the rest become float32)
-//     made      { kind: (mem, config) -> { at, dtype, count, bytes } } slots the family computes
-//               (LLaMA's RoPE frequencies) rather than reads
+//     made      { kind: function* (rt, config, fill, tensors) -> { at, dtype, count, bytes } } slots
+//               the family computes (LLaMA's RoPE frequencies) rather than reads; a generator that
+//               may yield fills of tensors it computes from (a GGUF file's rope_freqs.weight)
 //     check     the C function that checks the table (attn_llama_check, attn_bert_check)
 //   }
 // An absent optional tensor leaves its slot NULL. Failures: TOO_LARGE (over wasm32's 4 GiB, before
@@ -44,7 +45,7 @@ export function* uploadTable(rt, model, fill, tensors, spec) {
   try {
     for (let i = 0; i < slots; i++) {
       const [kind, layer] = slotOf(i, spec);
-      const made = spec.made?.[kind] ? spec.made[kind](mem, c) : yield* tensor(rt, fill, tensors, kind, layer, spec);
+      const made = spec.made?.[kind] ? yield* spec.made[kind](rt, c, fill, tensors) : yield* tensor(rt, fill, tensors, kind, layer, spec);
       if (!made) continue;
       blocks.push(made.at);
       entries.set([made.at, made.dtype], 2 * i);

@@ -33,8 +33,10 @@
 //
 // From the tensors: tied when there is no output.weight (convert_hf_to_gguf.py leaves it out);
 // llama's attention_bias when blk.0.attn_q.bias is there, its mlp_bias when blk.0.ffn_gate.bias is (qwen2 always has q/k/v biases, qwen3
-// none); ropeFreqs when rope_freqs.weight is there (Llama 3.1's scaled frequencies, which divide
-// RoPE's: the loader reads it). Without tensors: untied, no biases but qwen2's, no ropeFreqs.
+// none); ropeFreqs when an arch llama file has rope_freqs.weight (Llama 3.1 and 3.2's factors, which
+// divide RoPE's frequencies: gguf-weights.js checks it, families/llama.js applies it; llama.cpp
+// reads it for arch llama only, so another's is an unexpected tensor). Without tensors: untied,
+// no biases but qwen2's, no ropeFreqs.
 // permutedQK: arch llama stores q and k rows permuted for interleaved RoPE (convert_hf_to_gguf.py
 // LlamaModel.permute); qwen2, qwen3 and gpt2 do not.
 //
@@ -59,7 +61,8 @@ export function ggufConfig(metadata, tensors = null) {
   const experts = optionalInt(get, k('expert_count'), 0, 0);
   if (experts > 0) bad(`${k('expert_count')} is ${experts}: a mixture of experts, which attnmap does not run`);
   const raw = arch === 'gpt2' ? gpt2Keys(get, k, names) : llamaKeys(get, k, arch, names);
-  return Object.freeze({ ...readConfig(raw), format: 'gguf', architecture: arch, permutedQK: arch === 'llama', ropeFreqs: names?.has('rope_freqs.weight') ?? false });
+  const ropeFreqs = arch === 'llama' && (names?.has('rope_freqs.weight') ?? false);
+  return Object.freeze({ ...readConfig(raw), format: 'gguf', architecture: arch, permutedQK: arch === 'llama', ropeFreqs });
 }
 
 function getter(metadata) {

@@ -11,13 +11,14 @@ export const zh = { models: { ckpt: {
   kicker: '进阶 · 真实模型',
   title: '加载一个真实的模型：每一层、每一个头',
   text: '选择一个模型文件夹里的文件（GPT-2，Qwen2.5、Qwen3、Llama 3、SmolLM2 这样的 LLaMA 系列，或 bert-base-chinese 这样的 BERT 编码器）：<code>config.json</code>、<code>model.safetensors</code>（或 <code>model.safetensors.index.json</code> 和它的分片），以及 <code>tokenizer.json</code>，或 <code>vocab.json</code> + <code>merges.txt</code>（GPT-2），或 <code>vocab.txt</code>（中文 GPT-2、BERT）。' +
+    '也可以只选一个 <code>.gguf</code> 文件（llama.cpp 的格式：LLaMA、Qwen2、Qwen3 系列，包括 Q4_K_M 这样的量化版本）：配置、权重和分词器都在这一个文件里。' +
     '文件只在你的浏览器里读取和计算，不会上传到任何地方。去哪里下载这些模型、各要多少内存，见 <a href="docs/MODELS.html">docs/MODELS.md</a>。',
-  filesLabel: '模型文件',
-  dropHint: '也可以把文件（或整个文件夹）拖到这里。',
+  filesLabel: '模型文件（或一个 .gguf 文件）',
+  dropHint: '也可以把文件、整个文件夹或一个 .gguf 文件拖到这里。',
   reading: (name, read, total) => `正在读取 ${name}：${read} / ${total}`,
   starting: (size) => `已读取 ${size}，正在把权重放进 WebAssembly 内存……`,
   loaded: (name, c, tok, ignored, threads = 1) => `已加载 ${name || '模型'}${c.encoder ? '（编码器，双向注意力）' : ''}：${c.n_layer} 层 × ${c.n_head} 个头，d_model = ${c.n_embd}，词表 ${c.vocab_size}${threads > 1 ? `，在 ${threads} 个线程上运行` : ''}，` +
-    (tok === 'bpe' ? 'GPT-2 的 BPE 分词器' : tok === 'wordpiece' ? 'BERT 的 vocab.txt 分词器' : tok === 'tokenizer.json' ? 'tokenizer.json 分词器' : '没有分词器文件：下面输入 token id') +
+    (tok === 'bpe' ? 'GPT-2 的 BPE 分词器' : tok === 'wordpiece' ? 'BERT 的 vocab.txt 分词器' : tok === 'tokenizer.json' ? 'tokenizer.json 分词器' : tok === 'gguf' ? 'GGUF 文件里的分词器' : '没有分词器文件：下面输入 token id') +
     (ignored.length ? `。没有用到：${ignored.join('、')}` : '') + '。',
   textLabel: '文本（经过模型的分词器）',
   idsLabel: 'token id（这个模型没有分词器文件），用空格或逗号隔开，例如 3 7 5',
@@ -61,11 +62,14 @@ export const zh = { models: { ckpt: {
   bigHidden: '去掉了第一个 token：每一行剩下的权重重新归一化。',
   bigNote: (l, h, n) => `层 ${l + 1} 的头 ${h + 1}，${n} 个 token。每行是一个 token 在看谁，加起来等于 1；右上方是因果遮蔽。`,
   errors: {
-    noConfig: () => '缺少 config.json：请把模型文件夹里的 config.json 一起选上。',
+    noConfig: () => '缺少 config.json：请把模型文件夹里的 config.json 一起选上（或者只选一个 .gguf 文件）。',
     noWeights: () => '缺少 model.safetensors：请把权重文件一起选上。',
     binOnly: (names) => `这里只有 PyTorch 的权重（${names}），没有 model.safetensors。docs/MODELS.md 里有几行把它转换成 safetensors 的 Python。`,
     noMerges: () => '有 vocab.json 但缺少 merges.txt：GPT-2 的分词器需要两个文件。',
     noVocab: () => '有 merges.txt 但缺少 vocab.json：GPT-2 的分词器需要两个文件。',
+    // issue 38: several .gguf files, or the parts of a split one (page-files.js)
+    manyGguf: (names) => `这里有好几个 .gguf 文件（${names}）：一次只加载一个，请只选（或只拖入）你要的那一个。`,
+    ggufSplit: (names) => `${names}：这是被 llama-gguf-split 分成几部分的 GGUF 文件，attnmap 只读完整的单个文件。先用 llama.cpp 的 llama-gguf-split --merge 把各部分合成一个 .gguf，再选它。`,
     // issue 24 item 13: a plain cause first (causes, below), the loader's own words after it in a <details>
     memory: () => '内存不够：浏览器没能分配放下这个模型所需的内存。关掉一些标签页再试，或者换一个小一些的模型（distilgpt2）。',
     tooLarge: () => '这个模型太大，放不进 WebAssembly 的 4 GB 内存。',
@@ -86,6 +90,13 @@ export const zh = { models: { ckpt: {
     config: 'config.json 读不了，或者它描述的模型 attnmap 不支持',
     tokenizer: '分词器文件有问题',
     unknown: '文件的内容不是 attnmap 能读的格式',
+    // a .gguf file's (page-load-errors.js GGUF_RULES, IN_GGUF)
+    notGguf: '文件不是 attnmap 能读的 GGUF 文件（GGUF 第 2 或第 3 版）',
+    ggufDamaged: 'GGUF 文件已损坏，不符合 GGUF 格式',
+    ggufMetadata: 'GGUF 文件的元数据不完整，或者它描述的模型 attnmap 不支持',
+    ggufTokenizer: 'GGUF 文件元数据里的分词器有问题',
+    ggufUnsupported: 'GGUF 文件用了 attnmap 还读不了的东西（张量类型、架构或某个张量）',
+    ggufMismatch: 'GGUF 文件里的张量和它的元数据对不上',
   },
   detail: '详细信息（英文，原样）',
 } } };
@@ -94,13 +105,14 @@ export const en = { models: { ckpt: {
   kicker: 'Going further · a real model',
   title: 'Load a real model: every layer and every head',
   text: 'Pick the files of a model folder (GPT-2, the LLaMA family: Qwen2.5, Qwen3, Llama 3, SmolLM2, or a BERT encoder such as bert-base-chinese): <code>config.json</code>, <code>model.safetensors</code> (or <code>model.safetensors.index.json</code> and its shards), and <code>tokenizer.json</code>, or <code>vocab.json</code> + <code>merges.txt</code> (GPT-2), or <code>vocab.txt</code> (Chinese GPT-2, BERT). ' +
+    'Or pick a single <code>.gguf</code> file (llama.cpp\'s format: the LLaMA, Qwen2 and Qwen3 families, quantized ones such as Q4_K_M included; GPT-2 in F32, F16, BF16 or Q8_0): it holds the config, the weights and the tokenizer. ' +
     'They are read and run in your browser only and are not uploaded anywhere. Where to download these models and how much memory each takes: <a href="docs/MODELS.html">docs/MODELS.md</a>.',
-  filesLabel: 'Model files',
-  dropHint: 'Or drop the files (or the whole folder) here.',
+  filesLabel: 'Model files (or one .gguf file)',
+  dropHint: 'Or drop the files, the whole folder, or one .gguf file here.',
   reading: (name, read, total) => `Reading ${name}: ${read} of ${total}`,
   starting: (size) => `Read ${size}; putting the weights into WebAssembly memory…`,
   loaded: (name, c, tok, ignored, threads = 1) => `Loaded ${name || 'the checkpoint'}${c.encoder ? ' (an encoder: bidirectional attention)' : ''}: ${count(c.n_layer, 'layer')} × ${count(c.n_head, 'head')}, d_model = ${c.n_embd}, vocabulary ${c.vocab_size}${threads > 1 ? `, running on ${threads} threads` : ''}, ` +
-    (tok === 'bpe' ? 'GPT-2\'s BPE tokenizer' : tok === 'wordpiece' ? 'a BERT vocab.txt tokenizer' : tok === 'tokenizer.json' ? 'its tokenizer.json' : 'no tokenizer files: type token ids below') +
+    (tok === 'bpe' ? 'GPT-2\'s BPE tokenizer' : tok === 'wordpiece' ? 'a BERT vocab.txt tokenizer' : tok === 'tokenizer.json' ? 'its tokenizer.json' : tok === 'gguf' ? 'the tokenizer in the GGUF file' : 'no tokenizer files: type token ids below') +
     (ignored.length ? `. Not used: ${ignored.join(', ')}` : '') + '.',
   textLabel: 'Text (through the model\'s tokenizer)',
   idsLabel: 'Token ids (this model has no tokenizer files), separated by spaces or commas, e.g. 3 7 5',
@@ -143,11 +155,13 @@ export const en = { models: { ckpt: {
   bigHidden: 'The first token is left out: each row\'s remaining weights are renormalised.',
   bigNote: (l, h, n) => `Layer ${l + 1}, head ${h + 1}, ${n} tokens. Each row is a token looking at the others and adds up to 1; the causal mask covers the upper right.`,
   errors: {
-    noConfig: () => 'config.json is missing: pick the model folder\'s config.json too.',
+    noConfig: () => 'config.json is missing: pick the model folder\'s config.json too (or a single .gguf file).',
     noWeights: () => 'model.safetensors is missing: pick the weights file too.',
     binOnly: (names) => `There are only PyTorch weights here (${names}), no model.safetensors. docs/MODELS.md has a few lines of Python that convert them.`,
     noMerges: () => 'vocab.json without merges.txt: GPT-2\'s tokenizer needs both.',
     noVocab: () => 'merges.txt without vocab.json: GPT-2\'s tokenizer needs both.',
+    manyGguf: (names) => `There are several .gguf files here (${names}): one is loaded at a time; pick (or drop) only the one you want.`,
+    ggufSplit: (names) => `${names}: a GGUF file cut into parts by llama-gguf-split; attnmap reads a whole file only. Merge the parts into one .gguf with llama.cpp's llama-gguf-split --merge, then pick that.`,
     memory: () => 'Out of memory: the browser could not set aside the memory this model needs. Close some tabs and try again, or take a smaller model (distilgpt2).',
     tooLarge: () => 'This model is too large for WebAssembly\'s 4 GB of memory.',
     invalid: (cause) => `This is not a usable checkpoint: ${cause}.`,
@@ -166,6 +180,12 @@ export const en = { models: { ckpt: {
     config: 'config.json cannot be read, or it describes a model attnmap does not run',
     tokenizer: 'the tokenizer files are broken',
     unknown: 'its contents are not in a format attnmap reads',
+    notGguf: 'the file is not a GGUF file attnmap reads (GGUF version 2 or 3)',
+    ggufDamaged: 'the GGUF file is damaged: it breaks the GGUF format',
+    ggufMetadata: 'the GGUF file\'s metadata is incomplete, or describes a model attnmap does not run',
+    ggufTokenizer: 'the tokenizer in the GGUF file\'s metadata is broken',
+    ggufUnsupported: 'the GGUF file uses something attnmap does not read yet (a tensor type, an architecture or a tensor)',
+    ggufMismatch: 'the tensors in the GGUF file do not match its metadata',
   },
   detail: 'Details (as the loader gave them)',
 } } };

@@ -1,6 +1,7 @@
-// page-checkpoint.js - "load a real model" (issues 16, 22, 25): the reader picks or drops a
+// page-checkpoint.js - "load a real model" (issues 16, 22, 25, 38): the reader picks or drops a
 // GPT-2, LLaMA or BERT checkpoint folder's files (config.json, model.safetensors, and vocab.json +
-// merges.txt, vocab.txt or tokenizer.json), types a text, and sees every layer × head as a small
+// merges.txt, vocab.txt or tokenizer.json), or one .gguf file (config, tensors and tokenizer in
+// one, read by ranges), types a text, and sees every layer × head as a small
 // heatmap; one of them enlarged with its tokens and numbers; generation token by token with the
 // KV cache, each new row of each head appearing as it is produced.
 //
@@ -20,7 +21,7 @@
 //
 // DOM part only; the section builds its own markup inside <section id="checkpoint">. Its maps:
 // page-checkpoint-maps.js; its words: page-checkpoint-strings.js (T.models.ckpt).
-import { sortCheckpointFiles, weightsSize, dropFiles, parseIds, formatBytes } from './page-files.js';
+import { sortCheckpointFiles, weightsSize, modelFiles, dropFiles, parseIds, formatBytes } from './page-files.js';
 import { appendThumbRow } from './page-thumbs.js';
 import { createHubPanel } from './page-hub.js';
 import { createHeadView } from './page-headview.js';
@@ -32,6 +33,8 @@ import { wireCells } from './page-grid.js';
 
 export const MAX_GRID_TOKENS = 64;     // the grid of GPT-2 small (144 heads) stays light below this
 const DEFAULT_TEXT = { bpe: 'The cat ate the fish because it was hungry', wordpiece: '猫吃鱼', 'tokenizer.json': '我看见那只猫在吃鱼', none: '0 1 2 3 4 5' };
+// a GGUF file's tokenizer (Qwen's, Llama's …): the Chinese example when its vocabulary has 猫, else the English one
+const GGUF_TEXT = { zh: DEFAULT_TEXT['tokenizer.json'], en: DEFAULT_TEXT.bpe };
 // an encoder's: a gap to fill, in Chinese when its vocabulary has 猫, else in English
 const ENCODER_TEXT = { zh: '猫吃[MASK]', en: 'the cat ate the [MASK].' };
 
@@ -158,10 +161,10 @@ function say(env, s, fn) {
   put(env, s, env.$('checkpoint-msg'), fn);
 }
 
-/** An error in el: its plain cause, then the loader's words in a <details> (page-load-errors.js). */
-function sayError(env, s, el, e) {
+/** An error in el: its plain cause, then the loader's words in a <details> (page-load-errors.js; options { gguf }: a .gguf's load). */
+function sayError(env, s, el, e, options) {
   put(env, s, el, null);
-  el.replaceChildren(...errorParts(env.h, (part, fn) => put(env, s, part, () => fn(env.getT())), e));
+  el.replaceChildren(...errorParts(env.h, (part, fn) => put(env, s, part, () => fn(env.getT())), e, undefined, options));
 }
 
 async function load(env, s, files) {
@@ -170,30 +173,27 @@ async function load(env, s, files) {
   drop(env, s);                           // the model shown goes, whether this one loads or not
   say(env, s, null);
   const picked = sortCheckpointFiles(files);
-  const names = picked.ignored.join(', ');
+  const names = (picked.ggufs.length && !picked.gguf ? picked.ggufs : picked.ignored).join(', ');   // the .gguf files in question, else what is not used
   if (picked.problem) return say(env, s, (C) => C.errors[picked.problem](names));
   s.loading = true;
   const progress = $('checkpoint-progress');
   const status = $('checkpoint-status');
   try {
     progress.hidden = false;
-    progress.max = weightsSize(picked.weights);
+    progress.max = weightsSize(picked);
     progress.value = 0;
-    const text = (f) => (f ? f.text() : undefined);
-    const [config, tokenizer, tokenizerConfig, vocab, merges, vocabTxt] = await Promise.all(
-      [picked.config, picked.tokenizer, picked.tokenizerConfig, picked.vocab, picked.merges, picked.vocabTxt].map(text));
+    const given = await modelFiles(picked);
     const size = formatBytes(progress.max);
     put(env, s, status, (C) => C.starting(size));
     await nextTask();
     const { loadModel } = await import('../model/model.js');
-    const tokenizerFiles = tokenizer !== undefined ? { tokenizer, tokenizerConfig } : vocab !== undefined ? { vocab, merges } : vocabTxt !== undefined ? { vocabTxt } : {};
-    const model = await loadModel({ config, weights: picked.weights, ...tokenizerFiles }, { onProgress: readProgress(env, s, progress, status), offThread: true });   // offThread: page-heads.js
+    const model = await loadModel(given.files, { onProgress: readProgress(env, s, progress, status), offThread: true });   // offThread: page-heads.js
     progress.hidden = true;
-    adopt(env, s, model, modelName(config, picked.weights.index ?? picked.weights), picked.ignored);
+    adopt(env, s, model, given.name, picked.ignored);
   } catch (e) {
     progress.hidden = true;
     put(env, s, status, null);
-    sayError(env, s, $('checkpoint-msg'), e);
+    sayError(env, s, $('checkpoint-msg'), e, { gguf: Boolean(picked.gguf) });
   } finally {
     s.loading = false;
   }
@@ -213,7 +213,7 @@ function adopt(env, s, model, name, ignored) {
   $('model-gen').hidden = encoder;                        // an encoder has no next token to generate
   const t = $('model-text'), kind = `${encoder ? 'encoder ' : ''}${model.tokenizer ?? 'none'}`;
   if (!t.value || !t.dataset.typed || kind !== s.kind) {  // another kind of model or tokenizer: its own example
-    t.value = encoder && model.tokenizer ? encoderText(model) : DEFAULT_TEXT[model.tokenizer ?? 'none'];
+    t.value = encoder && model.tokenizer ? encoderText(model) : model.tokenizer === 'gguf' ? ggufText(model) : DEFAULT_TEXT[model.tokenizer ?? 'none'];
     $('model-pair').value = '';
     if (encoder !== s.kind?.startsWith('encoder ')) $('model-hide-first').checked = false;   // [CLS] and [SEP] shown at first
   }
@@ -223,11 +223,16 @@ function adopt(env, s, model, name, ignored) {
   s.heads.adopt();
 }
 
+const knowsCat = (model, ids) => model.tokens(ids).includes('猫');
+
 /** An encoder's example: Chinese when its vocabulary knows 猫 (bert-base-chinese), else English. */
 function encoderText(model) {
   const { ids } = model.encode('猫');
-  return model.tokens(ids).includes('猫') ? ENCODER_TEXT.zh : ENCODER_TEXT.en;
+  return knowsCat(model, ids) ? ENCODER_TEXT.zh : ENCODER_TEXT.en;
 }
+
+/** A GGUF model's example: as an encoder's, by its vocabulary. */
+const ggufText = (model) => (knowsCat(model, model.encode('猫')) ? GGUF_TEXT.zh : GGUF_TEXT.en);
 
 // loadModel's onProgress -> the bar and "reading NAME: read / total", at most 20 times a second
 function readProgress(env, s, progress, status) {
@@ -242,15 +247,6 @@ function readProgress(env, s, progress, status) {
     const read = formatBytes(loaded), size = formatBytes(total);
     put(env, s, status, (C) => C.reading(file, read, size));
   };
-}
-
-/** The model's name for data-model: config.json's _name_or_path, else the weights file's folder-less name. */
-function modelName(configText, weightsFile) {
-  try {
-    const c = JSON.parse(configText);
-    if (typeof c._name_or_path === 'string' && c._name_or_path.trim()) return c._name_or_path.trim().split('/').slice(-2).join('/');
-  } catch { /* loadModel accepted it: cannot happen */ }
-  return weightsFile.webkitRelativePath?.split('/')[0] || '';   // (a dropped folder's name; none: the words say 'the checkpoint')
 }
 
 /**

@@ -11,7 +11,7 @@ export const zh = { models: { ckpt: {
   kicker: '进阶 · 真实模型',
   title: '加载一个真实的模型：每一层、每一个头',
   text: '选择一个模型文件夹里的文件（GPT-2，Qwen2.5、Qwen3、Llama 3、SmolLM2 这样的 LLaMA 系列，或 bert-base-chinese 这样的 BERT 编码器）：<code>config.json</code>、<code>model.safetensors</code>（或 <code>model.safetensors.index.json</code> 和它的分片），以及 <code>tokenizer.json</code>，或 <code>vocab.json</code> + <code>merges.txt</code>（GPT-2），或 <code>vocab.txt</code>（中文 GPT-2、BERT）。' +
-    '也可以只选一个 <code>.gguf</code> 文件（llama.cpp 的格式：LLaMA、Qwen2、Qwen3 系列，包括 Q4_K_M 这样的量化版本）：配置、权重和分词器都在这一个文件里。' +
+    '也可以只选一个 <code>.gguf</code> 文件（llama.cpp 的格式：LLaMA、Qwen2、Qwen3 系列，包括 Q4_K_M 这样的量化版本；GPT-2 限 F32、F16、BF16 和 Q8_0）：配置、权重和分词器都在这一个文件里。' +
     '文件只在你的浏览器里读取和计算，不会上传到任何地方。去哪里下载这些模型、各要多少内存，见 <a href="docs/MODELS.html">docs/MODELS.md</a>。',
   filesLabel: '模型文件（或一个 .gguf 文件）',
   dropHint: '也可以把文件、整个文件夹或一个 .gguf 文件拖到这里。',

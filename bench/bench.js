@@ -12,6 +12,8 @@
 //                                   about 8 minutes), rewrites only its part of the doc
 //   node bench/bench.js --only heads   every head's role scores in one pass (forward(ids, { heads }), SmolLM2-135M's
 //                                   shape; bench/heads.js; about 6 minutes), rewrites only its part of the doc
+//   node bench/page-heads.js        (standalone) the page's heads panel at 1,000 tokens in Chromium, off the main
+//                                   thread and on it: the longest main-thread task, the first thumbnail; its part of the doc
 //   node bench/bench.js --only gguf    GGUF files with quantized matrices against BF16 safetensors (Qwen2.5-0.5B's
 //                                   shape; Llama-3.2-1B's and Qwen2.5-3B's peak in a fresh process; bench/gguf.js;
 //                                   about 10 minutes, 3 GB of temporary files), rewrites only its part of the doc;

@@ -1,12 +1,13 @@
 // helpers-gguf-tokenizer.js - vocab-only GGUF files for the tokenizer tests (not a test file itself),
 // written by tests/gguf-writer.js:
 //
-//   hfAsGguf(tokenizerJson, { pre, vocabSize, ids, addBos }) -> metadata entries for writeGguf
+//   hfAsGguf(tokenizerJson, { pre, vocabSize, ids, addBos, retype }) -> metadata entries for writeGguf
 //     a Hugging Face tokenizer.json as llama.cpp's convert_hf_to_gguf.py writes its vocabulary
 //     (get_vocab_base): tokens by id, "[PAD<id>]" (UNUSED) for ids up to vocabSize that it lacks,
 //     an added token CONTROL when it is special or looks special (<|…|>, <pad>, <mask>, <unused…>),
 //     else USER_DEFINED, every other token NORMAL; model.merges as "left right"; pre as given;
-//     ids { bos, eos, unknown, padding } as tokenizer.ggml.<name>_token_id
+//     ids { bos, eos, unknown, padding, fim_pre, … } as tokenizer.ggml.<name>_token_id;
+//     retype { text: type }: those tokens' types instead (a file that got them wrong)
 //   gpt2AsGguf(encoderJson, vocabBpe) -> entries: GPT-2's encoder.json and vocab.bpe, pre gpt-2
 //   trainSentencePiece(texts, merges) -> { tokens, scores, types }: a small SentencePiece-style BPE
 //     vocabulary learnt from texts (spaces as ▁, a ▁ before each text): <unk> <s> </s>, the 256
@@ -23,7 +24,7 @@ const looksSpecial = (t) => ['<pad>', '<mask>', '<2mass>', '[@BOS@]'].includes(t
 
 const idKeys = (ids) => Object.entries(ids).map(([name, id]) => [`tokenizer.ggml.${name}_token_id`, gv.u32(id)]);
 
-export function hfAsGguf(json, { pre, vocabSize = 0, ids = {}, addBos } = {}) {
+export function hfAsGguf(json, { pre, vocabSize = 0, ids = {}, addBos, retype = {} } = {}) {
   const byId = [], types = [];
   for (const [t, id] of Object.entries(json.model.vocab)) { byId[id] = t; types[id] = TOKEN_TYPE.NORMAL; }
   for (const a of json.added_tokens) {
@@ -32,6 +33,11 @@ export function hfAsGguf(json, { pre, vocabSize = 0, ids = {}, addBos } = {}) {
   }
   const n = Math.max(vocabSize, byId.length);
   for (let i = 0; i < n; i++) if (byId[i] === undefined) { byId[i] = `[PAD${i}]`; types[i] = TOKEN_TYPE.UNUSED; }
+  for (const [text, type] of Object.entries(retype)) {
+    const id = byId.indexOf(text);
+    if (id < 0) throw new Error(`hfAsGguf: retype names ${JSON.stringify(text)}, which the vocabulary lacks`);
+    types[id] = type;
+  }
   return [
     ['tokenizer.ggml.model', gv.str('gpt2')],
     ['tokenizer.ggml.pre', gv.str(pre)],

@@ -14,6 +14,8 @@
 //   below from the description of llama.cpp's algorithm (llm_tokenizer_spm: merge the adjacent
 //   pair whose concatenation is the token of highest score, the leftmost on a tie; a symbol that is
 //   no token as its UTF-8 bytes <0xXX>; a space before each text and after each special token).
+// - the token types llama.cpp sets by text (</s>, <|im_end|>, <|fim_prefix|>, … typed normal in the
+//   file), on a vocabulary written by hand, ids by hand.
 // - a GGUF model gets its tokenizer from loadModel; hostile metadata is refused by name.
 import { test, describe, before } from 'node:test';
 import assert from 'node:assert/strict';
@@ -22,6 +24,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadTokenizer } from '../../web/model/tokenizers/load-tokenizer.js';
 import { parseGguf } from '../../web/model/load/gguf.js';
+import { ggufTokenizerJson } from '../../web/model/tokenizers/gguf-tokenizer.js';
 import { loadModel } from '../../web/model/model-node.js';
 import { writeGguf, gv } from '../gguf-writer.js';
 import { hfAsGguf, gpt2AsGguf, trainSentencePiece, spmAsGguf, vocabGguf, TOKEN_TYPE } from '../helpers-gguf-tokenizer.js';
@@ -143,6 +146,10 @@ test('Qwen3 as GGUF by example: 我看见那只猫在吃鱼, <|im_start|> a spec
   assert.deepEqual(tok.encode('e\u0301', { specialTokens: false }), Array.from((await Rust.fromString(JSON.stringify({ ...json, normalizer: null })).encode('e\u0301', null, { addSpecialTokens: false })).getIds()));
   assert.notDeepEqual(tok.encode('e\u0301'), tok.encode('é'));
   assert.deepEqual(tok.tokens(tok.encode('12345')), ['1', '2', '3', '4', '5'], 'qwen2: digits one by one');
+  // </s> (128247) is a normal token there: from a GGUF file a control token, as llama.cpp makes it;
+  // from the tokenizer.json, as Hugging Face reads it, ordinary text (</ s >)
+  assert.deepEqual(tok.encode('x</s>', { specialTokens: false }), [87, 128247]);
+  assert.deepEqual((await loadTokenizer({ tokenizer: json })).encode('x</s>', { specialTokens: false }), [87, 522, 82, 29]);
 });
 
 test('Llama 3 as GGUF by example: <|begin_of_text|> first, digits in threes, a piece that is a token taken whole (ignore_merges)', async () => {
@@ -385,6 +392,85 @@ test('the GGUF tokenizer code is imported by load-tokenizer.js on first use only
   assert.ok(!importsOf('web/model/tokenizers/load-tokenizer.js').some((p) => p.includes('gguf')), 'no static import of gguf-tokenizer.js');
   assert.ok(!importsOf('web/model/model.js').some((p) => p.includes('gguf-tokenizer')));
   assert.match(read('web/model/tokenizers/load-tokenizer.js'), /import\('\.\/gguf-tokenizer\.js'\)/);
+});
+
+// ----------------------------------------------------------------------------
+// token types llama.cpp sets by the token's text, whatever tokenizer.ggml.token_type says
+// (end-of-generation and fill-in-the-middle markers; gguf-tokenizer.js BY_TEXT). llama.cpp itself
+// is the reference in tests/unit/gguf-llamacpp.test.js; here the ids are written by hand.
+
+// a byte-level vocabulary: ids 0 to 27 the characters of CHARS ('<' 0, '/' 1, 's' 2, '>' 3, … 'x'
+// 8, 'y' 9), then the markers from 28, typed normal unless `retype` says otherwise; no merges,
+// so that a text that is no added token is spelled character by character
+const CHARS = '</s>|_[]xyacdefhilmnoprtuAPD';
+const MARKERS = ['</s>', '<|im_end|>', '<|fim_prefix|>', '<|fim_suffix|>', '<|fim_middle|>', '[PAD]', '<|end|>', '<|channel|>'];   // 28 to 35
+function markerGguf(markers, { ids = {}, retype = {}, dropTypes = false } = {}) {
+  const vocab = Object.fromEntries([...CHARS, ...markers].map((t, i) => [t, i]));
+  const entries = hfAsGguf({ model: { vocab, merges: [] }, added_tokens: [] }, { pre: 'gpt-2', ids, retype });
+  return vocabGguf(dropTypes ? entries.filter(([k]) => k !== 'tokenizer.ggml.token_type') : entries, 'gpt2');
+}
+const spell = (text) => Array.from(text, (c) => { assert.ok(CHARS.includes(c), c); return CHARS.indexOf(c); });
+// the added tokens of the file's tokenizer.json: text -> 'control' or 'user-defined'
+const addedKinds = (bytes) => Object.fromEntries(ggufTokenizerJson(parseGguf(bytes).metadata).json.added_tokens
+  .map((a) => [a.content, a.special ? 'control' : 'user-defined']));
+
+describe('llama.cpp\'s token types by text: markers typed normal in the file', () => {
+  const plain = (tok, text) => tok.encode(text, { specialTokens: false });
+
+  test('end-of-generation and fill-in-the-middle markers are control tokens, <|channel|> a user-defined one: each one id', async () => {
+    const bytes = markerGguf(MARKERS);
+    const tok = await loadTokenizer({ gguf: bytes });
+    assert.deepEqual(plain(tok, 'x</s>y'), [8, 28, 9]);
+    assert.deepEqual(plain(tok, '</s'), [0, 1, 2], 'no marker: spelled');
+    assert.deepEqual(plain(tok, '<|im_end|><|fim_prefix|>x<|fim_suffix|><|fim_middle|>[PAD]<|end|><|channel|>'), [29, 30, 8, 31, 32, 33, 34, 35]);
+    assert.equal(tok.decode([8, 28, 29, 9]), 'x</s><|im_end|>y');
+    assert.deepEqual(addedKinds(bytes), { '</s>': 'control', '<|im_end|>': 'control', '<|fim_prefix|>': 'control', '<|fim_suffix|>': 'control',
+      '<|fim_middle|>': 'control', '[PAD]': 'control', '<|end|>': 'control', '<|channel|>': 'user-defined' });
+  });
+
+  test('no tokenizer.ggml.token_type (all normal): the markers are added all the same', async () => {
+    const tok = await loadTokenizer({ gguf: markerGguf(MARKERS, { dropTypes: true }) });
+    assert.deepEqual(plain(tok, 'x</s>y<|fim_pad'), [8, 28, 9, ...spell('<|fim_pad')]);
+    assert.deepEqual(plain(tok, '[PAD]<|channel|>'), [33, 35]);
+  });
+
+  test('a fill-in-the-middle role a *_token_id key names (the old prefix/suffix keys too): its texts keep the file\'s type; end-of-generation ones never do', async () => {
+    const ids = { fim_pre: 8, suffix: 9, eot: 8, fim_pad: 9 };
+    const tok = await loadTokenizer({ gguf: markerGguf(MARKERS, { ids }) });
+    assert.deepEqual(plain(tok, '<|fim_prefix|>'), spell('<|fim_prefix|>'));
+    assert.deepEqual(plain(tok, '<|fim_suffix|>'), spell('<|fim_suffix|>'));
+    assert.deepEqual(plain(tok, '[PAD]'), spell('[PAD]'));
+    assert.deepEqual(plain(tok, '<|fim_middle|></s><|im_end|>'), [32, 28, 29], 'fim_mid not named; eot named, end-of-generation texts control anyway');
+    const typed = await loadTokenizer({ gguf: markerGguf(MARKERS, { ids, retype: { '<|fim_prefix|>': TOKEN_TYPE.CONTROL } }) });
+    assert.deepEqual(plain(typed, '<|fim_prefix|>'), [30], 'a control token in the file stays one');
+  });
+
+  test('beside <|tool_response>, </s> is normal even when the file says control; beside <|call|> and <|return|> (or <|calls|> and <|flush|>), <|end|> is user-defined', async () => {
+    const more = [...MARKERS, '<|tool_response>', '<|return|>', '<|call|>'];   // 36 to 38
+    const bytes = markerGguf(more, { retype: { '</s>': TOKEN_TYPE.CONTROL } });
+    const tok = await loadTokenizer({ gguf: bytes });
+    assert.deepEqual(plain(tok, 'x</s>y'), [8, 0, 1, 2, 3, 9]);
+    assert.deepEqual(plain(tok, '<|end|><|tool_response><|return|><|call|>'), [34, 36, 37, 38]);
+    const kinds = addedKinds(bytes);
+    assert.equal(kinds['</s>'], undefined);
+    assert.deepEqual([kinds['<|end|>'], kinds['<|tool_response>'], kinds['<|return|>'], kinds['<|call|>']], ['user-defined', 'control', 'control', 'control']);
+    assert.equal(addedKinds(markerGguf([...MARKERS, '<|calls|>', '<|flush|>']))['<|end|>'], 'user-defined');
+    assert.equal(addedKinds(markerGguf([...MARKERS, '<|call|>']))['<|end|>'], 'control', '<|call|> alone: <|end|> stays control');
+  });
+
+  test('two texts of one role, [PAD] and <PAD>: both control here (llama.cpp marks one, the first its hash map yields)', async () => {
+    const tok = await loadTokenizer({ gguf: markerGguf([...MARKERS, '<PAD>']) });
+    assert.deepEqual(plain(tok, '[PAD]<PAD>'), [33, 36]);
+  });
+
+  test('a tokenizer.json is read as Hugging Face reads it: a normal </s> stays text', async () => {
+    const vocab = Object.fromEntries([...CHARS, ...MARKERS].map((t, i) => [t, i]));
+    const tok = await loadTokenizer({ tokenizer: { version: '1.0', truncation: null, padding: null, added_tokens: [], normalizer: null,
+      pre_tokenizer: { type: 'ByteLevel', add_prefix_space: false, trim_offsets: true, use_regex: true }, post_processor: null,
+      decoder: { type: 'ByteLevel', add_prefix_space: true, trim_offsets: true, use_regex: true },
+      model: { type: 'BPE', dropout: null, unk_token: null, continuing_subword_prefix: null, end_of_word_suffix: null, fuse_unk: false, byte_fallback: false, vocab, merges: [] } } });
+    assert.deepEqual(plain(tok, 'x</s>y'), [8, 0, 1, 2, 3, 9]);
+  });
 });
 
 // ----------------------------------------------------------------------------

@@ -29,9 +29,12 @@
 //   algorithm, on a vocabulary learnt there and with its scores shuffled and tied.
 // - token types (llama.cpp's llama_token_type): 2 unknown, 3 control, 4 user-defined are added
 //   tokens, matched in the text before anything else as HF does (special unless user-defined);
-//   1 normal, 5 unused, 6 byte, 0 undefined are the vocabulary's. The types are kept as the file
-//   has them: llama.cpp also makes any token spelled like an end-of-turn marker (</s>, <|im_end|>,
-//   <|endoftext|>, …) a control token, so that Qwen's </s>, ordinary text to HF, is one token there.
+//   1 normal, 5 unused, 6 byte, 0 undefined are the vocabulary's. Some types are then set by the
+//   token's text, as llama.cpp sets them whatever the file says (BY_TEXT below): an
+//   end-of-generation marker (</s>, <|im_end|>, <|endoftext|>, …) is a control token, and so is a
+//   fill-in-the-middle one (<|fim_prefix|>, …) when no *_token_id key names that role. So Qwen's
+//   </s>, ordinary text to HF (3 tokens), is one token here as in llama.cpp. A tokenizer.json is
+//   read as HF reads it, without this.
 // - no normalizer: the file has none (Qwen's tokenizer.json has NFC; llama.cpp applies none either).
 // - tokenizer.ggml.bos_token_id, eos_token_id, unknown_token_id, padding_token_id (defaults for
 //   'llama' as llama.cpp's: 1, 2, 0); add_bos_token (default true for 'llama' and Llama 3's pre,
@@ -40,7 +43,8 @@
 //   a bos_token_id is refused instead.
 // Besides the tests, a one-off check with llama.cpp itself (node-llama-cpp 3.21.1, vocab-only
 // files) gave the same ids on Qwen3's, Llama 3's and GPT-2's vocabularies (gpt-2, smollm, default)
-// and on SentencePiece ones (learnt, with scores shuffled, with scores tied), but for that </s>.
+// and on SentencePiece ones (learnt, with scores shuffled, with scores tied);
+// tests/unit/gguf-llamacpp.test.js repeats it, with the markers of BY_TEXT typed normal too.
 //
 // Checked, each failure INVALID_MODEL "GGUF metadata: <key> …" (TOO_LARGE past MAX_VOCAB tokens
 // or MAX_MERGES merges): the types of the keys; token_type and scores as long as tokens; token
@@ -59,6 +63,40 @@ const K = (name) => `tokenizer.ggml.${name}`;
 const MODELS = ['gpt2', 'llama'];
 const TYPE = { UNDEFINED: 0, NORMAL: 1, UNKNOWN: 2, CONTROL: 3, USER_DEFINED: 4, UNUSED: 5, BYTE: 6 };
 const ADDED = new Set([TYPE.UNKNOWN, TYPE.CONTROL, TYPE.USER_DEFINED]);
+
+// The token types llama.cpp sets by a token's text when it loads a vocabulary, whatever
+// tokenizer.ggml.token_type says ("control-looking token: … was not control-type; … its type will
+// be overridden"): src/llama-vocab.cpp, llama_vocab::impl::load, its "auto-detect special tokens by
+// text" and end-of-generation lists, as read in the llama.cpp node-llama-cpp 3.21.1 bundles and
+// runs (release v0.4.0, node_modules/node-llama-cpp/llama/gitRelease.bundle). In its order:
+// - fillInTheMiddle: for each role that no tokenizer.ggml.<key>_token_id names, its texts become
+//   control tokens. (llama.cpp takes the first match its hash map yields, an order its C++ library
+//   decides, and leaves another text of the same role as it was; here a vocabulary with two, none
+//   of the tested ones, gets both marked.) Its end-of-turn (eot) and end-of-message (eom) texts,
+//   detected the same way, are all end-of-generation texts too: not listed apart.
+// - endOfGeneration: control tokens, always.
+// - userDefined: user-defined tokens (gpt-oss's, which llama.cpp always writes out).
+// - exceptions: text -> type, when the vocabulary has, of each group of `beside`, one text.
+// llama.cpp adds the control flag to a token's others; for matching in the text (and here) the
+// control flag decides. Its unused flag (control tokens named "*unused*") changes no id.
+const BY_TEXT = Object.freeze({
+  fillInTheMiddle: [
+    { keys: ['fim_pre', 'prefix'], texts: ['<|fim_prefix|>', '<fim-prefix>', '<fim_prefix>', '<｜fim▁begin｜>', '<PRE>', '▁<PRE>', '<|code_prefix|>', '<|prefix|>'] },
+    { keys: ['fim_suf', 'suffix'], texts: ['<|fim_suffix|>', '<fim-suffix>', '<fim_suffix>', '<｜fim▁hole｜>', '<SUF>', '▁<SUF>', '<|code_suffix|>', '<|suffix|>'] },
+    { keys: ['fim_mid', 'middle'], texts: ['<|fim_middle|>', '<fim-middle>', '<fim_middle>', '<｜fim▁end｜>', '<MID>', '▁<MID>', '<|code_middle|>', '<|middle|>'] },
+    { keys: ['fim_pad'], texts: ['<|fim_pad|>', '<fim-pad>', '<fim_pad>', '<PAD>', '[PAD]'] },
+    { keys: ['fim_rep'], texts: ['<|fim_repo|>', '<|repo_name|>', '<fim-repo>', '<REPO>', '<reponame>'] },
+    { keys: ['fim_sep'], texts: ['<|file_sep|>'] },
+  ],
+  endOfGeneration: ['<|eot_id|>', '<|im_end|>', '<|end|>', '<|return|>', '<|call|>', '<|flush|>', '<|calls|>', '<end_of_turn>',
+    '<|endoftext|>', '</s>', '<|eom_id|>', '<EOT>', '_<EOT>', '[EOT]', '[EOS]', '<|end_of_text|>', '<end_of_utterance>', '<eos>',
+    '<turn|>', '<|tool_response>', '<｜end▁of▁sentence｜>', '[e~['],
+  userDefined: ['<|channel|>', '<|message|>', '<|start|>', '<|constrain|>'],
+  exceptions: [
+    { text: '<|end|>', type: TYPE.USER_DEFINED, beside: [['<|call|>', '<|calls|>'], ['<|return|>', '<|flush|>']] },   // gpt-oss, solar-open
+    { text: '</s>', type: TYPE.NORMAL, beside: [['<|tool_response>']] },   // Gemma 4
+  ],
+});
 
 // llama.cpp's regular expressions (llm_tokenizer_bpe), spelled as Hugging Face's files spell them
 // where one has them (GPT-2's, Llama 3's, Qwen2's: load-tokenizer.js KNOWN_PATTERNS)
@@ -113,11 +151,12 @@ export function ggufTokenizerJson(metadata) {
   if (!MODELS.includes(model)) bad(`${K('model')} is ${typeof model === 'string' ? quote(model, 40) : describe(model)}; attnmap reads ${MODELS.map((m) => quote(m)).join(' and ')} (byte-level BPE and SentencePiece BPE)`);
   const tokens = readTokens(get(K('tokens')));
   const n = tokens.length;
-  const types = readTypes(get(K('token_type')), n);
+  const fileTypes = readTypes(get(K('token_type')), n);
   const vocab = vocabOf(tokens);
   const spm = model === 'llama';
   const pre = spm ? null : readPre(get(K('pre')));
   const ids = readIds(metadata, n, spm ? { bos: 1, eos: 2, unknown: 0 } : {});
+  const types = typesByText(fileTypes, n, vocab, ids);
   const addBos = readBool(get, 'add_bos_token', spm || Boolean(pre.addBos));
   const addEos = readBool(get, 'add_eos_token', false);
   if (addBos && ids.bos === undefined) bad(`${K('add_bos_token')} is true but ${K('bos_token_id')} is not set`);
@@ -193,6 +232,19 @@ function readTypes(types, n) {
   return types;
 }
 
+// the token types as llama.cpp sets them (BY_TEXT), in a copy of the file's (all normal without
+// token_type); ids: the *_token_id keys read
+function typesByText(fileTypes, n, vocab, ids) {
+  const types = fileTypes === null ? new Int32Array(n).fill(TYPE.NORMAL) : Int32Array.from(fileTypes);
+  const has = (text) => vocab[text] !== undefined;
+  const set = (texts, type) => { for (const t of texts) if (has(t)) types[vocab[t]] = type; };
+  for (const { keys, texts } of BY_TEXT.fillInTheMiddle) if (!keys.some((k) => Object.hasOwn(ids, k))) set(texts, TYPE.CONTROL);
+  set(BY_TEXT.endOfGeneration, TYPE.CONTROL);
+  set(BY_TEXT.userDefined, TYPE.USER_DEFINED);
+  for (const { text, type, beside } of BY_TEXT.exceptions) if (beside.every((group) => group.some(has))) set([text], type);
+  return types;
+}
+
 // SentencePiece scores: f32 (or i32, which llama.cpp also takes), one per token, finite
 function readScores(scores, n) {
   if (scores === undefined) bad(`${K('scores')} is missing: a SentencePiece vocabulary (model "llama") merges by score`);
@@ -211,8 +263,8 @@ function readPre(pre) {
   return PRE[pre];
 }
 
-// every tokenizer.ggml.*_token_id an id of the vocabulary; bos, eos, unknown and padding returned
-// ({ bos, eos, unknown, padding }, undefined when absent), with the model's defaults when in range
+// every tokenizer.ggml.*_token_id an id of the vocabulary, returned by name ({ bos, eos, unknown,
+// padding, fim_pre, … }, absent when the key is), with the model's defaults when in range
 function readIds(metadata, n, defaults) {
   const ids = {};
   for (const [name, id] of Object.entries(defaults)) if (id < n) ids[name] = id;
@@ -259,7 +311,7 @@ function bpe(vocab, merges, unk, options) {
 // unknown, control and user-defined tokens, matched in the text as themselves
 function addedTokens(tokens, types) {
   const added = [];
-  types?.forEach((type, id) => {
+  types.forEach((type, id) => {
     if (ADDED.has(type)) added.push({ id, content: tokens[id], single_word: false, lstrip: false, rstrip: false, normalized: false, special: type !== TYPE.USER_DEFINED });
   });
   return added;

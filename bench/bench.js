@@ -21,6 +21,9 @@
 //   node bench/bench.js --only llama   the LLaMA family's section alone (Qwen2.5-0.5B's shape against
 //                                   onnxruntime-web, Qwen3-0.6B's; bench/llama.js; about 15 minutes, 8 GB of
 //                                   memory, 6 GB of temporary files), rewrites only its part of the doc
+//   node bench/element-memory.js    a model by URL as the element loads it: peak RSS over the weights
+//                                   (SmolLM2-135M's shape; about 20 s), rewrites only its part of the doc;
+//                                   a full run measures it after the GGUF section
 //
 // Besides single-head attention at several n, it times one GPT-2-small multi-head attention
 // layer (n = 1024, d_model = 768, 12 heads, biases; n = 128 in quick mode): attnmap's
@@ -44,7 +47,8 @@
 // (sampling, rounds, medians; the single-head sizes), impls.js (attnmap and the peers, loaded as
 // their users load them), native.js (gcc and the C child process), mha.js, pool.js, chromium.js,
 // node-relaxed.js, tiny.js, model.js (GPT-2 small, the whole model), llama.js + llama-report.js
-// (the LLaMA family), heads.js (every head's role scores), gguf.js (GGUF files, quantized), fresh.js
+// (the LLaMA family), heads.js (every head's role scores), gguf.js (GGUF files, quantized),
+// element-memory.js (a model by URL: the element's peak memory), fresh.js
 // (cold start, memory), shipped.js (gzip sizes), report.js (tables, console), reading.js (targets,
 // prose), markdown.js (docs/BENCHMARKS.md).
 import fs from 'node:fs';
@@ -56,6 +60,7 @@ import { loadAll } from './impls.js';
 import { machine, sourcesMatchWasm } from './machine.js';
 import { markdown } from './markdown.js';
 import { ggufOnly } from './gguf.js';
+import { elementMemoryOnly } from './element-memory.js';
 import { headsOnly } from './heads.js';
 import { benchMha } from './mha.js';
 import { benchLlama } from './llama.js';
@@ -122,8 +127,10 @@ async function main() {
     progress('wrote docs/BENCHMARKS.md');
   }
 
-  // 7. GGUF files (bench/gguf.js): measured last, in this process, its section rewritten in the doc just written
+  // 7. GGUF files (bench/gguf.js), then a model by URL (bench/element-memory.js): measured last, each
+  // section rewritten in the doc just written
   await ggufOnly(r, { quick: QUICK });
+  await elementMemoryOnly(r, { quick: QUICK });
 }
 
 await main();

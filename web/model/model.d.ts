@@ -42,7 +42,18 @@ export interface LlamaConfig {
 export interface ShardedWeights {
   /** model.safetensors.index.json: its text, the file (a File or Blob) or the parsed object. */
   index: string | Blob | { weight_map: Record<string, string>; [key: string]: unknown };
-  shards: Record<string, Uint8Array | ArrayBuffer | Blob>;
+  shards: Record<string, Uint8Array | ArrayBuffer | Blob | FetchedWeights>;
+}
+
+/**
+ * What fetchCheckpoint gives for a weights file over 16 MiB: the file, its header read and checked,
+ * whose tensors loadModel streams into wasm memory as they arrive (by Range requests where the
+ * server answers them), never holding the file whole. Pass it to loadModel; close() ends its
+ * download if it is not loaded.
+ */
+export interface FetchedWeights {
+  readonly size: number;
+  close(): void;
 }
 
 /** A load's progress: bytes of one file read (or downloaded) so far, of total (null when unknown). */
@@ -77,7 +88,7 @@ export interface CheckpointFiles {
    * model.safetensors (its bytes, or a File / Blob read slice by slice), or a sharded checkpoint.
    * F32, F16 or BF16: the LLaMA family keeps matrices in the file's dtype (BF16 stays 2 bytes).
    */
-  weights: Uint8Array | ArrayBuffer | Blob | ShardedWeights;
+  weights: Uint8Array | ArrayBuffer | Blob | ShardedWeights | FetchedWeights;
   /** tokenizer.json (Hugging Face's tokenizers), its text or parsed object; read by loadTokenizer. */
   tokenizer?: string | object;
   /** tokenizer_config.json, beside tokenizer.json (special tokens, BOS). */
@@ -467,5 +478,5 @@ export function cachedModels(options?: { cacheDir?: string; ollamaDir?: string; 
 /** Forgets a repo's cached files, every revision (Node: removes its folder from the Hugging Face cache). */
 export function deleteCachedModel(repo: string, options?: { cacheDir?: string }): Promise<void>;
 
-/** The files of a checkpoint folder at url (relative to base), as loadModel takes them. */
+/** The files of a checkpoint folder at url (relative to base), as loadModel takes them (weights over 16 MiB as FetchedWeights). */
 export function fetchCheckpoint(url: string, base?: string, options?: FetchOptions): Promise<CheckpointFiles>;

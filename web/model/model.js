@@ -79,13 +79,24 @@ function readFiles(files) {
  */
 export async function loadModel(files, options = {}) {
   if (typeof files === 'string') return loadByName(files, options ?? {});
+  const opened = new Set();   // the downloads read (fetch-source.js), closed once the weights are in wasm memory
+  try {
+    return await loadFiles(files, options, opened);
+  } finally {
+    for (const source of opened) source.close();
+  }
+}
+
+async function loadFiles(files, options, opened) {
   let parts;
   try {
     readThreads(options.threads);   // before any file is read
     const f = readFiles(files);
+    if (isSource(f.weights) && typeof f.weights.close === 'function') opened.add(f.weights);
     const { config, weights, metadata } = f.gguf !== undefined ? await ggufParts(f.gguf, options.onProgress)
       : { config: readConfig(f.config), weights: null };
-    const tensors = matchTensors(config, weights ?? await readWeights(f.weights, { onProgress: options.onProgress }));
+    const tensors = matchTensors(config, weights ?? await readWeights(f.weights, { onProgress: options.onProgress, opened }));
+    expectReads(tensors);
     const tokenizer = await tokenizerOf(f, metadata);
     if (tokenizer && tokenizer.vocabSize > config.vocab_size) {
       fail(ErrorCode.INVALID_MODEL, `the tokenizer has ${tokenizer.vocabSize} tokens but config.json's vocab_size is ${config.vocab_size}: they are not of one checkpoint`);
@@ -102,6 +113,12 @@ export async function loadModel(files, options = {}) {
     throw e;
   }
   return makeModel(rt, parts.config, parts.tokenizer);
+}
+
+// a download (fetch-source.js) told which of its tensors the model reads, so that it keeps for a
+// later read only those it passes over
+function expectReads(tensors) {
+  for (const { info } of tensors.list) if (typeof info.source?.expect === 'function') info.source.expect(info.begin, info.end);
 }
 
 // options.threads: how many threads run the model (runtime.js, threads.js), 1 to 16, or undefined
@@ -136,8 +153,14 @@ async function loadByName(name, options) {
   }
   const base = globalThis.document?.baseURI ?? globalThis.location?.href;
   const files = isGgufUrl(name, base) ? await fetchGguf(name, base, fetching) : await fetchCheckpoint(name, base, fetching);
-  return loadModel(files, { onProgress: given, threads, offThread });
+  try {
+    return await loadModel(files, { onProgress: given, threads, offThread });
+  } finally {
+    closeFetched(files.weights);   // a shard's download left open when loadModel failed before it read that shard
+  }
 }
+
+const closeFetched = (w) => { for (const x of isSource(w) ? [w] : Object.values(w?.shards ?? {})) if (isSource(x)) x.close?.(); };
 
 // the checkpoint's tokenizer (load-tokenizer.js): its tokenizer files, else a GGUF file's
 // tokenizer.ggml.* (gguf-tokenizer.js), else null

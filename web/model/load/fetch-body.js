@@ -67,7 +67,8 @@ export async function fetchWithin(url, init, clocks, signal, hint = '') {
   } catch (e) {
     if (signal?.aborted) throw e;
     if (ctl.signal.aborted) throw new ModelFetchError(`${url}: no answer within ${clocks.stallMs / 1000} s (options.stallMs)`, url, 0);
-    throw new ModelFetchError(`${url}: could not be fetched (${e.cause?.code ?? e.message}${hint})`, url, 0);
+    // unreachable: the request could not be made at all (no server, CSP, CORS), not a slow one
+    throw Object.assign(new ModelFetchError(`${url}: could not be fetched (${e.cause?.code ?? e.message}${hint})`, url, 0), { unreachable: true });
   } finally {
     clearTimeout(timer);
   }
@@ -84,25 +85,27 @@ export function lengthOf(res) {
  * the end; ended() throws when it ended short of its Content-Length; total: that length, or
  * undefined. A stall, a drip or a cut is a ModelFetchError "URL: WHAT …" counting bytes from
  * `from` (a resumed download's offset) and ending with `after`; the caller's signal gives its
- * AbortError as it is.
+ * AbortError as it is. clock: { start, received }, the rate's clock, shared by the requests of one
+ * file (fetch-source.js: a file read by ranges averages minRate over all of them); by default this
+ * body's own, from now. body.clock is the one used.
  */
-export function bodyOf(res, url, { stallMs, minRate, graceMs }, { what = 'the download', from = 0, after = '', signal } = {}) {
-  const reader = res.body?.getReader(), start = performance.now(), total = lengthOf(res);   // a monotonic clock
+export function bodyOf(res, url, { stallMs, minRate, graceMs }, { what = 'the download', from = 0, after = '', signal, clock = { start: performance.now(), received: 0 } } = {}) {
+  const reader = res.body?.getReader(), total = lengthOf(res);   // performance.now(): a monotonic clock
   let received = 0;
   const came = () => `${from + received} bytes${total === undefined ? '' : ` of ${from + total}`}`;
   const error = (why) => new ModelFetchError(`${url}: ${what} ${why}${after}`, url, res.status);
-  const slow = () => error(`is too slow: ${came()} in ${((performance.now() - start) / 1000).toFixed(1)} s, less than ` +
+  const slow = () => error(`is too slow: ${came()} in ${((performance.now() - clock.start) / 1000).toFixed(1)} s, less than ` +
     `${formatBytes(minRate)}/s on average after the first ${graceMs / 1000} s (options.minRate): the server stalled, or drips`);
   async function next() {
     if (!reader) return null;
-    const rateDue = minRate > 0 ? Math.max(graceMs, (received / minRate) * 1000) - (performance.now() - start) : Infinity;
+    const rateDue = minRate > 0 ? Math.max(graceMs, (clock.received / minRate) * 1000) - (performance.now() - clock.start) : Infinity;
     const stall = stallMs <= rateDue, wait = Math.min(MAX_TIMER_MS, Math.max(0, Math.min(stallMs, rateDue)));
     let timer, step;
-    const clock = new Promise((resolve, reject) => {
+    const timeout = new Promise((resolve, reject) => {
       timer = setTimeout(() => reject(stall ? error(`stalled: no data for ${stallMs / 1000} s after ${came()}`) : slow()), wait);
     });
     try {
-      step = await Promise.race([reader.read(), clock]);
+      step = await Promise.race([reader.read(), timeout]);
     } catch (e) {
       reader.cancel().catch(() => {});
       if (signal?.aborted || e instanceof ModelFetchError) throw e;
@@ -112,11 +115,12 @@ export function bodyOf(res, url, { stallMs, minRate, graceMs }, { what = 'the do
     }
     if (step.done) return null;
     received += step.value.length;
+    clock.received += step.value.length;
     return step.value;
   }
   // a body that ended short of its Content-Length broke off (a fetch usually says so itself)
   function ended() {
     if (total !== undefined && received < total) throw error(`broke off after ${came()}`);
   }
-  return { next, ended, total, cancel: () => { reader?.cancel().catch(() => {}); } };
+  return { next, ended, total, clock, cancel: () => { reader?.cancel().catch(() => {}); } };
 }

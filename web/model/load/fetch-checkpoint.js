@@ -16,9 +16,14 @@
 //
 // What a server can make the page hold, and for how long, is bounded (issue 35):
 // - the weights (model.safetensors, each shard) are read as far as their header says the file
-//   goes (8 + the header's length + the largest data_offsets end), into one array of that size; a
-//   Content-Length or a header over what wasm32 can hold (4 GiB, the shards together) is TOO_LARGE
-//   before the rest is read; a body that goes on past that size, or ends before it, INVALID_MODEL;
+//   goes (8 + the header's length + the largest data_offsets end); a Content-Length or a header
+//   over what wasm32 can hold (4 GiB, the shards together) is TOO_LARGE before the rest is read;
+//   a body that goes on past that size, or ends before it, INVALID_MODEL. Files of up to 16 MiB
+//   together (fetch-source.js WHOLE_BYTES: the toy, a small shard) are read whole, each into one
+//   array of its size; a larger one is returned as a source, its header read (issue 39 item 10):
+//   loadModel reads each tensor from the download straight into its place in wasm memory, by
+//   Range requests where the order of the file is not the model's, never the file whole
+//   (fetch-source.js; a server that ignores Range: the file whole, as before);
 // - the text files (config.json, the tokenizer's, the index) are read up to 64 MiB each, as the
 //   folder loader reads them from disk (files-node.js): TOO_LARGE beyond, at once when a
 //   Content-Length says so;
@@ -33,10 +38,11 @@
 // with a ModelFetchError naming its URL and the HTTP status; a file that is there but broken is
 // an AttentionError INVALID_MODEL, one too large TOO_LARGE (with the URL and both sizes), as
 // loadModel's own; options of the wrong kind INVALID_ARGUMENT.
-import { AttentionError, ErrorCode, fail, describe, formatBytes, quote } from '../../core/errors.js';
-import { MAX_HEADER_BYTES } from './safetensors.js';
+import { ErrorCode, fail, describe, formatBytes, quote } from '../../core/errors.js';
+import { MAX_HEADER_BYTES, MAX_TENSORS, isSource } from './safetensors.js';
 import { MAX_SHARDS } from './weights.js';
 import { ModelFetchError, MAX_TEXT_BYTES, MAX_WEIGHTS_BYTES, clocksOf, fetchWithin, bodyOf } from './fetch-body.js';
+import { alloc, readWhole, streamSource, newLane, closeLane } from './fetch-source.js';
 
 export { ModelFetchError };
 
@@ -46,15 +52,6 @@ const LT = 0x3c;                      // "<"
 
 const invalid = (url, what) => fail(ErrorCode.INVALID_MODEL, `${url}: ${what}`);
 const isHtmlType = (res) => /^text\/html\b/i.test(res.headers.get('content-type') ?? '');
-
-// a new array of n bytes; an engine that cannot give it says OUT_OF_MEMORY, not a RangeError
-function alloc(n, url) {
-  try {
-    return new Uint8Array(n);
-  } catch (e) {
-    throw new AttentionError(ErrorCode.OUT_OF_MEMORY, `${url}: ${formatBytes(n)} could not be allocated for the file (${e.message})`);
-  }
-}
 
 // ----------------------------------------------------------------------------
 // a text file (up to MAX_TEXT_BYTES) or a GGUF file (up to MAX_WEIGHTS_BYTES): read to its end
@@ -87,40 +84,27 @@ async function readAll(body, url, cap, what, first) {
 // ----------------------------------------------------------------------------
 // model.safetensors or a shard: the header from the first bytes, then the file it describes
 
-// budget: { left, spent }: what wasm32 can still hold, and what the shards before this one took
-async function readWeights(body, url, budget) {
-  const bad = (what) => invalid(url, what);
+// budget: { left, spent }: what wasm32 can still hold, and what the shards before this one took;
+// lane: the checkpoint's downloads (fetch-source.js). The file whole (bytes), or a source over the
+// download, its header read; encoded: the body is compressed (a Range would count other bytes)
+async function readWeights(body, url, { budget, lane, encoded, limits }) {
   const tooLarge = (what) => fail(ErrorCode.TOO_LARGE, `${url}: ${what}; the weights must fit in what wasm32 can hold, ` +
     `${formatBytes(MAX_WEIGHTS_BYTES)}${budget.spent ? ` (${formatBytes(budget.left)} after the ${formatBytes(budget.spent)} of the shards before it)` : ''}`);
   if (body.total > budget.left) tooLarge(`the server announces ${formatBytes(body.total)} (Content-Length ${body.total})`);
   const head = await headOf(body, url);
   if (head === HTML) return HTML;
   // the size the header implies, checked before anything of that size is allocated
-  const { chunks, n } = head, size = 8 + n + dataEnd(joined(chunks, 8 + n).subarray(8), url);
+  const { chunks, n } = head, first = joined(chunks, 8 + n), { end, ranges } = dataOf(first.subarray(8), url), size = 8 + n + end;
   if (size > budget.left) tooLarge(`its header describes a file of ${formatBytes(size)} (${size} bytes)`);
-  // the file into one array of that size: not a byte more is kept
-  const file = alloc(size, url);
-  const longer = () => bad(`the body goes on past the ${size} bytes its header describes (8 + ${n} + the data); a safetensors file ends with its last tensor`);
-  let at = 0;
-  const put = (chunk) => {
-    if (at + chunk.length > size) longer();
-    file.set(chunk, at);
-    at += chunk.length;
-  };
-  chunks.forEach(put);
-  while (at < size) {
-    const chunk = await body.next();
-    if (chunk === null) {
-      body.ended();
-      bad(`the file ends after ${at} bytes; its header describes ${size} (a truncated file?)`);
-    }
-    put(chunk);
-  }
-  // the end: known when the server announced this very size; else nothing more may come
-  if (body.total !== size) for (let more; (more = await body.next()) !== null;) if (more.length) longer();
   budget.left -= size;
   budget.spent += size;
-  return file;
+  if (size <= lane.whole || encoded) {
+    lane.whole = Math.max(0, lane.whole - size);
+    return readWhole(body, url, size, n, chunks);    // the file into one array of that size: not a byte more is kept
+  }
+  const got = chunks.reduce((a, c) => a + c.length, 0), last = chunks[chunks.length - 1];
+  const rest = last.subarray(last.length - (got - 8 - n));     // the bytes after the header in its last chunk
+  return streamSource({ url, size, head: first, rest, body, ranges: ranges.map(([b, e]) => [8 + n + b, 8 + n + e]), limits, lane });
 }
 
 // the first chunks, up to the end of the JSON header: { chunks, n } (n: the header's length), or
@@ -163,9 +147,10 @@ function headerLength(first, total, url) {
   return Number(n);
 }
 
-// The end of the data section: the largest data_offsets end. Only what the size needs is checked
-// here; safetensors.js reads the header again, with all of the format's rules.
-function dataEnd(raw, url) {
+// The end of the data section: the largest data_offsets end, and each entry's [begin, end) that
+// looks like one (what a download keeps for a later read: fetch-source.js). Only what the size
+// needs is checked here; safetensors.js reads the header again, with all of the format's rules.
+function dataOf(raw, url) {
   const bad = (what) => invalid(url, what);
   if (raw[0] !== 0x7b) bad(`not a safetensors file: the header must be a JSON object starting with "{"; it starts with ${raw.length ? `byte 0x${raw[0].toString(16).padStart(2, '0')}` : 'nothing (length 0)'}`);
   let header;
@@ -176,6 +161,7 @@ function dataEnd(raw, url) {
   }
   if (header === null || typeof header !== 'object' || Array.isArray(header)) bad(`the header must be a JSON object { name: { dtype, shape, data_offsets } }; received ${describe(header)}`);
   let end = 0;
+  const ranges = [];
   for (const [name, entry] of Object.entries(header)) {
     if (name === '__metadata__') continue;
     const offsets = entry?.data_offsets;
@@ -183,26 +169,33 @@ function dataEnd(raw, url) {
       bad(`the header's entry ${quote(name)} has no data_offsets [begin, end] with an end in bytes; received ${describe(offsets)}`);
     }
     end = Math.max(end, offsets[1]);
+    // (MAX_TENSORS at most: safetensors.js refuses a header of more)
+    if (ranges.length < MAX_TENSORS && Number.isSafeInteger(offsets[0]) && offsets[0] >= 0 && offsets[0] <= offsets[1]) ranges.push([offsets[0], offsets[1]]);
   }
-  return end;
+  return { end, ranges };
 }
 
 // ----------------------------------------------------------------------------
 // one file, and the folder
 
-/** One file's bytes; undefined for an optional file that is absent (404, or an HTML page). */
-async function get(url, { optional, weights, limits, budget }) {
+/**
+ * One file's bytes (a weights file: its bytes or a source over its download); undefined for an
+ * optional file that is absent (404, or an HTML page).
+ */
+async function get(url, { optional, weights, limits, budget, lane }) {
   const res = await fetchWithin(url, {}, limits, undefined, '; a page opened from disk cannot fetch, and another host needs CORS and connect-src');
   const body = bodyOf(res, url, limits);
+  let bytes;
   try {
     if (optional && res.status === 404) return undefined;
     if (!res.ok) throw new ModelFetchError(`${url}: HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ''}`, url, res.status);
-    const bytes = isHtmlType(res) ? HTML : weights ? await readWeights(body, url, budget) : await readText(body, url);
+    const encoded = !/^\s*(identity)?\s*$/i.test(res.headers.get('content-encoding') ?? '');
+    bytes = isHtmlType(res) ? HTML : weights ? await readWeights(body, url, { budget, lane, encoded, limits }) : await readText(body, url);
     if (bytes !== HTML) return bytes;
     if (optional) return undefined;
     throw new ModelFetchError(`${url}: the server answered with an HTML page, not the file (a missing file behind a single-page app's fallback?)`, url, res.status);
   } finally {
-    body.cancel();     // what was not read is not waited for (a body longer than its file, a 404's page)
+    if (!isSource(bytes)) body.cancel();     // what was not read is not waited for (a body longer than its file, a 404's page)
   }
 }
 
@@ -213,7 +206,9 @@ const INDEX = 'model.safetensors.index.json';
 /**
  * The folder's files as loadModel takes them: { config, weights, tokenizer?, tokenizerConfig? }
  * or { …, vocab, merges } or { …, vocabTxt }. weights: model.safetensors, or when it is absent
- * (404) { index, shards } from model.safetensors.index.json and the shards it names.
+ * (404) { index, shards } from model.safetensors.index.json and the shards it names; each its
+ * bytes, or above WHOLE_BYTES a source over its download (fetch-source.js), which loadModel reads
+ * and closes (source.close() ends its download; a later read fetches again).
  */
 export async function fetchCheckpoint(folder, base, options = {}) {
   const limits = clocksOf(options, 'fetchCheckpoint');
@@ -221,11 +216,23 @@ export async function fetchCheckpoint(folder, base, options = {}) {
   if (!url.pathname.endsWith('/')) url.pathname += '/';
   const listed = options?.files ? new Set(options.files) : null;
   const has = (name) => listed === null || listed.has(name);
-  const budget = { left: MAX_WEIGHTS_BYTES, spent: 0 };       // the weights, all shards together
-  const at = (name, optional, weights = false) => (has(name) ? get(new URL(name, url).href, { optional, weights, limits, budget }) : Promise.resolve(undefined));
+  const budget = { left: MAX_WEIGHTS_BYTES, spent: 0 }, lane = newLane();       // the weights, all shards together
+  const at = (name, optional, weights = false) => (has(name) ? get(new URL(name, url).href, { optional, weights, limits, budget, lane }) : Promise.resolve(undefined));
   at.folder = url;
+  try {
+    return await folderFiles(at, listed);
+  } catch (e) {
+    closeLane(lane);     // a download left open by a weights file fetched before the failure
+    throw e;
+  }
+}
+
+async function folderFiles(at, listed) {
   const config = text(await at('config.json', false));
-  const [weights, tokenizer] = await Promise.all([weightsOf(at, listed), at('tokenizer.json', true)]);
+  const both = await Promise.allSettled([weightsOf(at, listed), at('tokenizer.json', true)]);
+  const failed = both.find((r) => r.status === 'rejected');
+  if (failed) throw failed.reason;
+  const [weights, tokenizer] = both.map((r) => r.value);
   const files = { config, weights };
   if (tokenizer !== undefined) {
     const tokenizerConfig = await at('tokenizer_config.json', true);

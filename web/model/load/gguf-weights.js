@@ -36,7 +36,7 @@
 //   unpermuteRows(dest, rows, rowLength, heads)   dest's rows back in Hugging Face's order, in place
 //   readStored(info, dest)   a tensor with info.stored (gpt2) into dest (float32), in the family's layout
 import { ErrorCode, fail, quote, shapeText } from '../../core/errors.js';
-import { readTensor, readTensorAsync, copyTensor } from './safetensors.js';
+import { readTensor, readTensorAsync, copyTensor, f16Table } from './safetensors.js';
 import { SUPPORTED_TYPES } from './gguf.js';
 
 const bad = (message) => fail(ErrorCode.INVALID_MODEL, message);
@@ -183,19 +183,13 @@ const after = (v, k) => (typeof v?.then === 'function' ? v.then(k) : k());
 // Q8_0 blocks (ggml-common.h block_q8_0: a float16 scale d, then 32 int8 q) -> q·d in float32,
 // as ggml's dequantize_row_q8_0 (an int8 times a float16 is exact in double: one rounding, float32's)
 function dequantizeQ8(bytes, out) {
+  const half = f16Table();   // a float16 scale, exactly
   for (let b = 0, at = 0; at < bytes.length; b++, at += 34) {
-    const d = f16Value(bytes[at] | (bytes[at + 1] << 8));
+    const d = half[bytes[at] | (bytes[at + 1] << 8)];
     for (let j = 0; j < 32; j++) out[32 * b + j] = ((bytes[at + 2 + j] << 24) >> 24) * d;
   }
 }
 
-// float16 bits -> its value (exact in float32)
-function f16Value(h) {
-  const sign = h & 0x8000 ? -1 : 1, exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
-  if (exp === 0) return sign * mant * 2 ** -24;
-  if (exp === 31) return mant ? NaN : sign * Infinity;
-  return sign * (1024 + mant) * 2 ** (exp - 25);
-}
 
 // src (rows, cols) -> dest (cols, rows)
 function transpose(src, rows, cols, dest) {

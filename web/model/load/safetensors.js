@@ -65,10 +65,11 @@ const q = (s) => quote(s);
  * may be reused by the next read, or with async a promise of them (a File, slice by slice:
  * weights.js blobSource); readInto, when there, fills dest from offset begin (a file read
  * straight into wasm memory). model-node.js makes one of a file; bytes in memory are one too
- * (bytesSource). Made by makeSource, so that it cannot be confused with bytes.
+ * (bytesSource). Made by makeSource, so that it cannot be confused with bytes. extra: methods a
+ * source may have besides (a download's, fetch-source.js: expect, watch, close).
  */
 const SOURCE = Symbol('attnmap.source');
-export const makeSource = (size, read, readInto, async = false) => Object.freeze({ [SOURCE]: true, size, read, readInto, async });
+export const makeSource = (size, read, readInto, async = false, extra = {}) => Object.freeze({ ...extra, [SOURCE]: true, size, read, readInto, async });
 export const isSource = (x) => x !== null && typeof x === 'object' && x[SOURCE] === true;
 
 /** Bytes in memory as a source (a Uint8Array or an ArrayBuffer, checked as fileBytes checks them). */
@@ -306,9 +307,9 @@ function checkLayout(tensors, dataStart, dataLength, label) {
 
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
-// the 65,536 float16 values as float32, built on first use (256 KiB)
+// the 65,536 float16 values as float32, built on first use (256 KiB); gguf-weights.js's Q8_0 scales too
 let F16_TABLE = null;
-function f16Table() {
+export function f16Table() {
   if (F16_TABLE) return F16_TABLE;
   const table = new Float32Array(65536);
   for (let h = 0; h < 65536; h++) {

@@ -8,7 +8,10 @@
 //     parsed object or File
 //     -> { tensors: Map<name, info + { source }>, metadata, files: [names] }
 //   options.onProgress({ file, loaded, total }): as a File's bytes are read (the header now, the
-//   tensors as the runtime copies them into wasm memory)
+//   tensors as the runtime copies them into wasm memory), or a download's come (a source with
+//   watch: fetch-source.js)
+//   options.opened: a Set that gets each source with a close() (a download's) as it is read, for
+//   the caller to close when the tensors are in wasm memory
 //
 // The index: { "metadata": {...}, "weight_map": { tensor: shard file } }, as transformers'
 // save_pretrained writes it. Refused (INVALID_MODEL, naming the file and the tensor): an index
@@ -31,9 +34,12 @@ export const blobSource = (blob, onRead = () => {}) => makeSource(blob.size,
 const isBlob = (x) => typeof Blob === 'function' && x instanceof Blob;
 
 // one file's parse: sync for bytes and sync sources, async for a Blob (whose reads are counted)
-async function parseOne(file, label, progress) {
+// and a download (whose bytes are counted as they come)
+async function parseOne(file, label, progress, opened) {
   if (isBlob(file)) return openSafetensors(blobSource(file, (n) => progress?.(label, n, file.size)), label);
   const src = isSource(file) ? file : bytesSource(file, `loadModel: weights (${label})`);
+  if (typeof src.close === 'function') opened?.add(src);
+  if (progress && typeof src.watch === 'function') src.watch((n) => progress(label, n, src.size));
   return src.async ? openSafetensors(src, label) : parseSafetensors(src, label);
 }
 
@@ -47,13 +53,13 @@ function progressOf(onProgress) {
   };
 }
 
-export async function readWeights(weights, { onProgress } = {}) {
+export async function readWeights(weights, { onProgress, opened } = {}) {
   const progress = progressOf(onProgress);
   if (weights !== null && typeof weights === 'object' && !isBlob(weights) && !isSource(weights) &&
       !(weights instanceof Uint8Array) && !(weights instanceof ArrayBuffer)) {
-    return readSharded(weights, progress);
+    return readSharded(weights, progress, opened);
   }
-  const parsed = await parseOne(weights, 'model.safetensors', progress);
+  const parsed = await parseOne(weights, 'model.safetensors', progress, opened);
   for (const info of parsed.tensors.values()) info.source = parsed.source;
   return { tensors: parsed.tensors, metadata: parsed.metadata, files: ['model.safetensors'] };
 }
@@ -78,13 +84,13 @@ function readIndex(index) {
   return byFile;
 }
 
-async function readSharded(weights, progress) {
+async function readSharded(weights, progress, opened) {
   const { index, shards } = weights;
   if (shards === null || typeof shards !== 'object') fail(ErrorCode.INVALID_ARGUMENT, `loadModel: weights must be one safetensors file or { index, shards: { name: file } }; received ${describe(weights)}`);
   const byFile = readIndex(isBlob(index) ? await index.text() : index), tensors = new Map(), where = new Map();
   for (const [file, names] of byFile) {
     if (!Object.hasOwn(shards, file)) bad(`${INDEX} maps ${names.length} tensor${names.length === 1 ? '' : 's'} (${quote(names[0])}…) to ${quote(file)}, which is missing`);
-    const parsed = await parseOne(shards[file], file, progress);
+    const parsed = await parseOne(shards[file], file, progress, opened);
     const listed = new Set(names);
     for (const [name, info] of parsed.tensors) {
       if (where.has(name)) bad(`tensor ${quote(name)} is in two shards, ${quote(where.get(name))} and ${quote(file)}`);

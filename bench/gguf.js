@@ -23,7 +23,8 @@
 //       32 tokens, against the file's size (target ≤ file + 400 MiB);
 //   (c) Qwen2.5-3B's shape in the same mix (about 1.9 GB): that it loads and runs 32 tokens in
 //       wasm32, in a fresh process; its peak and times;
-//   (d) wllama (llama.cpp in wasm) on (a)'s file in Chromium: not measured yet (WLLAMA below says why).
+//   (d) wllama (llama.cpp in wasm) on (a)'s file in Chromium: not measured here but by bench/wllama.js
+//       (WLLAMA below), which writes that row alone.
 // No figure is asserted: a measurement, not a test.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -126,7 +127,8 @@ function* matrixPieces(type, [rows, cols], init, next) {
 }
 
 // the GGUF tensors of config c (random-checkpoint.js's list, in its order), each matrix of the type mix gives
-function ggufTensors(c, mix, seed) {
+// (bench/wllama.js writes (a)'s first file with them, and a vocabulary llama.cpp needs)
+export function ggufTensors(c, mix, seed) {
   const next = rng(seed), L = c.num_hidden_layers;
   return tensorsOf(c).map(([hf, shape, init]) => {
     const name = ggufName(hf), layer = Number(/^blk\.(\d+)\./.exec(name)?.[1] ?? -1);
@@ -272,9 +274,9 @@ function bigRow(x, what, target, over) {
     `loaded in ${fmt(x.loadMs / 1000)} s (RSS then ${fmtBytes(x.loaded)}), forward over ${x.n} tokens ${fmt(x.forwardMs / 1000)} s on ${x.threads} thread; ${logitsOf({ finite: x.finite, max: x.maxLogit })}`];
 }
 
-// (d) not measured: why
-const WLLAMA = 'not measured in this run: (a) to (c) came first; it needs @wllama/wllama 3.8.1 installed into bench/node_modules (bench/package.json) ' +
-  'and a Chromium page that loads the file and times a prompt and a step';
+// (d) measured by bench/wllama.js, not here: the row's text until that is run after this section
+const WLLAMA = 'not measured by this section: `node bench/wllama.js --write` (Chromium, @wllama/wllama from bench/package.json) measures it ' +
+  'on this file with a vocabulary added and rewrites this row';
 
 function ggufReport(r) {
   const a = r.small;

@@ -132,7 +132,7 @@ static int allowed(const uint8_t *mask, int i, int j, int m, unsigned flags) {
 // it holds 2²⁴ equal terms (m = 2²⁵ equal scores gave weights of 2⁻²⁴, not 2⁻²⁵); a blocked
 // sum errs as one block does, at most 63·2⁻²⁴ ≈ 3.8e-6 of its value, whatever m. A row of at
 // most SUM_BLOCK keys is summed as before (one block, to double and back without change).
-// The tiled kernel folds after each of its blocks of BK = SUM_BLOCK keys.
+// The tiled kernel folds after every FOLD keys (below).
 enum { SUM_BLOCK = 64, SUM_COLS = 64 };
 
 static int min_int(int a, int b) { return a < b ? a : b; }
@@ -347,10 +347,15 @@ static attn_status forward_rows(float *out, float *weights, float *workspace, co
 // (d_v, 8). Then both products are 8 rows × 4 columns register tiles that read two vectors
 // and broadcast four scalars per step, every address a constant offset from two pointers,
 // and the softmax works on 8 rows at once with plain vertical vector operations.
+// The scores are kept in base 2 (scaled by scale·log2(e), so that e^(s - max) is 2^(s2 - max2)):
+// the exponential is then a rounding, a polynomial and the exponent bits (exp2_tile4), without
+// exp4's multiplication by log2(e) and its two-part reduction by ln 2.
 // The running sums are blocked as in the row path (SUM_BLOCK), with longer blocks: FOLD keys
 // are summed in float, then added to twins in double (adding after every 64 keys cost 4-5% of
-// the speed at n = 1024; after 256, within the noise).
-enum { BK = 64, FOLD = 256, TILED_MIN_KEYS = 32 };
+// the speed at n = 1024; after 256, within the noise). Blocks of BK = 256 keys rather than 64:
+// a quarter of the blocks' rescaling when a row's maximum grows and of the Oᵀ tiles' loads and
+// stores, for Sᵀ of 8 KiB (about 1% faster at n = 1024-2048 in V8, 2-3% natively; docs/BENCHMARKS.md).
+enum { BK = 256, FOLD = 256, TILED_MIN_KEYS = 32 };
 _Static_assert(FOLD % BK == 0, "the float sums are folded after whole blocks of keys");
 
 static size_t round_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
@@ -375,6 +380,28 @@ static inline v4f vmax4(v4f a, v4f b) { return __builtin_wasm_pmax_f32x4(a, b); 
 #else
 static inline v4f vmax4(v4f a, v4f b) { return select4(a < b, b, a); }
 #endif
+
+// 2^x for the tiled kernel's x = s2 - max2 <= 0 (-inf where masked), four lanes: x = n + f with
+// n = round(x), |f| <= 1/2; 2^f by a degree-6 polynomial, times 2^n made from n's exponent bits.
+// The polynomial: 1 + f·(c1 + ... + c6·f⁵), c1..c6 fitted for this kernel (minimax relative error
+// over |f| <= 1/2, Remez; 2.6e-9 before rounding the coefficients to float, 2.1e-8 after), so
+// within about an ulp of 2^x; and 2^0 = 1 exactly. x is clamped to -127 first, where 2^n's bits
+// are those of +0: lanes below -126.5 (-inf among them) give exactly 0, as exp4's below ln FLT_MIN.
+static inline v4f exp2_tile4(v4f x) {
+    const v4f magic = splat(12582912.0f);  // 1.5·2^23: x + magic rounds x to an integer, n in the low bits
+    const v4f u = vmax4(x, splat(-127.0f));
+    const v4f t = u + magic;
+    const v4f f = u - (t - magic);         // exact
+    v4f p = splat(1.559467782e-4f);
+    p = p * f + splat(1.340664341e-3f);
+    p = p * f + splat(9.617692791e-3f);
+    p = p * f + splat(5.550310388e-2f);
+    p = p * f + splat(2.402265221e-1f);
+    p = p * f + splat(6.931472421e-1f);
+    p = p * f + splat(1.0f);
+    const v4i e = ((v4i)t + 127) << 23;    // magic's own bits shift out: (n + 127) << 23, 2^n
+    return p * (v4f)e;
+}
 
 static inline v2d load2d(const double *p) { v2d r; memcpy(&r, p, sizeof r); return r; }
 static inline void store2d(double *p, v2d x) { memcpy(p, &x, sizeof x); }
@@ -414,8 +441,9 @@ static void fold(row_state *rs, int d_v) {
     rs->u0 = rs->u1 = rs->d0 = rs->d1 = splat(0.0f);
 }
 
-// The statistics' sums moved to a new maximum: with δ = old − new (≤ 0) and c = e^δ,
+// The statistics' sums moved to a new maximum: with δ = old − new (≤ 0, in base 2) and c = 2^δ,
 // Σ e'·(s − new) = c·(U + δ·Z) and D' = c·D; a row that had no key yet (old -inf) has U = Z = 0.
+// U is kept in base 2 like the scores (block_stats multiplies it by ln 2).
 static void stats_rescale(row_state *rs, v4f c0, v4f c1, v4f z0, v4f z1) {
     const v4f ninf = splat(-INFINITY), zero = splat(0.0f);
     const v4f dl0 = select4(rs->mx0 == ninf, zero, rs->mx0 - z0), dl1 = select4(rs->mx1 == ninf, zero, rs->mx1 - z1);
@@ -429,13 +457,13 @@ static void stats_rescale(row_state *rs, v4f c0, v4f c1, v4f z0, v4f z1) {
     }
 }
 
-// passes 2-3's exponentials with the statistics' terms: st = e^(s − z) in place, summed, and
+// passes 2-3's exponentials with the statistics' terms: st = 2^(s − z) in place, summed, and
 // e·(s − z) and e·|qpos − kpos| (keys j0 .. j0 + bk4; masked and padding keys have e = 0)
 static void block_exp_stats(row_state *rs, float *st, int j0, int bk4, int m, v4f z0, v4f z1) {
     const v4f zero = splat(0.0f);
     for (int jj = 0; jj < bk4; jj++) {
         const v4f x0 = load4(st + jj * 8) - z0, x1 = load4(st + jj * 8 + 4) - z1;
-        const v4f p0 = exp4(x0), p1 = exp4(x1);
+        const v4f p0 = exp2_tile4(x0), p1 = exp2_tile4(x1);
         const v4f kp = splat(j0 + jj < m ? rs->kpos[j0 + jj] : 0.0f);
         const v4f a0 = rs->qp0 - kp, a1 = rs->qp1 - kp;
         store4(st + jj * 8, p0); store4(st + jj * 8 + 4, p1);
@@ -469,11 +497,12 @@ static inline __attribute__((always_inline)) void tile_step(v4f t[8], const floa
     t[6] = MADD(x0, s3, t[6]); t[7] = MADD(x1, s3, t[7]);
 }
 
-// pass 1: st (bk4, 8) = (Q·Kᵀ·scale)ᵀ for keys j0 .. j0 + bk4, 8 rows × 4 keys per register
-// tile; padding keys past bk and keys the mask or causality forbid get -inf
+// pass 1: st (bk4, 8) = (Q·Kᵀ·scale2)ᵀ for keys j0 .. j0 + bk4, 8 rows × 4 keys per register
+// tile (scale2 = scale·log2(e): the scores in base 2); padding keys past bk and keys the mask or
+// causality forbid get -inf
 static void block_scores(float *st, const float *qt, const float *kp, const uint8_t *mask,
-                         int i0, int bq, int j0, int bk, int m, int d_k, float scale, unsigned flags) {
-    const v4f vscale = splat(scale), zero = splat(0.0f), ninf = splat(-INFINITY);
+                         int i0, int bq, int j0, int bk, int m, int d_k, float scale2, unsigned flags) {
+    const v4f vscale = splat(scale2), zero = splat(0.0f), ninf = splat(-INFINITY);
     int bk4 = (int)round_up((size_t)bk, 4);
     for (int jj = 0; jj < bk4; jj += 4) {
         const float *kq = kp + (size_t)(j0 + jj) * d_k, *qq = qt;
@@ -493,7 +522,7 @@ static void block_scores(float *st, const float *qt, const float *kp, const uint
 }
 
 // passes 2-3, online: the new running maximum, what came before rescaled to it, then
-// st = e^(s - max) in place, summed
+// st = e^(s - max) = 2^(s2 - max2) in place, summed
 static void block_softmax(row_state *rs, float *st, int j0, int bk4, int m, int d_v) {
     const v4f ninf = splat(-INFINITY), zero = splat(0.0f);
     v4f nm0 = rs->mx0, nm1 = rs->mx1;
@@ -501,11 +530,11 @@ static void block_softmax(row_state *rs, float *st, int j0, int bk4, int m, int 
         nm0 = vmax4(nm0, load4(st + jj * 8));
         nm1 = vmax4(nm1, load4(st + jj * 8 + 4));
     }
-    // a row with nothing allowed so far keeps max -inf: subtract 0 instead (e^-inf = 0)
+    // a row with nothing allowed so far keeps max -inf: subtract 0 instead (2^-inf = 0)
     v4f z0 = select4(nm0 == ninf, zero, nm0), z1 = select4(nm1 == ninf, zero, nm1);
     v4i grew = (nm0 != rs->mx0) | (nm1 != rs->mx1);
     if (grew[0] | grew[1] | grew[2] | grew[3]) {
-        v4f c0 = exp4(rs->mx0 - z0), c1 = exp4(rs->mx1 - z1);  // 1 where unchanged, 0 from -inf
+        v4f c0 = exp2_tile4(rs->mx0 - z0), c1 = exp2_tile4(rs->mx1 - z1);  // 1 where unchanged, 0 from -inf
         if (rs->kpos) stats_rescale(rs, c0, c1, z0, z1);
         rs->s0 *= c0; rs->s1 *= c1;
         for (int c = 0; c < d_v; c++) {
@@ -521,7 +550,7 @@ static void block_softmax(row_state *rs, float *st, int j0, int bk4, int m, int 
     }
     if (rs->kpos) { block_exp_stats(rs, st, j0, bk4, m, z0, z1); return; }
     for (int jj = 0; jj < bk4; jj++) {
-        v4f p0 = exp4(load4(st + jj * 8) - z0), p1 = exp4(load4(st + jj * 8 + 4) - z1);
+        v4f p0 = exp2_tile4(load4(st + jj * 8) - z0), p1 = exp2_tile4(load4(st + jj * 8 + 4) - z1);
         store4(st + jj * 8, p0); store4(st + jj * 8 + 4, p1);
         rs->s0 += p0; rs->s1 += p1;
     }
@@ -560,7 +589,8 @@ static void catch_points(float *cap, const attn_row_stats *stats, const float *s
     }
 }
 
-// the statistics of the block's rows from their final sums (the points' scores less the maximum)
+// the statistics of the block's rows from their final sums (the points' scores less the maximum),
+// back from base 2: U and those scores times ln 2
 static void block_stats(const attn_row_stats *stats, const row_state *rs, float *cap, int i0, int bq) {
     // the maxima stored, not lanes taken by a variable index: in the threaded build, on a model
     // thread (V8 14.x), rs->mx0[r] read wrong values now and then (the points' weights of the
@@ -570,9 +600,10 @@ static void block_stats(const attn_row_stats *stats, const row_state *rs, float 
     store4(mx8 + 4, rs->mx1);
     for (int r = 0; r < bq; r++) {
         const float mx = mx8[r];
-        for (int p = 0; p < ATTN_ROW_POINTS; p++) cap[r * ATTN_ROW_POINTS + p] -= mx;   // -inf stays -inf
-        row_stats_write(stats->out + (size_t)(i0 + r) * ATTN_ROW_STATS, rs->sum[r], rs->usum[r], rs->dsum[r],
-                        cap + r * ATTN_ROW_POINTS);
+        float *at = cap + r * ATTN_ROW_POINTS;
+        for (int p = 0; p < ATTN_ROW_POINTS; p++) at[p] = (at[p] - mx) * 0.693147181f;   // -inf stays -inf
+        row_stats_write(stats->out + (size_t)(i0 + r) * ATTN_ROW_STATS, rs->sum[r], rs->usum[r] * 0.693147180559945309,
+                        rs->dsum[r], at);
     }
 }
 
@@ -594,6 +625,7 @@ static attn_status forward_tiled(float *out, float *workspace, const attn_row_st
     rs.kpos = stats ? stats->kpos : NULL;
     float *cap = (float *)(rs.dsum + 8);   // (8, ATTN_ROW_POINTS) the points' scores (stats)
     pack_keys(kp, k, m, d_k);
+    const float scale2 = scale * 1.44269504088896341f;   // scores in base 2: e^s = 2^(s·log2(e))
 
     for (int i0 = row_begin; i0 < row_end; i0 += 8) {
         int bq = row_end - i0 < 8 ? row_end - i0 : 8;
@@ -615,7 +647,7 @@ static attn_status forward_tiled(float *out, float *workspace, const attn_row_st
         int jend = (flags & ATTN_CAUSAL) && i0 + bq < m ? i0 + bq : m;
         for (int j0 = 0; j0 < jend; j0 += BK) {
             int bk = jend - j0 < BK ? jend - j0 : BK;
-            block_scores(st, qt, kp, mask, i0, bq, j0, bk, m, d_k, scale, flags);
+            block_scores(st, qt, kp, mask, i0, bq, j0, bk, m, d_k, scale2, flags);
             if (stats) catch_points(cap, stats, st, i0, bq, j0, bk);
             block_softmax(&rs, st, j0, (int)round_up((size_t)bk, 4), m, d_v);
             block_values(rs.ot, st, v, j0, bk, d_v);

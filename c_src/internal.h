@@ -35,9 +35,9 @@ static inline float dot(const float *a, const float *b, int d) {
     return s;
 }
 
-// e^x for x <= 0, four lanes, for attention.c's tiled softmax and gpt2.c's gelu_new (Cephes
-// expf: x = n·ln2 + r, |r| <= ln2/2, a degree-6 polynomial, then 2^n through the exponent
-// bits; within 2 ulp of expf). Lanes below ln(FLT_MIN), -inf among them, give exactly 0.
+// e^x for x <= 0, four lanes, for gpt2.c's gelu_new and llama.c's silu (Cephes expf: x = n·ln2
+// + r, |r| <= ln2/2, a degree-6 polynomial, then 2^n through the exponent bits; within 2 ulp of
+// expf; attention.c's tiled softmax has its own base-2 exp2_tile4). Lanes below ln(FLT_MIN), -inf among them, give exactly 0.
 static inline v4f exp4(v4f x) {
     const v4f lo = splat(-87.33654475f), magic = splat(12582912.0f);  // 1.5·2^23 rounds to an integer
     v4i under = x < lo;

@@ -356,6 +356,7 @@ static attn_status forward_rows(float *out, float *weights, float *workspace, co
 // a quarter of the blocks' rescaling when a row's maximum grows and of the Oᵀ tiles' loads and
 // stores, for Sᵀ of 8 KiB (about 1% faster at n = 1024-2048 in V8, 2-3% natively; docs/BENCHMARKS.md).
 enum { BK = 256, FOLD = 256, TILED_MIN_KEYS = 32 };
+#define LOG2_E 1.44269504088896341f
 _Static_assert(FOLD % BK == 0, "the float sums are folded after whole blocks of keys");
 
 static size_t round_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
@@ -625,7 +626,7 @@ static attn_status forward_tiled(float *out, float *workspace, const attn_row_st
     rs.kpos = stats ? stats->kpos : NULL;
     float *cap = (float *)(rs.dsum + 8);   // (8, ATTN_ROW_POINTS) the points' scores (stats)
     pack_keys(kp, k, m, d_k);
-    const float scale2 = scale * 1.44269504088896341f;   // scores in base 2: e^s = 2^(s·log2(e))
+    const float scale2 = scale * LOG2_E;   // scores in base 2: e^s = 2^(s·log2(e)); finite (attn_forward_stats)
 
     for (int i0 = row_begin; i0 < row_end; i0 += 8) {
         int bq = row_end - i0 < 8 ? row_end - i0 : 8;
@@ -725,8 +726,10 @@ attn_status attn_forward_stats(float *out, float *weights, float *workspace, con
     if (st == ATTN_OK) st = check_values(q, k, v, n, m, d_k, d_v, scale, &vmax);
     if (st != ATTN_OK) return st;
 #ifndef ATTN_EMBED
-    // the tiled path sums e^(s - max)·v before dividing: at most m·max|v|, which must stay finite
-    if (!weights && use_tiled(m) && vmax * m < 0.5 * (double)FLT_MAX)
+    // the tiled path sums e^(s - max)·v before dividing: at most m·max|v|, which must stay finite;
+    // its scores are in base 2, scaled by scale·log2(e), which must be finite too (a scale near
+    // FLT_MAX takes the row path, as it did before the base-2 scores)
+    if (!weights && use_tiled(m) && vmax * m < 0.5 * (double)FLT_MAX && fabs((double)scale) * LOG2_E < 0.5 * (double)FLT_MAX)
         return tiled_kernel(out, workspace, stats, q, k, v, mask, m, d_k, d_v, scale, flags, row_begin, row_end);
 #endif
     return forward_rows(out, weights, workspace, stats, q, k, v, mask, m, d_k, d_v, scale, flags, row_begin, row_end);

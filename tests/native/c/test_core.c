@@ -157,6 +157,22 @@ static void test_large_values_no_weights(void) {
     free(ws);
 }
 
+static void test_huge_scale(void) {
+    // a scale of 3e38 over tiny q and k (the scores moderate): the tiled path's base-2 scale,
+    // scale·log2(e), would pass FLT_MAX, so attn_forward takes the row path; OK, as the naive one
+    // (the fuzz target fuzz_forward found it: OVERFLOW for moderate inputs)
+    enum { N = 2, M = 100, D = 16 };
+    float q[N * D], k[M * D], v[M * D], out[N * D], ref[N * D], w[N * M];
+    for (int i = 0; i < N * D; i++) q[i] = 1e-20f * uniform(-1, 1);
+    for (int i = 0; i < M * D; i++) { k[i] = 1e-20f * uniform(-1, 1); v[i] = uniform(-1, 1); }
+    float *ws = malloc(attn_workspace_size(N, M, D, D));
+    attn_status s1 = attn_forward(out, NULL, ws, q, k, v, NULL, N, M, D, D, 3e38f, 0);
+    attn_status s2 = attn_forward_naive(ref, w, NULL, q, k, v, NULL, N, M, D, D, 3e38f, 0);
+    CHECK(s1 == ATTN_OK && s2 == ATTN_OK, "scale 3e38: status %d %d", s1, s2);
+    for (int i = 0; i < N * D; i++) CHECK(fabs(out[i] - ref[i]) <= 1e-5, "scale 3e38 [%d]: %g vs %g", i, out[i], ref[i]);
+    free(ws);
+}
+
 static void test_fully_masked_row(void) {
     float q[4] = {1, 2, 3, 4}, k[4] = {1, 0, 0, 1}, v[4] = {5, 6, 7, 8}, out[4], w[4];
     uint8_t mask[4] = {0, 0, 1, 0};
@@ -542,6 +558,7 @@ int main(void) {
     test_row_ranges();
     test_huge_logits();
     test_large_values_no_weights();
+    test_huge_scale();
     test_fully_masked_row();
     test_bad_inputs();
     test_self_forward();

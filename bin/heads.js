@@ -18,7 +18,8 @@ Runs the checkpoint once and scores every head of every layer by what it looks a
 Each is a mean over the rows (the first token's row, which can only look at itself, aside).
 Prints the top heads of each role, highest first, as "L3 H5  0.912" (layer 3, head 5).
 MODEL is what attnmap model takes: a checkpoint folder, ORG/NAME from the Hugging Face cache,
-or toy-zh.
+toy-zh, a .gguf file, ORG/NAME-GGUF (with --file), ollama:NAME[:TAG] or
+lmstudio:PUBLISHER/REPO[/FILE.gguf].
 
 Options:
   --text TEXT          the text, tokenised with the checkpoint's own tokenizer
@@ -27,6 +28,7 @@ Options:
                        the induction and duplicate scores: a head that copies what followed
                        the token last time looks from position i to i - S + 1
   --seed N             the block's seed, 0 to 4294967295 (default 0)
+  --file NAME          with a GGUF repo (ORG/NAME-GGUF): its .gguf file to read
   --top K              heads listed per role, 1 to 1000 (default 5)
   --json               print every score instead: { layers, heads, n, scores: { sink:
                        [[layer 0's heads], ...], ... } }, and with --induction repeat, seed
@@ -58,7 +60,7 @@ const MAX_SEED = 0xffffffff;
 const OPTIONS = {
   text: { type: 'string' }, ids: { type: 'string' }, induction: { type: 'string' }, seed: { type: 'string' },
   top: { type: 'string' }, json: { type: 'boolean' }, svg: { type: 'string' }, score: { type: 'string' },
-  lang: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+  lang: { type: 'string' }, file: { type: 'string' }, help: { type: 'boolean', short: 'h' },
 };
 
 /** A whole number from lo to hi written in decimal digits, or a usage error naming the flag. */
@@ -93,6 +95,7 @@ export function readArgs(argv, usage) {
   return {
     model: positionals[0], text: a.text, ids: a.ids, repeat, seed: a.seed === undefined ? 0 : wholeArg(a.seed, '--seed', 0, MAX_SEED, usage),
     top: a.top === undefined ? 5 : wholeArg(a.top, '--top', 1, MAX_TOP, usage), json: Boolean(a.json), svg: a.svg, score, lang,
+    file: a.file,
   };
 }
 
@@ -105,7 +108,7 @@ export async function runHeads(argv, { usage }) {
   if (args.help) return HEADS_USAGE;
   const { loadModel } = await import('../web/model/model-node.js');
   const { progressBar } = await import('./progress.js');
-  const model = await loadModel(args.model, { onProgress: progressBar(process.stderr) });
+  const model = await loadModel(args.model, { onProgress: progressBar(process.stderr), ...(args.file === undefined ? {} : { file: args.file }) });
   try {
     const { ids, tokenTypes } = inputIds(model, args, usage);
     const heads = args.repeat ? { repeat: args.repeat } : true;

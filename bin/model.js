@@ -15,10 +15,14 @@ or model.safetensors.index.json and its shards; tokenizer.json, or vocab.json + 
 vocab.txt. Or the name of the model shipped with attnmap: toy-zh. Or a Hugging Face repo
 id (ORG/NAME): read from the Hugging Face cache (the one Python's transformers fills), else
 downloaded into it, with a progress bar on a terminal (HF_HUB_OFFLINE=1: the cache only;
-HF_TOKEN: for gated models; HF_ENDPOINT: another hub; see attnmap cache).
+HF_TOKEN: for gated models; HF_ENDPOINT: another hub; see attnmap cache). Or a GGUF file
+(llama.cpp's, quantized or not: path/to/model.gguf), a GGUF repo (ORG/NAME-GGUF, with --file
+when it holds several), or a model of Ollama's or LM Studio's store: ollama:NAME[:TAG],
+lmstudio:PUBLISHER/REPO[/FILE.gguf] (docs/MODELS.md).
 
 Options:
   --text TEXT          the text, tokenised with the checkpoint's own tokenizer
+  --file NAME          with a GGUF repo (ORG/NAME-GGUF): its .gguf file to read
   --ids IDS            token ids instead, comma-separated ("464,3797,15063")
   --layer L            the layer, from 0 (default 0)
   --head H             the head, from 0 (default 0)
@@ -49,7 +53,7 @@ const OPTIONS = {
   text: { type: 'string' }, ids: { type: 'string' }, layer: { type: 'string' }, head: { type: 'string' },
   summary: { type: 'boolean' }, pair: { type: 'string' }, 'fill-mask': { type: 'boolean' }, 'top-k': { type: 'string' },
   lang: { type: 'string' }, decimals: { type: 'string' }, title: { type: 'string' },
-  'max-bytes': { type: 'string' }, help: { type: 'boolean', short: 'h' },
+  'max-bytes': { type: 'string' }, file: { type: 'string' }, help: { type: 'boolean', short: 'h' },
 };
 
 function intArg(text, flag, max) {
@@ -124,7 +128,7 @@ export async function runModel(argv, cli) {
   if (args.help) return MODEL_USAGE;
   const { loadModel } = await import('../web/model/model-node.js');
   const { progressBar } = await import('./progress.js');
-  const model = await loadModel(folder, { onProgress: progressBar(process.stderr) });
+  const model = await loadModel(folder, { onProgress: progressBar(process.stderr), ...(args.file === undefined ? {} : { file: args.file }) });
   try {
     const { n_layer: L, n_head: H } = model.config;
     const layer = intArg(args.layer, '--layer', L - 1), head = intArg(args.head, '--head', H - 1);

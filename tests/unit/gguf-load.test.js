@@ -131,4 +131,15 @@ test('what a GGUF load refuses, by name: a type it does not read, rope_freqs not
   await reject({ gguf: goldenAsGguf('llama-f32', { arch: 'gpt2' }) }, /GGUF|gpt2/);
   await reject({ gguf: goldenAsGguf('llama-f32'), config: '{}' }, /give gguf alone/);
   await reject({ gguf: 'model.gguf' }, /gguf must be the bytes of a \.gguf file/);
+  // a file loaded by path is named as it is on disk, not as model.gguf
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'attnmap-gguf-'));
+  try {
+    const cut = path.join(dir, 'cut-short.gguf'), typed = path.join(dir, 'odd-type.gguf'), whole = goldenAsGguf('llama-f32');
+    fs.writeFileSync(cut, whole.subarray(0, whole.length - 100));
+    fs.writeFileSync(typed, q8);
+    await reject(cut, /^cut-short\.gguf/);
+    await reject(typed, /^odd-type\.gguf: .*tensor "blk\.0\.ffn_up\.weight" is Q8_1/);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });

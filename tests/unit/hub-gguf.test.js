@@ -120,7 +120,7 @@ test('no { file }: the repo\'s one .gguf (a projector and a README left alone); 
     hub.requests.length = 0;
     const e = await loadModel('attnmap/multi-GGUF', { cacheDir: dir, hubUrl: hub.url }).catch((err) => err);
     assert.ok(e instanceof AttentionError && e.code === 'INVALID_ARGUMENT', `${e?.code}: ${e?.message}`);
-    assert.equal(e.message, `loadModel: attnmap/multi-GGUF holds 12 GGUF files; say which with { file }: ${MULTI_NAMES.slice(0, 10).join(', ')}, and 2 more`);
+    assert.equal(e.message, `loadModel: attnmap/multi-GGUF holds 12 GGUF files; say which with { file } (the CLI: --file): ${MULTI_NAMES.slice(0, 10).join(', ')}, and 2 more`);
     assert.deepEqual(resolved(hub), [], 'nothing downloaded');
     assert.ok(!fs.existsSync(path.join(dir, 'models--attnmap--multi-GGUF', 'blobs')), 'no blob written');
   } finally {
@@ -184,7 +184,19 @@ test('a cache Python wrote for a GGUF repo loads offline; several .gguf there: s
   const offline = { cacheDir: dir, offline: true, hubUrl: 'http://127.0.0.1:9' };
   golden(await loadModel('Qwen/tiny-GGUF', { ...offline, file: 'tiny-q8_0.gguf' }));
   await rejects(loadModel('Qwen/tiny-GGUF', offline), 'INVALID_ARGUMENT',
-    /^loadModel: Qwen\/tiny-GGUF holds 2 GGUF files in its cached snapshot; say which with \{ file \}: tiny-q4_0\.gguf, tiny-q8_0\.gguf$/);
+    /^loadModel: Qwen\/tiny-GGUF holds 2 GGUF files in its cached snapshot; say which with \{ file \} \(the CLI: --file\): tiny-q4_0\.gguf, tiny-q8_0\.gguf$/);
+  // the CLI: --file picks the file; without it, the error says to use --file
+  const env = { ...process.env, HF_HUB_CACHE: dir, HF_HUB_OFFLINE: '1' };
+  const heads = (...more) => spawnSync(process.execPath, [path.join(root, 'bin/attnmap.js'), 'heads', 'Qwen/tiny-GGUF', '--ids', '1,2,3,4', '--json', ...more], { encoding: 'utf8', env });
+  const picked = heads('--file', 'tiny-q8_0.gguf');
+  assert.equal(picked.status, 0, picked.stderr);
+  assert.equal(JSON.parse(picked.stdout).n, 4, 'attnmap heads read the file --file named');
+  const unsaid = heads();
+  assert.notEqual(unsaid.status, 0);
+  assert.match(unsaid.stderr, /holds 2 GGUF files in its cached snapshot; say which with \{ file \} \(the CLI: --file\)/);
+  const model = spawnSync(process.execPath, [path.join(root, 'bin/attnmap.js'), 'model', 'Qwen/tiny-GGUF', '--file', 'tiny-q4_0.gguf', '--ids', '1,2,3'], { encoding: 'utf8', env });
+  assert.equal(model.status, 0, model.stderr);
+  assert.match(model.stdout, /^<svg/, 'attnmap model too');
   writePythonCache(dir, 'Qwen/many-GGUF', { commit: 'c'.repeat(40), files: Object.fromEntries(MULTI_NAMES.map((n) => [n, GGUF])) });
   const listed = await cachedModels({ cacheDir: dir, ...noStores(dir) });
   assert.deepEqual(listed, [

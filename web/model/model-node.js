@@ -47,7 +47,7 @@ function fileSource(file, onRead = () => {}) {
     return out;
   };
   const readInto = (begin, dest) => { readFully(f.fd, dest, begin, file); onRead(name, dest.length, f.size); };
-  return { source: makeSource(f.size, read, readInto), close: () => fs.closeSync(f.fd) };
+  return { source: makeSource(f.size, read, readInto, false, { name }), close: () => fs.closeSync(f.fd) };
 }
 
 // onProgress({ file, loaded, total }) as each weights file is read: loaded counts its bytes read

@@ -204,7 +204,7 @@ function readGgufFiles(f) {
 
 // a GGUF file's config and tensors, read by ranges
 async function ggufParts(gguf, onProgress) {
-  const label = typeof Blob === 'function' && gguf instanceof Blob && gguf.name ? gguf.name : 'model.gguf';
+  const label = typeof gguf?.name === 'string' && gguf.name ? gguf.name : 'model.gguf';   // a File's, a file on disk's (model-node.js)
   const source = isSource(gguf) ? gguf : typeof Blob === 'function' && gguf instanceof Blob
     ? blobSource(gguf, progressTo(onProgress, label, gguf.size)) : bytesSource(gguf instanceof ArrayBuffer ? new Uint8Array(gguf) : gguf, 'loadModel');
   const parsed = source.async ? await openGguf(source, label) : parseGguf(source, label);

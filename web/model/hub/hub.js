@@ -149,7 +149,7 @@ const named = (names) => `${names.slice(0, MAX_NAMED).join(', ')}${names.length 
 export function onlyGguf(names, repo, where = '') {
   const ggufs = names.filter(isModelGguf).sort();
   if (ggufs.length <= 1) return ggufs[0] ?? null;
-  return fail(ErrorCode.INVALID_ARGUMENT, `loadModel: ${repo} holds ${ggufs.length} GGUF files${where}; say which with { file }: ${named(ggufs)}`);
+  return fail(ErrorCode.INVALID_ARGUMENT, `loadModel: ${repo} holds ${ggufs.length} GGUF files${where}; say which with { file } (the CLI: --file): ${named(ggufs)}`);
 }
 
 /**

@@ -358,6 +358,10 @@ typedef uint16_t v8u16 __attribute__((vector_size(16)));
 
 static inline v16u8 load16(const uint8_t *p) { v16u8 x; memcpy(&x, p, sizeof x); return x; }
 
+// bits s .. s + m of each byte (m + s <= 8): shifted as 16-bit lanes (wasm has no byte shift on
+// x86; V8 emulates i8x16 shifts with several instructions), the bits from the next byte masked off
+static inline v16u8 bits16(v16u8 x, int s, uint8_t mask) { return (v16u8)((v8u16)x >> s) & mask; }
+
 // 16 unsigned byte codes q as 4 × 4 floats q - bias, exactly: q in the low bits of 2^23's
 // mantissa is the float 2^23 + q (signed4's way: clang 14 converts ints narrower than 32 bits to
 // floats one lane at a time, and merges a widening into the conversion after it)
@@ -407,7 +411,7 @@ static float dot_q4_0(const float *a, const uint8_t *b, int k) {
         const v4f d = splat(half_at(b));
         const v16u8 q = load16(b + 2);
         acc = dot16(acc, a + t, q & 15, 8.0f, d);
-        acc = dot16(acc, a + t + 16, q >> 4, 8.0f, d);
+        acc = dot16(acc, a + t + 16, bits16(q, 4, 15), 8.0f, d);
     }
     return hsum(acc);
 }
@@ -427,8 +431,8 @@ static float dot_q4_k(const float *a, const uint8_t *b, int k) {
             const v16u8 q0 = load16(q), q1 = load16(q + 16);
             acc = dot16_min(acc, a + 64 * c, q0 & 15, d1, m1);
             acc = dot16_min(acc, a + 64 * c + 16, q1 & 15, d1, m1);
-            acc = dot16_min(acc, a + 64 * c + 32, q0 >> 4, d2, m2);
-            acc = dot16_min(acc, a + 64 * c + 48, q1 >> 4, d2, m2);
+            acc = dot16_min(acc, a + 64 * c + 32, bits16(q0, 4, 15), d2, m2);
+            acc = dot16_min(acc, a + 64 * c + 48, bits16(q1, 4, 15), d2, m2);
         }
     }
     return hsum(acc);
@@ -444,8 +448,8 @@ static float dot_q6_k(const float *a, const uint8_t *b, int k) {
             const uint8_t *ql = b + 64 * h, *qh = b + 128 + 32 * h;
             for (int i = 0; i < 8; i++) {   // sub-block 8h + i: quarter r = i / 2 of the half, l from 16·(i % 2)
                 const int r = i / 2, l = 16 * (i % 2);
-                const v16u8 lo = (load16(ql + 32 * (r % 2) + l) >> (4 * (r / 2))) & 15, hi = (load16(qh + l) >> (2 * r)) & 3;
-                acc = dot16(acc, a + 128 * h + 16 * i, lo | hi << 4, 32.0f, splat(d * (float)sc[8 * h + i]));
+                const v16u8 lo = bits16(load16(ql + 32 * (r % 2) + l), 4 * (r / 2), 15), hi = bits16(load16(qh + l), 2 * r, 3);
+                acc = dot16(acc, a + 128 * h + 16 * i, lo | (v16u8)((v8u16)hi << 4), 32.0f, splat(d * (float)sc[8 * h + i]));
             }
         }
     }

@@ -25,6 +25,7 @@ import { pathToFileURL } from 'node:url';
 import { loadModel } from '../../web/model/model.js';
 import { AttentionError } from '../../web/core/errors.js';
 import { tensorsOf } from '../../scripts/random-checkpoint.js';
+import { ggufMetadata, ggufName, randomBlocks, rng, writeGgufFile } from '../../scripts/gguf-writer.js';
 import { root, serve } from '../helpers.js';
 
 const MODEL = pathToFileURL(path.join(root, 'web/model/model.js')).href;
@@ -107,10 +108,25 @@ function writeCheckpoint(dir) {
   fs.writeFileSync(path.join(sharded, 'model.safetensors.index.json'), JSON.stringify({ metadata: {}, weight_map: weightMap }));
 }
 
+// model.gguf: the same shape as llama.cpp names it (arch llama, q and k random so not permuted), its
+// matrices F16 but the odd layers' k and v in Q8_0, the norms F32, laid out by name (blk.10 before
+// blk.2, token_embd last: the model reads it first)
+function writeGguf(dir) {
+  const rand = generator(11), next = rng(11);
+  const tensors = tensorsOf(CONFIG).map(([hf, shape]) => {
+    const name = ggufName(hf), layer = Number(/^blk\.(\d+)\./.exec(name)?.[1] ?? 0);
+    const type = shape.length === 1 ? 'F32' : layer % 2 && /attn_[kv]\./.test(name) ? 'Q8_0' : 'F16';
+    const bytes = () => (type === 'Q8_0' ? randomBlocks(type, shape[0], shape[1], next) : tensorBytes(shape, type, rand));
+    return { name, shape, type, pieces: () => [bytes()] };
+  }).sort((a, b) => (a.name < b.name ? -1 : 1));
+  writeGgufFile(path.join(dir, 'model.gguf'), { metadata: ggufMetadata('llama', CONFIG), tensors });
+}
+
 let dir;
 before(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'attnmap-fetch-stream-'));
   writeCheckpoint(dir);
+  writeGguf(dir);
 });
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
@@ -140,9 +156,10 @@ const ranged = (s) => s.requests.length;
 // ----------------------------------------------------------------------------
 // the load in a child, its chunks watched
 
-// loads url as the element does (fetchCheckpoint, then loadModel on one thread) with fetch
-// wrapped (above), then the same files from their bytes: { held, pulls, same, error }
-function inChild(url, folder, sharded) {
+// loads url as the element does (fetchCheckpoint then loadModel, or loadModel(url) for a .gguf:
+// fetchGguf, on one thread) with fetch wrapped (above), then the same files from their bytes (local: an expression
+// of them, with fs, path and read(name) at hand): { held, pulls, same, error }
+function inChild(url, folder, local) {
   const script = `const m = await import(${JSON.stringify(MODEL)});
     const fs = await import('node:fs'), path = await import('node:path');
     const real = globalThis.fetch, stat = { held: 0, pulls: 0 };
@@ -173,11 +190,11 @@ function inChild(url, folder, sharded) {
     const out = { error: null };
     let a, b;
     try {
-      a = await m.loadModel(await m.fetchCheckpoint(${JSON.stringify(url)}), { threads: 1 });
+      const url = ${JSON.stringify(url)};
+      a = await m.loadModel(url.endsWith('.gguf') ? url : await m.fetchCheckpoint(url), { threads: 1 });
       Object.assign(out, stat);
       const read = (name) => fs.readFileSync(path.join(${JSON.stringify(folder)}, name));
-      const weights = ${sharded} ? { index: read('model.safetensors.index.json').toString(), shards: Object.fromEntries(['model-00001-of-00002.safetensors', 'model-00002-of-00002.safetensors'].map((n) => [n, read(n)])) } : read('model.safetensors');
-      b = await m.loadModel({ config: read('config.json').toString(), weights }, { threads: 1 });
+      b = await m.loadModel(${local}, { threads: 1 });
       const x = a.forward(${JSON.stringify(IDS)}).logits.data, y = b.forward(${JSON.stringify(IDS)}).logits.data;
       out.same = x.length === y.length && Buffer.from(x.buffer, x.byteOffset, x.byteLength).equals(Buffer.from(y.buffer, y.byteOffset, y.byteLength));
       out.finite = x.every(Number.isFinite);
@@ -198,7 +215,7 @@ test('a 105 MB model.safetensors by URL: no chunk kept, at most 48 MiB of arrays
   assert.ok(size > 100 * MiB && size > 2 * HELD_MOST, `the file has ${size} bytes`);
   const s = await serve(files(dir));
   try {
-    const r = await inChild(s.url, dir, false);
+    const r = await inChild(s.url, dir, "{ config: read('config.json').toString(), weights: read('model.safetensors') }");
     assert.equal(r.error, null, r.error?.message);
     assert.ok(r.pulls > 100, `${r.pulls} chunks of 1 MiB were read`);
     assert.ok(r.held < HELD_MOST, `array buffers held at one chunk: ${(r.held / MiB).toFixed(1)} MiB (the file: ${(size / MiB).toFixed(1)} MiB)`);
@@ -214,12 +231,60 @@ test('a sharded checkpoint by URL (two shards of 69 and 36 MB): the same, shard 
   const folder = path.join(dir, 'sharded');
   const s = await serve(files(folder));
   try {
-    const r = await inChild(s.url, folder, true);
+    const shards = "Object.fromEntries(['model-00001-of-00002.safetensors', 'model-00002-of-00002.safetensors'].map((n) => [n, read(n)]))";
+    const r = await inChild(s.url, folder, `{ config: read('config.json').toString(), weights: { index: read('model.safetensors.index.json').toString(), shards: ${shards} } }`);
     assert.equal(r.error, null, r.error?.message);
     assert.ok(r.held < HELD_MOST, `array buffers held at one chunk: ${(r.held / MiB).toFixed(1)} MiB`);
     assert.ok(r.finite && r.same, 'the logits are the bits of a load from the shards\' bytes');
   } finally {
     await s.close();
+  }
+});
+
+test('a 103 MB .gguf by URL (fetchGguf): the header read, then the same as a safetensors file, at most 48 MiB held', async () => {
+  const size = fs.statSync(path.join(dir, 'model.gguf')).size;
+  assert.ok(size > 2 * HELD_MOST, `the file has ${size} bytes`);
+  const s = await serve(files(dir));
+  try {
+    const r = await inChild(`${s.url}model.gguf`, dir, "{ gguf: read('model.gguf') }");
+    assert.equal(r.error, null, r.error?.message);
+    assert.ok(r.pulls > 100, `${r.pulls} chunks of 1 MiB were read`);
+    assert.ok(r.held < HELD_MOST, `array buffers held at one chunk: ${(r.held / MiB).toFixed(1)} MiB (the file: ${(size / MiB).toFixed(1)} MiB)`);
+    assert.ok(r.finite && r.same, 'the logits are the bits of a load from the file\'s bytes');
+    assert.ok(ranged(s) > 3, `${ranged(s)} requests: token_embd is the file's last tensor and the model's first`);
+  } finally {
+    await s.close();
+  }
+});
+
+test('a .gguf by URL from a server that ignores Range, and one cut short: the same logits, onProgress to its size; an error naming the URL', async () => {
+  const bytes = fs.readFileSync(path.join(dir, 'model.gguf'));
+  const local = await loadModel({ gguf: bytes }, { threads: 1 }), expected = logitsOf(local);
+  local.dispose();
+  const whole = await serve(files(dir, { ranges: false }));
+  try {
+    const seen = [], model = await loadModel(`${whole.url}model.gguf`, { threads: 1, onProgress: (e) => seen.push(e) });
+    assert.ok(logitsOf(model).equals(expected));
+    assert.ok(seen.length > 10 && seen.every((e, i) => e.total === bytes.length && e.loaded <= e.total && (i === 0 || e.loaded >= seen[i - 1].loaded)), 'onProgress counts the download forward');
+    assert.equal(seen.at(-1).loaded, bytes.length);
+    model.dispose();
+  } finally {
+    await whole.close();
+  }
+  const cut = await serve(files(dir, { answer: (req, res, name, b) => {   // every answer announces the whole file and stops at 60 %
+    const m = /^bytes=(\d+)-/.exec(req.headers.range ?? ''), start = m ? Number(m[1]) : 0;
+    res.writeHead(m ? 206 : 200, { 'content-length': b.length - start, ...(m ? { 'content-range': `bytes ${start}-${b.length - 1}/${b.length}` } : {}) });
+    res.end(b.subarray(start, Math.max(start, Math.floor(b.length * 0.6))));
+    return true;
+  } }));
+  try {
+    await assert.rejects(loadModel(`${cut.url}model.gguf`, { threads: 1 }), (e) => {
+      assert.ok(e.code === 'INVALID_MODEL' || e.name === 'ModelFetchError', `${e.name} ${e.code}: ${e.message}`);
+      assert.match(e.message, /m\/model\.gguf: /);
+      return true;
+    });
+  } finally {
+    await cut.close();
   }
 });
 
@@ -321,5 +386,5 @@ test('a file changed on the server between two requests (another header the seco
     res.end(other);
     return true;
   } }));
-  await rejects(s, 'INVALID_MODEL', /m\/model\.safetensors: the file changed on the server: its first \d+ bytes \(8 \+ the header\) differ/);
+  await rejects(s, 'INVALID_MODEL', /m\/model\.safetensors: the file changed on the server: its first \d+ bytes \(the header\) differ/);
 });

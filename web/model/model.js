@@ -92,7 +92,7 @@ async function loadFiles(files, options, opened) {
   try {
     readThreads(options.threads);   // before any file is read
     const f = readFiles(files);
-    if (isSource(f.weights) && typeof f.weights.close === 'function') opened.add(f.weights);
+    for (const x of [f.weights, f.gguf]) if (isSource(x) && typeof x.close === 'function') opened.add(x);
     const { config, weights, metadata } = f.gguf !== undefined ? await ggufParts(f.gguf, options.onProgress)
       : { config: readConfig(f.config), weights: null };
     const tensors = matchTensors(config, weights ?? await readWeights(f.weights, { onProgress: options.onProgress, opened }));
@@ -156,11 +156,11 @@ async function loadByName(name, options) {
   try {
     return await loadModel(files, { onProgress: given, threads, offThread });
   } finally {
-    closeFetched(files.weights);   // a shard's download left open when loadModel failed before it read that shard
+    closeFetched(files);   // a shard's download left open when loadModel failed before it read that shard
   }
 }
 
-const closeFetched = (w) => { for (const x of isSource(w) ? [w] : Object.values(w?.shards ?? {})) if (isSource(x)) x.close?.(); };
+const closeFetched = ({ weights: w, gguf }) => { for (const x of isSource(w) ? [w] : Object.values(w?.shards ?? {})) if (isSource(x)) x.close?.(); if (isSource(gguf)) gguf.close?.(); };
 
 // the checkpoint's tokenizer (load-tokenizer.js): its tokenizer files, else a GGUF file's
 // tokenizer.ggml.* (gguf-tokenizer.js), else null
@@ -207,6 +207,7 @@ async function ggufParts(gguf, onProgress) {
   const label = typeof gguf?.name === 'string' && gguf.name ? gguf.name : 'model.gguf';   // a File's, a file on disk's (model-node.js)
   const source = isSource(gguf) ? gguf : typeof Blob === 'function' && gguf instanceof Blob
     ? blobSource(gguf, progressTo(onProgress, label, gguf.size)) : bytesSource(gguf instanceof ArrayBuffer ? new Uint8Array(gguf) : gguf, 'loadModel');
+  if (typeof source.watch === 'function') source.watch(progressTo(onProgress, label, source.size));   // a download (fetch-source.js)
   const parsed = source.async ? await openGguf(source, label) : parseGguf(source, label);
   const config = ggufConfig(parsed.metadata, parsed.tensors);
   return { config, weights: ggufWeights(parsed, config, source, label), metadata: parsed.metadata };

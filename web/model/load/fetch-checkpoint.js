@@ -39,10 +39,11 @@
 // an AttentionError INVALID_MODEL, one too large TOO_LARGE (with the URL and both sizes), as
 // loadModel's own; options of the wrong kind INVALID_ARGUMENT.
 import { ErrorCode, fail, describe, formatBytes, quote } from '../../core/errors.js';
-import { MAX_HEADER_BYTES, MAX_TENSORS, isSource } from './safetensors.js';
+import { MAX_HEADER_BYTES, MAX_TENSORS, isSource, makeSource } from './safetensors.js';
+import { openGguf } from './gguf.js';
 import { MAX_SHARDS } from './weights.js';
 import { ModelFetchError, MAX_TEXT_BYTES, MAX_WEIGHTS_BYTES, clocksOf, fetchWithin, bodyOf } from './fetch-body.js';
-import { alloc, readWhole, streamSource, newLane, closeLane } from './fetch-source.js';
+import { alloc, readWhole, safetensorsEnds, streamSource, newLane, closeLane, WHOLE_BYTES } from './fetch-source.js';
 
 export { ModelFetchError };
 
@@ -100,7 +101,7 @@ async function readWeights(body, url, { budget, lane, encoded, limits }) {
   budget.spent += size;
   if (size <= lane.whole || encoded) {
     lane.whole = Math.max(0, lane.whole - size);
-    return readWhole(body, url, size, n, chunks);    // the file into one array of that size: not a byte more is kept
+    return readWhole(body, url, size, safetensorsEnds(n), chunks);    // the file into one array of that size: not a byte more is kept
   }
   const got = chunks.reduce((a, c) => a + c.length, 0), last = chunks[chunks.length - 1];
   const rest = last.subarray(last.length - (got - 8 - n));     // the bytes after the header in its last chunk
@@ -250,28 +251,66 @@ export function isGgufUrl(name, base) {
 }
 
 /**
- * A .gguf file by URL, as loadModel takes it: { gguf: bytes }. Read to its end with the clocks of a
- * folder's files, at most what wasm32 can hold (TOO_LARGE, at once when a Content-Length says
- * so); a file that does not start with "GGUF" fails on its first bytes (INVALID_MODEL), not after
- * the download. gguf.js checks the rest.
+ * A .gguf file by URL, as loadModel takes it: { gguf }, its bytes, or above WHOLE_BYTES with a
+ * Content-Length and no Content-Encoding a source over its download (fetch-source.js: the header
+ * read and checked here, each tensor then read into wasm memory as it comes; the file is never
+ * held whole), which loadModel reads and closes. Read with the clocks of a folder's files, at
+ * most what wasm32 can hold (TOO_LARGE, at once when a Content-Length says so); a file that does
+ * not start with "GGUF" fails on its first bytes (INVALID_MODEL), not after the download. gguf.js
+ * checks the rest.
  */
 export async function fetchGguf(file, base, options = {}) {
   const limits = clocksOf(options, 'fetchGguf');
   const url = new URL(file, base).href;
   const res = await fetchWithin(url, {}, limits, undefined, '; a page opened from disk cannot fetch, and another host needs CORS and connect-src');
   const body = bodyOf(res, url, limits);
+  let gguf;
   try {
     if (!res.ok) throw new ModelFetchError(`${url}: HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ''}`, url, res.status);
     const magic = (b) => {
       if (String.fromCharCode(...b) !== 'GGUF') invalid(url, `not a GGUF file: it starts with bytes ${Array.from(b, (x) => x.toString(16).padStart(2, '0')).join(' ')}, not "GGUF"`);
     };
-    const bytes = isHtmlType(res) ? HTML : await readAll(body, url, MAX_WEIGHTS_BYTES, 'a GGUF file is read', magic);
-    if (bytes === HTML) throw new ModelFetchError(`${url}: the server answered with an HTML page, not the file (a missing file behind a single-page app's fallback?)`, url, res.status);
-    return { gguf: bytes };
+    const encoded = !/^\s*(identity)?\s*$/i.test(res.headers.get('content-encoding') ?? '');
+    const whole = body.total === undefined || body.total <= WHOLE_BYTES || encoded;
+    gguf = isHtmlType(res) ? HTML : whole ? await readAll(body, url, MAX_WEIGHTS_BYTES, 'a GGUF file is read', magic) : await ggufStream(body, url, limits, magic);
+    if (gguf === HTML) throw new ModelFetchError(`${url}: the server answered with an HTML page, not the file (a missing file behind a single-page app's fallback?)`, url, res.status);
+    return { gguf };
   } finally {
-    body.cancel();
+    if (!isSource(gguf)) body.cancel();
   }
 }
+
+// A GGUF file of body.total bytes as a source over its download: the header read (gguf.js, through
+// a buffer that grows as it asks for more) and checked against that size, then streamSource with
+// what came so far as its head, every tensor's range as the reads to come. HTML when it starts
+// with "<".
+async function ggufStream(body, url, limits, magic) {
+  const size = body.total;
+  if (size > MAX_WEIGHTS_BYTES) fail(ErrorCode.TOO_LARGE, `${url}: the server announces ${formatBytes(size)} (Content-Length ${size}); a GGUF file is read up to ${formatBytes(MAX_WEIGHTS_BYTES)} (${MAX_WEIGHTS_BYTES} bytes)`);
+  let head = new Uint8Array(FIRST_BYTES), got = 0;
+  const upTo = async (end) => {
+    while (got < end) {
+      const chunk = await body.next();
+      if (chunk === null) {
+        body.ended();
+        invalid(url, `the file ends after ${got} bytes, inside its header; the server announced ${size} (a truncated file?)`);
+      }
+      if (got === 0 && chunk.length > 0 && chunk[0] === LT) return HTML;
+      if (got + chunk.length > head.length) head = grown(head, got, Math.min(size, Math.max(2 * head.length, got + chunk.length)), url);
+      head.set(chunk, got);
+      if (got < 4 && got + chunk.length >= 4) magic(head.subarray(0, 4));
+      got += chunk.length;
+    }
+    return null;
+  };
+  if (await upTo(Math.min(4, size)) === HTML) return HTML;
+  const header = makeSource(size, async (begin, end) => { await upTo(end); return head.subarray(begin, end); }, undefined, true);
+  const { tensors } = await openGguf(header, url);
+  const ranges = tensors.map((t) => [t.offset, t.offset + t.bytes]);
+  return streamSource({ url, size, head: head.slice(0, got), body, ranges, limits, lane: newLane(), ends: 'the server announced (Content-Length)' });
+}
+
+const grown = (bytes, used, n, url) => { const bigger = alloc(n, url); bigger.set(bytes.subarray(0, used)); return bigger; };
 
 // model.safetensors, or the index and its shards (a sharded checkpoint has no model.safetensors)
 async function weightsOf(at, listed) {

@@ -1,9 +1,10 @@
-// fetch-source.js - a safetensors file over http(s) as a source (safetensors.js makeSource): its
+// fetch-source.js - a weights file over http(s) as a source (safetensors.js makeSource): its
 // bytes go where the reader asks for them, a tensor's place in wasm memory, as they come, and the
-// file is never held whole (issue 39 item 10). fetch-checkpoint.js makes one for a weights file
-// above what a checkpoint reads whole (WHOLE_BYTES), once it has read and checked the header.
+// file is never held whole (issue 39 item 10). fetch-checkpoint.js makes one for a safetensors
+// file above what a checkpoint reads whole (WHOLE_BYTES), and for a GGUF file above it, once it
+// has read and checked the header.
 //
-//   const src = streamSource({ url, size, head, rest, body, ranges, limits, lane });
+//   const src = streamSource({ url, size, head, rest, body, ranges, limits, lane, ends });
 //   await src.readInto(begin, dest); const bytes = await src.read(begin, end);   // as any source
 //   src.expect(begin, end)   the reader will read these bytes (loadModel: the tensors the model uses)
 //   src.watch(fn)            fn(n) for each n bytes that come (loadModel's onProgress)
@@ -52,13 +53,16 @@ export function alloc(n, url) {
   }
 }
 
+/** What a safetensors file's size is made of (n: its header's length), for the errors. */
+export const safetensorsEnds = (n) => `its header describes (8 + ${n} + the data); a safetensors file ends with its last tensor`;
+
 /**
- * The whole file, of the size its header gives (8 + n + the data), from a body whose first chunks
- * were read already: a body that goes on past it, or ends before it, is INVALID_MODEL.
+ * The whole file, of the size its header gives (ends: how, safetensorsEnds), from a body whose
+ * first chunks were read already: a body that goes on past it, or ends before it, is INVALID_MODEL.
  */
-export async function readWhole(body, url, size, n, chunks = []) {
+export async function readWhole(body, url, size, ends, chunks = []) {
   const file = alloc(size, url);
-  const longer = () => invalid(url, `the body goes on past the ${size} bytes its header describes (8 + ${n} + the data); a safetensors file ends with its last tensor`);
+  const longer = () => invalid(url, `the body goes on past the ${size} bytes ${ends}`);
   let at = 0;
   const put = (chunk) => {
     if (at + chunk.length > size) longer();
@@ -80,20 +84,23 @@ export async function readWhole(body, url, size, n, chunks = []) {
 }
 
 /**
- * The file as a source. head: its first 8 + n bytes (the length and the header, checked by
- * fetch-checkpoint.js); body: the download they came from, at rest (the bytes after them that came
- * in the same chunk); ranges: every tensor's [begin, end) in the file, what is read unless
- * expect() says otherwise; limits: the clocks; lane: newLane()'s, shared by the checkpoint's files.
+ * The file as a source. head: its first bytes (a safetensors file's 8 + n, the length and the
+ * header; a GGUF file's header and what came with it; checked by fetch-checkpoint.js); body: the
+ * download they came from, at rest (the bytes after them that came in the same chunk); ranges:
+ * every tensor's [begin, end) in the file, what is read unless expect() says otherwise; limits:
+ * the clocks; lane: newLane()'s, shared by the checkpoint's files; ends: what makes the file's
+ * size, for the errors (default: a safetensors file's, safetensorsEnds).
  */
-export function streamSource({ url, size, head, rest, body, ranges, limits, lane }) {
+export function streamSource({ url, size, head, rest, body, ranges, limits, lane, ends = safetensorsEnds(head.length - 8) }) {
   // wanted: the reads to come (every tensor's, until expect() names them); staged: tensors kept for them
-  const s = { url, size, head, n: head.length - 8, limits, lane, clock: body.clock, stream: null, staged: [], stagedBytes: 0, whole: null,
+  const s = { url, size, head, ends, limits, lane, clock: body.clock, stream: null, staged: [], stagedBytes: 0, whole: null,
     scratch: null, wanted: [], given: false, sorted: true, byEnd: new Map(), counted: 0, onBytes: null };
   s.drop = () => drop(s);
   for (const [begin, end] of ranges) want(s, begin, end);
   open(s, body, head.length, 0, rest);
   came(s, head.length + (rest?.length ?? 0));
   return makeSource(size, (begin, end) => read(s, begin, end), (begin, dest) => fill(s, begin, dest), true, {
+    name: url,   // for the errors (model.js labels a GGUF file so)
     expect: (begin, end) => {
       if (!s.given) Object.assign(s, { wanted: [], given: true, byEnd: new Map() });
       want(s, begin, end);
@@ -139,7 +146,7 @@ function truncated(s) {
   s.stream.body.ended();
   invalid(s.url, `the file ends after ${s.stream.at} bytes; its header describes ${s.size} (a truncated file?)`);
 }
-const longer = (s) => invalid(s.url, `the body goes on past the ${s.size} bytes its header describes (8 + ${s.n} + the data); a safetensors file ends with its last tensor`);
+const longer = (s) => invalid(s.url, `the body goes on past the ${s.size} bytes ${s.ends}`);
 
 // dest.length bytes from the download's position into dest, chunk by chunk; at the file's end,
 // the body must end too
@@ -236,9 +243,9 @@ async function readAll(s, res, b) {
   try {
     if (!res.ok) throw httpError(s.url, res);
     const counting = { total: b.total, ended: b.ended, next: async () => { const c = await b.next(); if (c) came(s, c.length); return c; } };
-    const file = await readWhole(counting, s.url, s.size, s.n);
+    const file = await readWhole(counting, s.url, s.size, s.ends);
     if (file.subarray(0, s.head.length).some((x, i) => x !== s.head[i])) {
-      invalid(s.url, `the file changed on the server: its first ${s.head.length} bytes (8 + the header) differ from those the first request gave`);
+      invalid(s.url, `the file changed on the server: its first ${s.head.length} bytes (the header) differ from those the first request gave`);
     }
     Object.assign(s, { whole: file, staged: [], stagedBytes: 0 });
   } finally {

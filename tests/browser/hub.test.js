@@ -12,12 +12,18 @@ import path from 'node:path';
 import { startServer } from '../../scripts/serve.js';
 import { startMockHub } from '../fixtures/hub/mock-hub.js';
 import { assertClose, root } from '../helpers.js';
+import { goldenGguf } from '../golden-gguf.js';
 import { launch } from './browser.js';
 
 const GOLDEN = path.join(root, 'tests/golden/llama/qwen2-bf16');
 const EXPECTED = JSON.parse(fs.readFileSync(path.join(GOLDEN, 'expected.json'), 'utf8'));
 const FILES = Object.fromEntries(['config.json', 'model.safetensors'].map((f) => [f, fs.readFileSync(path.join(GOLDEN, f))]));
-const REPOS = { 'attnmap/qwen2': { commit: 'e'.repeat(40), files: { ...FILES, 'pytorch_model.bin': Buffer.alloc(30000, 1) } } };
+// a GGUF repo: the same checkpoint as llama.cpp writes it, twice (two "quantizations"), and a projector
+const GGUF = goldenGguf();
+const REPOS = {
+  'attnmap/qwen2': { commit: 'e'.repeat(40), files: { ...FILES, 'pytorch_model.bin': Buffer.alloc(30000, 1) } },
+  'attnmap/qwen2-GGUF': { commit: 'd'.repeat(40), files: { 'qwen2-a.gguf': GGUF, 'qwen2-b.gguf': GGUF, 'mmproj-qwen2-f16.gguf': Buffer.alloc(64, 3), 'README.md': '# qwen2\n' } },
+};
 
 let browser, server, hub;
 before(async () => {
@@ -169,6 +175,53 @@ test('the API in a page: onProgress has each file\'s size before its first byte 
   } finally {
     await context.close();
     await hub.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('the API in a page: a GGUF repo by name with { file } (that one file fetched, with progress), PyTorch\'s logits; without file an error naming the files; a second load from the Cache API with the hub stopped', async () => {
+  hub = await startMockHub({ repos: REPOS });
+  const dir = path.join(root, 'test-results/hub');
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, 'api.html'), '<!doctype html><meta charset="utf-8"><script type="module">window.attnmap = await import("../../web/model/model.js");</script>');
+  const context = await browser.newContext();
+  const run = (page, what) => page.evaluate(async ({ hubUrl, ids, what }) => {
+    const { loadModel, cachedModels } = window.attnmap;
+    const caught = async (p) => { try { await p; return null; } catch (e) { return { name: e.name, code: e.code, message: e.message }; } };
+    const logitsOf = async (file, onProgress) => {
+      const model = await loadModel('attnmap/qwen2-GGUF', { hubUrl, file, onProgress });
+      try { return Array.from(model.forward(ids).logits.data.slice(0, 8)); } finally { model.dispose(); }
+    };
+    if (what === 'first') {
+      const events = [], several = await caught(loadModel('attnmap/qwen2-GGUF', { hubUrl }));
+      const logits = await logitsOf('qwen2-a.gguf', (e) => events.push(e));
+      const missing = await caught(loadModel('attnmap/qwen2-GGUF', { hubUrl, file: 'qwen2-c.gguf' }));
+      return { several, logits, events, missing, cached: (await cachedModels()).filter((c) => c.repo === 'attnmap/qwen2-GGUF') };
+    }
+    return { logits: await logitsOf('qwen2-a.gguf'), other: await caught(loadModel('attnmap/qwen2-GGUF', { hubUrl, file: 'qwen2-b.gguf' })) };
+  }, { hubUrl: hub.url, ids: seq.ids, what });
+  try {
+    const page = await context.newPage();
+    await page.goto(`${server.url}test-results/hub/api.html`);
+    await page.waitForFunction(() => window.attnmap);
+    const got = await run(page, 'first');
+    assert.equal(got.several?.code, 'INVALID_ARGUMENT', JSON.stringify(got.several));
+    assert.match(got.several.message, /attnmap\/qwen2-GGUF holds 2 GGUF files; say which with \{ file \}.*qwen2-a\.gguf, qwen2-b\.gguf/);
+    assertClose(got.logits, seq.logits[0].slice(0, 8), 'logits of the GGUF file downloaded', { atol: 1e-4, rtol: 1e-4 });
+    const files = hub.requests.filter((r) => /\/resolve\//.test(r.path)).map((r) => r.path.split('/').pop());
+    assert.deepEqual([...new Set(files)], ['qwen2-a.gguf'], 'the one file asked for is the one fetched');
+    assert.deepEqual(got.events.filter((e) => e.loaded === 0)[0], { file: 'qwen2-a.gguf', loaded: 0, total: GGUF.length }, 'its size before its first byte');
+    assert.ok(got.events.some((e) => e.file === 'qwen2-a.gguf' && e.loaded === GGUF.length), 'progress ends on its size');
+    assert.equal(got.missing?.code, 'INVALID_ARGUMENT');
+    assert.match(got.missing.message, /has no file qwen2-c\.gguf; its GGUF files: qwen2-a\.gguf, qwen2-b\.gguf/);
+    assert.deepEqual(got.cached.map((c) => [c.source, c.gguf, c.bytes]), [['huggingface', ['qwen2-a.gguf'], GGUF.length]]);
+    await hub.stop();
+    const again = await run(page, 'again');
+    assert.deepEqual(again.logits, got.logits, 'the same file from the Cache API, no hub');
+    assert.equal(again.other?.name, 'ModelFetchError', `the other file is not kept: ${JSON.stringify(again.other)}`);
+  } finally {
+    await context.close();
+    await hub.stop().catch(() => {});
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -16,9 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadModel, cachedModels } from '../../web/model/model-node.js';
 import { AttentionError } from '../../web/core/errors.js';
-import { parseSafetensors } from '../../web/model/load/safetensors.js';
-import { ggufMetadata, ggufName } from '../../scripts/gguf-writer.js';
-import { writeGguf } from '../gguf-writer.js';
+import { goldenGguf } from '../golden-gguf.js';
 import { startMockHub } from '../fixtures/hub/mock-hub.js';
 import { writePythonCache } from '../fixtures/hub/python-cache.js';
 import { root } from '../helpers.js';
@@ -27,17 +25,6 @@ import { maxDiff } from '../model-helpers.js';
 const GOLDEN = path.join(root, 'tests/golden/llama/qwen2-bf16');
 const COMMIT = 'e'.repeat(39) + '1', MULTI_COMMIT = 'f'.repeat(39) + '2', ST_COMMIT = 'a'.repeat(39) + '3', TOKEN = 'hf_mocktoken';
 
-// qwen2-bf16 as a GGUF file: arch qwen2 (no q/k permutation), the tied lm_head left out
-function goldenGguf() {
-  const c = JSON.parse(fs.readFileSync(path.join(GOLDEN, 'config.json'), 'utf8'));
-  const bytes = new Uint8Array(fs.readFileSync(path.join(GOLDEN, 'model.safetensors')));
-  const tensors = [];
-  for (const [name, info] of parseSafetensors(bytes).tensors) {
-    if (name === 'lm_head.weight' && c.tie_word_embeddings) continue;
-    tensors.push({ name: ggufName(name), shape: info.shape, type: info.dtype, data: bytes.slice(info.begin, info.end) });
-  }
-  return Buffer.from(writeGguf({ metadata: ggufMetadata('qwen2', c), tensors }).bytes);
-}
 const GGUF = goldenGguf();
 const SHA256 = crypto.createHash('sha256').update(GGUF).digest('hex');
 

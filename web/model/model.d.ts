@@ -378,9 +378,9 @@ export interface HubOptions {
   /** Node: the Hugging Face cache folder (default HF_HUB_CACHE, else HF_HOME/hub, else ~/.cache/huggingface/hub). */
   cacheDir?: string;
   /**
-   * Node: a GGUF repo's file to load, a .gguf at the repo's top ('qwen2.5-0.5b-instruct-q4_0.gguf':
+   * A GGUF repo's file to load, a .gguf at the repo's top ('qwen2.5-0.5b-instruct-q4_0.gguf':
    * letters, digits, "_", ".", "+", "-"; no folder, no ".."): only that file is fetched, into the
-   * cache. Left out, a repo that is no safetensors checkpoint loads its one .gguf (mmproj-*.gguf
+   * cache (Node: the Hugging Face cache; a browser: the Cache API). Left out, a repo that is no safetensors checkpoint loads its one .gguf (mmproj-*.gguf
    * aside); several are INVALID_ARGUMENT naming them, and so is a file the repo lacks.
    */
   file?: string;
@@ -402,7 +402,7 @@ export interface CachedHubModel {
   bytes: number;
   /** Node: config.json's model_type (null for a GGUF repo's snapshot). */
   modelType?: string | null;
-  /** Node: the .gguf files of a GGUF repo's snapshot, each loaded with loadModel(repo, { file }). */
+  /** The .gguf files of a GGUF repo kept (Node: its snapshot's), each loaded with loadModel(repo, { file }). */
   gguf?: string[];
 }
 

@@ -144,12 +144,12 @@ function threadsFor(threads, tensors) {
 const isFolderUrl = (s) => /^[./]|\/$|^[a-z][a-z0-9+.-]*:/i.test(s);
 
 async function loadByName(name, options) {
-  const { onProgress: given, revision, hubUrl, token, cache, signal, threads, offThread, ...fetching } = options;
+  const { onProgress: given, revision, hubUrl, token, cache, signal, threads, offThread, file, ...fetching } = options;
   const repo = isFolderUrl(name) ? null : parseRepoId(name);
   if (repo) {
     const onProgress = forwardOnly(given);   // the download, then the reading: forward only
     const { stallMs, minRate, graceMs } = fetching;   // the clocks of a download apply to the hub's too
-    return loadModel(await hubFiles(repo, { onProgress, revision, hubUrl, token, cache, signal, stallMs, minRate, graceMs }), { onProgress, threads, offThread });
+    return loadModel(await hubFiles(repo, { onProgress, revision, hubUrl, token, cache, signal, file, stallMs, minRate, graceMs }), { onProgress, threads, offThread });
   }
   const base = globalThis.document?.baseURI ?? globalThis.location?.href;
   const files = isGgufUrl(name, base) ? await fetchGguf(name, base, fetching) : await fetchCheckpoint(name, base, fetching);

@@ -16,10 +16,14 @@
 // an AttentionError (TOO_LARGE) saying how much was asked for. Sizes and time are bounded as
 // hub.js says (the caps; options.stallMs, minRate, graceMs). Cache keys name their repo exactly:
 // deleteCachedModel('gpt2') leaves 'gpt2/large-thing' alone.
+// A GGUF repo: options.file (a .gguf at the repo's top), else the repo's one .gguf (hub.js
+// chooseGguf: several are an error naming them), is the one file fetched, and loadModel gets it
+// as { gguf: File }; the commit's list of kept files grows with each file asked for, so another
+// quantization of the same repo is one more download.
 import { AttentionError, ErrorCode, fail, formatBytes } from '../../core/errors.js';
 import { ModelFetchError } from '../load/fetch-body.js';
 import { HUB_URL, INDEX, isCommit, parseRepoId, repoArg, readRevision, resolveUrl, treeUrl, infoUrl, listTree, chooseFiles, shardsToFetch,
-  hubError, notTheHub, clocksOf, fetchWithin, bodyOf, readInfo, limitOf, overError } from './hub.js';
+  hubError, notTheHub, clocksOf, fetchWithin, bodyOf, readInfo, limitOf, overError, readGgufFile, chooseGguf, onlyGguf, isModelGguf } from './hub.js';
 
 const CACHE = 'attnmap-models';
 const REFS = '/api/attnmap/refs/';
@@ -46,7 +50,7 @@ const isFileOf = (url, repo, hubs) => hubs.some((hub) => url.startsWith(`${hub}/
 function contextOf(repo, options = {}) {
   const hub = String(options.hubUrl ?? HUB_URL).replace(/\/+$/, '');
   return {
-    repo, hub, revision: readRevision(options.revision ?? 'main'), token: options.token ?? null, signal: options.signal, clocks: clocksOf(options, 'loadModel'),
+    repo, hub, revision: readRevision(options.revision ?? 'main'), file: readGgufFile(options.file), token: options.token ?? null, signal: options.signal, clocks: clocksOf(options, 'loadModel'),
     onProgress: typeof options.onProgress === 'function' ? options.onProgress : () => {},
     useCache: options.cache !== false && typeof caches === 'object',
   };
@@ -74,7 +78,7 @@ async function pinCommit(ctx) {
 export async function hubSize(repo, options = {}) {
   const ctx = contextOf(repo, options);
   await pinCommit(ctx);
-  const { files } = chooseFiles(await listFiles(ctx), repo);
+  const files = filesOf(await listFiles(ctx), ctx);
   return { files, total: files.reduce((sum, f) => sum + (f.size ?? 0), 0) };
 }
 
@@ -109,14 +113,31 @@ async function store(cache, key, body, type) {
   }
 }
 
+// the files a load reads from a listing ([{ path, size }]): a GGUF repo's one file, or a checkpoint's
+const filesOf = (listing, ctx) => { const gguf = chooseGguf(listing, ctx.repo, ctx.file); return gguf ? [gguf] : chooseFiles(listing, ctx.repo).files; };
+
+// the names kept for a commit ([] when none)
+async function keptNames(cache, ctx, commit) {
+  const listed = await cache.match(`${refKey(ctx.hub, ctx.repo, commit)}/files`);
+  return listed ? JSON.parse(await listed.text()) : [];
+}
+
+// of the names kept for a commit, those this load reads (null: not there): the .gguf asked for, a
+// checkpoint's files, or a GGUF repo's one .gguf
+function wanted(names, ctx) {
+  if (ctx.file !== undefined) return names.includes(ctx.file) ? [ctx.file] : null;
+  if (names.includes('config.json')) return names.filter((n) => !n.endsWith('.gguf'));
+  const gguf = onlyGguf(names, ctx.repo, ' in the Cache API');   // several: say which
+  return gguf === null ? null : [gguf];
+}
+
 // the files of the cached commit, or null when the cache lacks the ref or any file
 async function fromCache(ctx, cache) {
   const ref = await cache.match(refKey(ctx.hub, ctx.repo, ctx.revision));
   if (!ref) return null;
   const commit = (await ref.text()).trim(), get = async (file) => (await cache.match(resolveUrl(ctx.hub, ctx.repo, commit, file)))?.blob();
-  const listed = await cache.match(`${refKey(ctx.hub, ctx.repo, commit)}/files`);
-  if (!listed) return null;
-  const names = JSON.parse(await listed.text()), blobs = {};
+  const names = wanted(await keptNames(cache, ctx, commit), ctx), blobs = {};
+  if (!names?.length) return null;
   for (const name of names) {
     const blob = await get(name);
     if (!blob) return null;
@@ -128,7 +149,7 @@ async function fromCache(ctx, cache) {
 // every file the load needs: from the hub (stored as they come), then the list of the commit's files and its ref
 async function fromHub(ctx, cache) {
   await pinCommit(ctx);
-  const { files } = chooseFiles(await listFiles(ctx), ctx.repo), sizes = new Map(files.map((f) => [f.path, f.size])), blobs = {};
+  const files = filesOf(await listFiles(ctx), ctx), sizes = new Map(files.map((f) => [f.path, f.size])), blobs = {};
   const get = async (name) => {
     const { blob } = await download(ctx, name, sizes.get(name) ?? null);
     if (cache) await store(cache, resolveUrl(ctx.hub, ctx.repo, ctx.commit, name), blob, 'application/octet-stream');
@@ -137,14 +158,17 @@ async function fromHub(ctx, cache) {
   for (const f of files) if (f.path === 'model.safetensors' || !/\.safetensors$/.test(f.path)) await get(f.path);
   if (blobs[INDEX] && !blobs['model.safetensors']) for (const shard of shardsToFetch(await blobs[INDEX].text())) await get(shard);
   if (cache) {
-    await store(cache, `${refKey(ctx.hub, ctx.repo, ctx.commit)}/files`, JSON.stringify(Object.keys(blobs)), 'application/json');
+    const kept = new Set([...await keptNames(cache, ctx, ctx.commit), ...Object.keys(blobs)]);   // a GGUF repo's files asked for before
+    await store(cache, `${refKey(ctx.hub, ctx.repo, ctx.commit)}/files`, JSON.stringify([...kept]), 'application/json');
     await store(cache, refKey(ctx.hub, ctx.repo, ctx.revision), ctx.commit, 'text/plain');
   }
   return blobs;
 }
 
-// the blobs by file name -> loadModel's { config, weights, tokenizer…, vocab…, vocabTxt }
+// the blobs by file name -> loadModel's { config, weights, tokenizer…, vocab…, vocabTxt }, or { gguf }
 async function asFiles(blobs) {
+  const gguf = Object.keys(blobs).find((name) => name.endsWith('.gguf'));
+  if (gguf) return { gguf: new File([blobs[gguf]], gguf) };   // named: loadModel's errors say which file
   const text = (name) => blobs[name]?.text();
   const weights = blobs['model.safetensors'] ?? {
     index: await text(INDEX),
@@ -166,7 +190,7 @@ export async function hubFiles(repo, options = {}) {
   return asFiles(cached ?? await fromHub(ctx, cache));
 }
 
-/** The models kept in the Cache API: [{ source: 'huggingface', name, repo, revision, commit, bytes }]. */
+/** The models kept in the Cache API: [{ source: 'huggingface', name, repo, revision, commit, bytes, gguf? }] (gguf: a GGUF repo's files kept). */
 export async function cachedModels() {
   if (typeof caches !== 'object') return [];
   const cache = await caches.open(CACHE), out = [];
@@ -177,8 +201,9 @@ export async function cachedModels() {
     const listed = await cache.match(`${refKey(hub, repo, commit)}/files`);
     if (!listed) continue;
     let bytes = 0;
-    for (const name of JSON.parse(await listed.text())) bytes += (await (await cache.match(resolveUrl(hub, repo, commit, name)))?.blob())?.size ?? 0;
-    out.push({ source: 'huggingface', name: repo, repo, revision, commit, bytes });
+    const names = JSON.parse(await listed.text()), gguf = names.filter(isModelGguf).sort();
+    for (const name of names) bytes += (await (await cache.match(resolveUrl(hub, repo, commit, name)))?.blob())?.size ?? 0;
+    out.push({ source: 'huggingface', name: repo, repo, revision, commit, bytes, ...(gguf.length ? { gguf } : {}) });
   }
   return out;
 }

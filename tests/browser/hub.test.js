@@ -225,3 +225,34 @@ test('the API in a page: a GGUF repo by name with { file } (that one file fetche
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('the page: a GGUF repo of several files offers them with their sizes (no projector); the one picked is the one downloaded, its maps PyTorch\'s', async () => {
+  hub = await startMockHub({ repos: REPOS });
+  const context = await browser.newContext({ viewport: { width: 390, height: 900 } });
+  try {
+    const page = await context.newPage();
+    const problems = [];
+    page.on('pageerror', (e) => problems.push(e.message));
+    await page.goto(`${server.url}index.html?hub=${encodeURIComponent(hub.url)}`);
+    await page.waitForSelector('html[data-complete="true"]');
+    await page.fill('#hub-id', 'attnmap/qwen2-GGUF');
+    await page.click('#hub-check');
+    await page.waitForSelector('#hub-pick:not([hidden])', { timeout: 15000 });
+    const kB = `${Math.round(GGUF.length / 1000)} kB`;
+    assert.deepEqual(await page.$$eval('#hub-file option', (os) => os.map((o) => o.textContent)), [`qwen2-a.gguf (${kB})`, `qwen2-b.gguf (${kB})`]);
+    assert.match(await page.textContent('#hub-file-label'), /这个仓库有多个 GGUF 文件/);
+    await page.selectOption('#hub-file', 'qwen2-b.gguf');
+    assert.equal(await page.textContent('#hub-ask-text'), `attnmap/qwen2-GGUF · qwen2-b.gguf：要下载 1 个文件，共 ${kB}。下载后保存在浏览器里，下次不用联网。`);
+    assert.equal(hub.requests.filter((r) => /\/resolve\//.test(r.path)).length, 0, 'nothing downloaded before the reader says yes');
+    await page.locator('#hub').screenshot({ path: '/tmp/page-hub-gguf-390.png' });
+    await page.click('#hub-go');
+    await page.waitForSelector('#checkpoint-model:not([hidden])', { timeout: 30000 });
+    assertGrid(await gridOf(page));
+    assert.deepEqual([...new Set(hub.requests.filter((r) => /\/resolve\//.test(r.path)).map((r) => r.path.split('/').pop()))], ['qwen2-b.gguf']);
+    assert.match(await page.textContent('#hub-cached'), /attnmap\/qwen2-GGUF main/);
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+    await hub.stop().catch(() => {});
+  }
+});

@@ -14,7 +14,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadModel, cachedModels } from '../../web/model/model-node.js';
+import { loadModel, cachedModels, hubSize } from '../../web/model/model-node.js';
 import { AttentionError } from '../../web/core/errors.js';
 import { goldenGguf } from '../golden-gguf.js';
 import { startMockHub } from '../fixtures/hub/mock-hub.js';
@@ -110,6 +110,12 @@ test('no { file }: the repo\'s one .gguf (a projector and a README left alone); 
     assert.equal(e.message, `loadModel: attnmap/multi-GGUF holds 12 GGUF files; say which with { file } (the CLI: --file): ${MULTI_NAMES.slice(0, 10).join(', ')}, and 2 more`);
     assert.deepEqual(resolved(hub), [], 'nothing downloaded');
     assert.ok(!fs.existsSync(path.join(dir, 'models--attnmap--multi-GGUF', 'blobs')), 'no blob written');
+    // hubSize: the choice, not an error (the page's hub panel offers the files); with { file }, that one
+    const several = await hubSize('attnmap/multi-GGUF', { hubUrl: hub.url });
+    assert.deepEqual(several, { files: [], total: 0, gguf: MULTI_NAMES.map((p) => ({ path: p, size: GGUF.length })) });
+    const one = await hubSize('attnmap/multi-GGUF', { hubUrl: hub.url, file: MULTI_NAMES[3] });
+    assert.deepEqual([one.files.map((f) => f.path), one.total], [[MULTI_NAMES[3]], GGUF.length]);
+    assert.deepEqual((await hubSize('attnmap/tiny-GGUF', { hubUrl: hub.url })).files.map((f) => f.path), ['tiny-q4_0.gguf']);
   } finally {
     await hub.stop();
   }

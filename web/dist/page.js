@@ -1806,6 +1806,7 @@
     label: "\u6216\u8005\u4ECE Hugging Face \u52A0\u8F7D\uFF08\u8F93\u5165\u6A21\u578B id\uFF09",
     check: "\u67E5\u770B\u5927\u5C0F",
     go: "\u4E0B\u8F7D\u5E76\u52A0\u8F7D",
+    pick: "\u8FD9\u4E2A\u4ED3\u5E93\u6709\u591A\u4E2A GGUF \u6587\u4EF6\uFF08\u4E0D\u540C\u7684\u91CF\u5316\uFF09\uFF0C\u9009\u4E00\u4E2A\uFF1A",
     cancel: "\u53D6\u6D88",
     noId: "\u8BF7\u8F93\u5165\u6A21\u578B id\uFF0C\u4F8B\u5982 Qwen/Qwen2.5-0.5B\u3002",
     checking: (id2) => `\u6B63\u5728\u5411 Hugging Face \u67E5\u8BE2 ${id2} \u7684\u6587\u4EF6\u2026\u2026`,
@@ -1831,6 +1832,7 @@
     label: "Or load from Hugging Face (a model id)",
     check: "Check size",
     go: "Download and load",
+    pick: "This repo holds several GGUF files (quantizations); pick one:",
     cancel: "Cancel",
     noId: "Type a model id, such as Qwen/Qwen2.5-0.5B.",
     checking: (id2) => `Asking Hugging Face for ${id2}'s files\u2026`,
@@ -6483,7 +6485,7 @@ ${svg}</svg>
   }
   function createHubPanel(env, { adopt: adopt3, drop: drop2 = () => {
   }, busy }) {
-    const s2 = { abort: null, id: "", size: null, said: /* @__PURE__ */ new Map(), parts: /* @__PURE__ */ new Map() };
+    const s2 = { abort: null, id: "", size: null, file: void 0, said: /* @__PURE__ */ new Map(), parts: /* @__PURE__ */ new Map() };
     return { bind: (anchor) => bind4(env, s2, anchor, { adopt: adopt3, drop: drop2, busy }), render: () => render4(env, s2) };
   }
   function bind4(env, s2, anchor, hooks) {
@@ -6498,6 +6500,7 @@ ${svg}</svg>
         h2("input", { id: "hub-id", name: "hub-id", type: "text", autocomplete: "off", spellcheck: "false", placeholder: "Qwen/Qwen2.5-0.5B" }),
         h2("button", { id: "hub-check", type: "button" })
       ),
+      h2("p", { id: "hub-pick", class: "hub-row", hidden: true }, h2("label", { for: "hub-file", id: "hub-file-label", class: "note" }), h2("select", { id: "hub-file", name: "hub-file" })),
       h2("p", { id: "hub-ask", class: "note", hidden: true }, h2("span", { id: "hub-ask-text" }), " ", h2("button", { id: "hub-go", type: "button" })),
       h2("div", { class: "hub-row" }, h2("progress", { id: "hub-progress", hidden: true }), h2("button", { id: "hub-cancel", type: "button", hidden: true })),
       h2("p", { id: "hub-status", class: "note", "aria-live": "polite" }),
@@ -6511,6 +6514,7 @@ ${svg}</svg>
       if (e.key === "Enter") check(env, s2, hooks);
     });
     $2("hub-go").addEventListener("click", () => download2(env, s2, hooks));
+    $2("hub-file").addEventListener("change", () => pick(env, s2));
     $2("hub-cancel").addEventListener("click", () => s2.abort?.abort());
     $2("hub-cached").addEventListener("click", async (e) => {
       const b = e.target.closest("button[data-repo]");
@@ -6551,7 +6555,8 @@ ${svg}</svg>
   async function check(env, s2, hooks) {
     const id2 = env.$("hub-id").value.trim();
     say(env, s2, "hub-msg", null);
-    env.$("hub-ask").hidden = true;
+    env.$("hub-ask").hidden = env.$("hub-pick").hidden = true;
+    s2.file = void 0;
     if (!id2) return say(env, s2, "hub-msg", (H) => H.noId);
     if (hooks.busy()) return void 0;
     say(env, s2, "hub-status", (H) => H.checking(id2));
@@ -6559,9 +6564,10 @@ ${svg}</svg>
       const m = await importModel();
       const cached = (await m.cachedModels()).some((c) => c.repo === id2);
       if (cached) return download2(env, s2, hooks, id2);
-      const { total, files } = await m.hubSize(id2, { hubUrl: hubUrl() });
+      const { total, files, gguf } = await m.hubSize(id2, { hubUrl: hubUrl() });
       Object.assign(s2, { id: id2, size: total });
-      say(env, s2, "hub-ask-text", (H) => H.ask(id2, formatBytes2(total), files.length));
+      if (!files.length && gguf?.length) offer(env, s2, gguf);
+      else say(env, s2, "hub-ask-text", (H) => H.ask(id2, formatBytes2(total), files.length));
       env.$("hub-ask").hidden = false;
       say(env, s2, "hub-status", null);
     } catch (e) {
@@ -6570,9 +6576,21 @@ ${svg}</svg>
     }
     return void 0;
   }
+  function offer(env, s2, gguf) {
+    env.$("hub-file").replaceChildren(...gguf.map((f) => env.h("option", { value: f.path, "data-size": String(f.size ?? 0) }, `${f.path} (${formatBytes2(f.size ?? 0)})`)));
+    env.$("hub-pick").hidden = false;
+    pick(env, s2);
+  }
+  function pick(env, s2) {
+    const option = env.$("hub-file").selectedOptions[0], id2 = s2.id;
+    if (!option) return;
+    const file = option.value, size = Number(option.dataset.size);
+    Object.assign(s2, { file, size });
+    say(env, s2, "hub-ask-text", (H) => H.ask(`${id2} \xB7 ${file}`, formatBytes2(size), 1));
+  }
   async function download2(env, s2, hooks, id2 = s2.id) {
     const { $: $2 } = env;
-    $2("hub-ask").hidden = true;
+    $2("hub-ask").hidden = $2("hub-pick").hidden = true;
     say(env, s2, "hub-msg", null);
     hooks.drop();
     s2.abort = new AbortController();
@@ -6586,6 +6604,7 @@ ${svg}</svg>
         hubUrl: hubUrl(),
         offThread: true,
         // the heads panel's forward off the main thread (page-heads.js)
+        ...s2.file === void 0 ? {} : { file: s2.file },
         onProgress: ({ file, loaded, total }) => {
           done.set(file, loaded);
           $2("hub-progress").value = [...done.values()].reduce((a, b) => a + b, 0);
@@ -6594,7 +6613,7 @@ ${svg}</svg>
         }
       });
       say(env, s2, "hub-status", null);
-      hooks.adopt(model2, id2);
+      hooks.adopt(model2, s2.file === void 0 ? id2 : `${id2} \xB7 ${s2.file}`);
     } catch (e) {
       say(env, s2, "hub-status", null);
       if (s2.abort.signal.aborted) say(env, s2, "hub-msg", (H) => H.cancelled);
@@ -6627,6 +6646,7 @@ ${svg}</svg>
     text(env, "hub-check", H.check);
     text(env, "hub-cancel", H.cancel);
     text(env, "hub-go", H.go);
+    text(env, "hub-file-label", H.pick);
     for (const [id2, fn] of s2.said) text(env, id2, fn(H));
     const T2 = env.getT();
     for (const [el, fn] of s2.parts) {

@@ -469,8 +469,12 @@ export interface Tokenizer {
   tokens(ids: ArrayLike<number>): string[];
 }
 
-/** The bytes loading repo would download, from the hub's file list: only the files attnmap reads. */
-export function hubSize(repo: string, options?: HubOptions): Promise<{ files: { path: string; size: number }[]; total: number }>;
+/**
+ * The bytes loading repo (options.file: one of a GGUF repo's files) would download, from the hub's
+ * file list: only the files attnmap reads. gguf: the repo's .gguf files, when it has any; with
+ * several and no options.file, files is empty and loadModel needs one of them as { file }.
+ */
+export function hubSize(repo: string, options?: HubOptions): Promise<{ files: { path: string; size: number }[]; total: number; gguf?: { path: string; size: number }[] }>;
 
 /** The models a load by name finds without the network (browsers: the Cache API; Node: the Hugging Face cache, options.cacheDir). */
 export function cachedModels(options?: { cacheDir?: string; ollamaDir?: string; lmstudioDir?: string }): Promise<CachedModel[]>;

@@ -3,7 +3,8 @@
 // the download with a cancel button; the files stay in the browser's Cache API, listed below
 // with a delete button each, so a second visit loads offline. The page touches the network only
 // when the reader asks (the size button); the list of cached models is read from the browser.
-// ?hub=URL in the page's address uses another hub with the same API (a mirror).
+// ?hub=URL in the page's address uses another hub with the same API (a mirror). A GGUF repo with
+// several .gguf files (Qwen/Qwen2.5-0.5B-Instruct-GGUF) gets a list to pick one from, with sizes.
 //
 //   const panel = createHubPanel(env, { adopt, drop, busy });   // adopt(model, name): the checkpoint section
 //                                                    // takes it; drop(): a download starts, the model shown goes
@@ -26,7 +27,8 @@ function hubUrl() {
 
 export function createHubPanel(env, { adopt, drop = () => {}, busy }) {
   // said: id -> (H) => its text, see say(); parts: an error's element -> (T) => its text, see sayError()
-  const s = { abort: null, id: '', size: null, said: new Map(), parts: new Map() };
+  // file: the .gguf picked from #hub-file (undefined: not a repo of several)
+  const s = { abort: null, id: '', size: null, file: undefined, said: new Map(), parts: new Map() };
   return { bind: (anchor) => bind(env, s, anchor, { adopt, drop, busy }), render: () => render(env, s) };
 }
 
@@ -37,6 +39,7 @@ function bind(env, s, anchor, hooks) {
     h('div', { class: 'hub-row' },
       h('input', { id: 'hub-id', name: 'hub-id', type: 'text', autocomplete: 'off', spellcheck: 'false', placeholder: 'Qwen/Qwen2.5-0.5B' }),
       h('button', { id: 'hub-check', type: 'button' })),
+    h('p', { id: 'hub-pick', class: 'hub-row', hidden: true }, h('label', { for: 'hub-file', id: 'hub-file-label', class: 'note' }), h('select', { id: 'hub-file', name: 'hub-file' })),
     h('p', { id: 'hub-ask', class: 'note', hidden: true }, h('span', { id: 'hub-ask-text' }), ' ', h('button', { id: 'hub-go', type: 'button' })),
     h('div', { class: 'hub-row' }, h('progress', { id: 'hub-progress', hidden: true }), h('button', { id: 'hub-cancel', type: 'button', hidden: true })),
     h('p', { id: 'hub-status', class: 'note', 'aria-live': 'polite' }),
@@ -46,6 +49,7 @@ function bind(env, s, anchor, hooks) {
   $('hub-check').addEventListener('click', () => check(env, s, hooks));
   $('hub-id').addEventListener('keydown', (e) => { if (e.key === 'Enter') check(env, s, hooks); });
   $('hub-go').addEventListener('click', () => download(env, s, hooks));
+  $('hub-file').addEventListener('change', () => pick(env, s));
   $('hub-cancel').addEventListener('click', () => s.abort?.abort());
   $('hub-cached').addEventListener('click', async (e) => {
     const b = e.target.closest('button[data-repo]');
@@ -97,7 +101,8 @@ function sayError(env, s, e) {
 async function check(env, s, hooks) {
   const id = env.$('hub-id').value.trim();
   say(env, s, 'hub-msg', null);
-  env.$('hub-ask').hidden = true;
+  env.$('hub-ask').hidden = env.$('hub-pick').hidden = true;
+  s.file = undefined;
   if (!id) return say(env, s, 'hub-msg', (H) => H.noId);
   if (hooks.busy()) return undefined;
   say(env, s, 'hub-status', (H) => H.checking(id));
@@ -105,9 +110,10 @@ async function check(env, s, hooks) {
     const m = await importModel();
     const cached = (await m.cachedModels()).some((c) => c.repo === id);
     if (cached) return download(env, s, hooks, id);        // nothing to download: load at once
-    const { total, files } = await m.hubSize(id, { hubUrl: hubUrl() });
+    const { total, files, gguf } = await m.hubSize(id, { hubUrl: hubUrl() });
     Object.assign(s, { id, size: total });
-    say(env, s, 'hub-ask-text', (H) => H.ask(id, formatBytes(total), files.length));
+    if (!files.length && gguf?.length) offer(env, s, gguf);   // several .gguf files: one to pick
+    else say(env, s, 'hub-ask-text', (H) => H.ask(id, formatBytes(total), files.length));
     env.$('hub-ask').hidden = false;
     say(env, s, 'hub-status', null);
   } catch (e) {
@@ -117,9 +123,25 @@ async function check(env, s, hooks) {
   return undefined;
 }
 
+// a GGUF repo's files in #hub-file (name and size), the first picked
+function offer(env, s, gguf) {
+  env.$('hub-file').replaceChildren(...gguf.map((f) => env.h('option', { value: f.path, 'data-size': String(f.size ?? 0) }, `${f.path} (${formatBytes(f.size ?? 0)})`)));
+  env.$('hub-pick').hidden = false;
+  pick(env, s);
+}
+
+// the file picked: its size in the question
+function pick(env, s) {
+  const option = env.$('hub-file').selectedOptions[0], id = s.id;
+  if (!option) return;
+  const file = option.value, size = Number(option.dataset.size);
+  Object.assign(s, { file, size });
+  say(env, s, 'hub-ask-text', (H) => H.ask(`${id} · ${file}`, formatBytes(size), 1));
+}
+
 async function download(env, s, hooks, id = s.id) {
   const { $ } = env;
-  $('hub-ask').hidden = true;
+  $('hub-ask').hidden = $('hub-pick').hidden = true;
   say(env, s, 'hub-msg', null);
   hooks.drop();                            // one model on the page: the one shown goes (issue 24 item 12)
   s.abort = new AbortController();
@@ -130,6 +152,7 @@ async function download(env, s, hooks, id = s.id) {
     const { loadModel } = await importModel();
     const model = await loadModel(id, {
       signal: s.abort.signal, hubUrl: hubUrl(), offThread: true,   // the heads panel's forward off the main thread (page-heads.js)
+      ...(s.file === undefined ? {} : { file: s.file }),
       onProgress: ({ file, loaded, total }) => {
         done.set(file, loaded);
         $('hub-progress').value = [...done.values()].reduce((a, b) => a + b, 0);
@@ -138,7 +161,7 @@ async function download(env, s, hooks, id = s.id) {
       },
     });
     say(env, s, 'hub-status', null);
-    hooks.adopt(model, id);
+    hooks.adopt(model, s.file === undefined ? id : `${id} · ${s.file}`);
   } catch (e) {
     say(env, s, 'hub-status', null);
     if (s.abort.signal.aborted) say(env, s, 'hub-msg', (H) => H.cancelled);
@@ -167,6 +190,7 @@ function render(env, s) {
   text(env, 'hub-check', H.check);
   text(env, 'hub-cancel', H.cancel);
   text(env, 'hub-go', H.go);
+  text(env, 'hub-file-label', H.pick);
   for (const [id, fn] of s.said) text(env, id, fn(H));      // what the panel has said, in the new language
   const T = env.getT();
   for (const [el, fn] of s.parts) {

@@ -74,12 +74,23 @@ async function pinCommit(ctx) {
   ctx.commit = sha;
 }
 
-/** The bytes loading repo would download: { files: [{ path, size }], total }. */
+/**
+ * The bytes loading repo (options.file: one of a GGUF repo's files) would download:
+ * { files: [{ path, size }], total }, and for a repo with .gguf files gguf: [{ path, size }], each
+ * of them; with several and no options.file, files is empty: loadModel needs one as { file }.
+ */
 export async function hubSize(repo, options = {}) {
   const ctx = contextOf(repo, options);
   await pinCommit(ctx);
-  const files = filesOf(await listFiles(ctx), ctx);
-  return { files, total: files.reduce((sum, f) => sum + (f.size ?? 0), 0) };
+  const listing = await listFiles(ctx), several = ctx.file === undefined && listing.filter((f) => isModelGguf(f.path)).length > 1;
+  let files = [];
+  try {
+    files = filesOf(listing, ctx);
+  } catch (e) {
+    if (!several || e?.code !== ErrorCode.INVALID_ARGUMENT) throw e;
+  }
+  const gguf = listing.filter((f) => f.type !== 'directory' && isModelGguf(f.path)).map(({ path, size }) => ({ path, size })).sort((a, b) => (a.path < b.path ? -1 : 1));
+  return { files, total: files.reduce((sum, f) => sum + (f.size ?? 0), 0), ...(gguf.length ? { gguf } : {}) };
 }
 
 // one file from the hub (at the pinned commit), streamed with progress: { blob }; size: the

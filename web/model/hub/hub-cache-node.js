@@ -292,5 +292,5 @@ export async function deleteCachedModel(repo, options = {}) {
 /** The bytes loadModel(repo) would download: { files: [{ path, size }], total } (the hub's file list). */
 export async function hubSize(repo, options = {}) {
   const ctx = hubContext(repoArg(repo, 'hubSize'), options);
-  return hubSizeOf(ctx.repo, { revision: options.revision, hubUrl: ctx.hub, token: ctx.token, signal: options.signal });
+  return hubSizeOf(ctx.repo, { revision: options.revision, hubUrl: ctx.hub, token: ctx.token, signal: options.signal, file: ctx.file });
 }

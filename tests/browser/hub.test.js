@@ -130,12 +130,17 @@ test('the element: model="http://hub/attnmap/qwen2/resolve/main/" (any absolute 
   }
 });
 
-test('the API in a page: onProgress has each file\'s size before its first byte and ends on it; cache: false keeps nothing; a full quota is TOO_LARGE naming the bytes', async () => {
-  hub = await startMockHub({ repos: REPOS });
+// a page that imports attnmap/model as window.attnmap, under test-results/hub/ (removed by the test): its folder
+function apiPage() {
   const dir = path.join(root, 'test-results/hub');
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(path.join(dir, 'api.html'), '<!doctype html><meta charset="utf-8"><script type="module">window.attnmap = await import("../../web/model/model.js");</script>');
-  const context = await browser.newContext();
+  return dir;
+}
+
+test('the API in a page: onProgress has each file\'s size before its first byte and ends on it; cache: false keeps nothing; a full quota is TOO_LARGE naming the bytes', async () => {
+  hub = await startMockHub({ repos: REPOS });
+  const dir = apiPage(), context = await browser.newContext();
   try {
     const page = await context.newPage();
     await page.goto(`${server.url}test-results/hub/api.html`);
@@ -181,10 +186,7 @@ test('the API in a page: onProgress has each file\'s size before its first byte 
 
 test('the API in a page: a GGUF repo by name with { file } (that one file fetched, with progress), PyTorch\'s logits; without file an error naming the files; a second load from the Cache API with the hub stopped', async () => {
   hub = await startMockHub({ repos: REPOS });
-  const dir = path.join(root, 'test-results/hub');
-  fs.mkdirSync(dir, { recursive: true });
-  fs.writeFileSync(path.join(dir, 'api.html'), '<!doctype html><meta charset="utf-8"><script type="module">window.attnmap = await import("../../web/model/model.js");</script>');
-  const context = await browser.newContext();
+  const dir = apiPage(), context = await browser.newContext();
   const run = (page, what) => page.evaluate(async ({ hubUrl, ids, what }) => {
     const { loadModel, cachedModels } = window.attnmap;
     const caught = async (p) => { try { await p; return null; } catch (e) { return { name: e.name, code: e.code, message: e.message }; } };

@@ -182,6 +182,8 @@ test('the heads panel: ~300 tokens, thumbnails in result.heads\'s order, another
     await page.waitForTimeout(100);
     assert.ok(await page.evaluate(() => document.scrollingElement.scrollWidth) <= 390, 'no sideways scroll at 390 px');
     await page.locator('#roles').screenshot({ path: '/tmp/page-heads-390.png' });
+    // the head view's title: this folder has no model name, so none (it began with a bare "：")
+    assert.equal(await page.$eval('#headview svg.attnmap-head-view > title', (t) => t.textContent), '第 1 层的头视图');
     assert.deepEqual(problems, []);
   } finally {
     await context.close();

@@ -5526,7 +5526,8 @@ ${svg}</svg>
       heads: "\u663E\u793A\u54EA\u4E9B\u5934",
       headButton: (k, kv) => `\u5934 ${k + 1}${kv === null ? "" : `\uFF08kv ${kv + 1}\uFF09`}`,
       save: "\u4FDD\u5B58\u4E3A SVG",
-      svgTitle: (name, l) => `${name}\uFF1A\u7B2C ${l + 1} \u5C42\u7684\u5934\u89C6\u56FE`
+      svgTitle: (name, l) => `${name ? `${name}\uFF1A` : ""}\u7B2C ${l + 1} \u5C42\u7684\u5934\u89C6\u56FE`
+      // (a folder without a name: none)
     }
   };
   var en15 = {
@@ -5541,7 +5542,7 @@ ${svg}</svg>
       heads: "Heads shown",
       headButton: (k, kv) => `head ${k + 1}${kv === null ? "" : ` (kv ${kv + 1})`}`,
       save: "Save as SVG",
-      svgTitle: (name, l) => `${name}: head view of layer ${l + 1}`
+      svgTitle: (name, l) => `${name ? `${name}: head` : "Head"} view of layer ${l + 1}`
     }
   };
 
@@ -5798,7 +5799,7 @@ ${svg}</svg>
     const blob = new Blob([svgOf(env, s2).replaceAll("currentColor", colour2)], { type: "image/svg+xml" });
     const a = document.createElement("a");
     a.href = URL.createObjectURL(blob);
-    a.download = `head-view-${s2.run.name.replace(/[^\w.-]+/g, "_")}-layer${s2.layer + 1}.svg`;
+    a.download = `head-view-${s2.run.name.replace(/[^\w.-]+/g, "_") || "model"}-layer${s2.layer + 1}.svg`;
     a.click();
     setTimeout(() => URL.revokeObjectURL(a.href), 1e3);
   }

@@ -143,7 +143,7 @@ function save(env, s) {
   const blob = new Blob([svgOf(env, s).replaceAll('currentColor', colour)], { type: 'image/svg+xml' });
   const a = document.createElement('a');
   a.href = URL.createObjectURL(blob);
-  a.download = `head-view-${s.run.name.replace(/[^\w.-]+/g, '_')}-layer${s.layer + 1}.svg`;
+  a.download = `head-view-${s.run.name.replace(/[^\w.-]+/g, '_') || 'model'}-layer${s.layer + 1}.svg`;
   a.click();
   setTimeout(() => URL.revokeObjectURL(a.href), 1000);
 }

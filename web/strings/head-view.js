@@ -15,7 +15,7 @@ export const zh = {
     heads: '显示哪些头',
     headButton: (k, kv) => `头 ${k + 1}${kv === null ? '' : `（kv ${kv + 1}）`}`,
     save: '保存为 SVG',
-    svgTitle: (name, l) => `${name}：第 ${l + 1} 层的头视图`,
+    svgTitle: (name, l) => `${name ? `${name}：` : ''}第 ${l + 1} 层的头视图`,   // (a folder without a name: none)
   },
 };
 
@@ -32,6 +32,6 @@ export const en = {
     heads: 'Heads shown',
     headButton: (k, kv) => `head ${k + 1}${kv === null ? '' : ` (kv ${kv + 1})`}`,
     save: 'Save as SVG',
-    svgTitle: (name, l) => `${name}: head view of layer ${l + 1}`,
+    svgTitle: (name, l) => `${name ? `${name}: head` : 'Head'} view of layer ${l + 1}`,
   },
 };

@@ -23,7 +23,7 @@
 //       32 tokens, against the file's size (target ≤ file + 400 MiB);
 //   (c) Qwen2.5-3B's shape in the same mix (about 1.9 GB): that it loads and runs 32 tokens in
 //       wasm32, in a fresh process; its peak and times;
-//   (d) wllama (llama.cpp in wasm) on (a)'s file in Chromium: not measured here but by bench/wllama.js
+//   (d) wllama (llama.cpp in wasm) on (a)'s file in Chromium: measured by bench/wllama.js, which ggufOnly runs after the rest
 //       (WLLAMA below), which writes that row alone.
 // No figure is asserted: a measurement, not a test.
 import { spawnSync } from 'node:child_process';
@@ -78,6 +78,12 @@ export async function ggufOnly(r, { quick, write = !quick }) {
     `load average (1 min) ${fmt(r.machine.loadStart, 2)} at the start, ${fmt(os.loadavg()[0], 2)} at the end.`;
   console.log(`\n${GGUF_HEADING}\n\n${text}\n`);
   if (write && !res.failed) writeSection(path.join(root, 'docs/BENCHMARKS.md'), GGUF_HEADING, text, { after: HEADS_HEADING });
+  // (d) wllama in Chromium on (a)'s file (bench/wllama.js), whose row the section has just written as not measured
+  try {
+    await (await import('./wllama.js')).wllamaOnly({ quick, write: write && !res.failed });
+  } catch (e) {
+    progress(`gguf: wllama not measured (${String(e.message).split('\n')[0]}); \`node bench/wllama.js --write\` measures it alone`);
+  }
 }
 
 export async function benchGguf({ quick }) {
@@ -274,7 +280,7 @@ function bigRow(x, what, target, over) {
     `loaded in ${fmt(x.loadMs / 1000)} s (RSS then ${fmtBytes(x.loaded)}), forward over ${x.n} tokens ${fmt(x.forwardMs / 1000)} s on ${x.threads} thread; ${logitsOf({ finite: x.finite, max: x.maxLogit })}`];
 }
 
-// (d) measured by bench/wllama.js, not here: the row's text until that is run after this section
+// (d) measured by bench/wllama.js right after this section is written (ggufOnly): the row's text until then, or if it fails
 const WLLAMA = 'not measured by this section: `node bench/wllama.js --write` (Chromium, @wllama/wllama from bench/package.json) measures it ' +
   'on this file with a vocabulary added and rewrites this row';
 

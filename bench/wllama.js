@@ -4,6 +4,7 @@
 //
 //   node bench/wllama.js [--quick] [--write]   --quick: 1 round, 2 steps (a check that it runs);
 //                                              --write: that row and its sentence rewritten in the doc
+//   (bench/bench.js --only gguf, and a full run, measure it too, after the GGUF section: wllamaOnly)
 //
 // The file is bench/gguf.js's (a) file: Qwen2.5-0.5B's shape, Q4_0 + Q6_K + Q8_0, the same tensors
 // (gguf.js's ggufTensors, the same seed), plus a vocabulary (Qwen3's tokenizer.json from
@@ -120,8 +121,9 @@ function writeDoc({ row, sentence }) {
   fs.writeFileSync(file, lines.join('\n'));
 }
 
-async function main() {
-  const quick = process.argv.includes('--quick'), plan = quick ? PLAN.quick : PLAN.full;
+/** Measure and print the row; write: rewrite it (and its sentence) in the doc. bench/gguf.js calls it after its section. */
+export async function wllamaOnly({ quick = false, write = false } = {}) {
+  const plan = quick ? PLAN.quick : PLAN.full;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'attnmap-bench-wllama-'));
   const load = { start: os.loadavg()[0] };
   try {
@@ -131,10 +133,12 @@ async function main() {
     if (r.errors.length) say(`the page said: ${r.errors.join(' | ')}`);
     const out = report(r, summarize(r), load, written);
     console.log(`${out.row}\n\n${out.sentence}`);
-    if (process.argv.includes('--write') && !quick) writeDoc(out);
+    if (write && !quick) writeDoc(out);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
 
-await main();
+if (process.argv[1] && path.resolve(process.argv[1]) === path.join(root, 'bench/wllama.js')) {
+  await wllamaOnly({ quick: process.argv.includes('--quick'), write: process.argv.includes('--write') });
+}

@@ -281,8 +281,8 @@ function bigRow(x, what, target, over) {
 }
 
 // (d) measured by bench/wllama.js right after this section is written (ggufOnly): the row's text until then, or if it fails
-const WLLAMA = 'not measured by this section: `node bench/wllama.js --write` (Chromium, @wllama/wllama from bench/package.json) measures it ' +
-  'on this file with a vocabulary added and rewrites this row';
+const WLLAMA = 'not measured: bench/wllama.js (Chromium, @wllama/wllama from bench/package.json), which this section runs after the rest, did not ' +
+  'write it; `node bench/wllama.js --write` measures it alone, on this file with a vocabulary added';
 
 function ggufReport(r) {
   const a = r.small;

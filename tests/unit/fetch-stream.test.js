@@ -217,7 +217,7 @@ test('a 105 MB model.safetensors by URL: no chunk kept, at most 48 MiB of arrays
   try {
     const r = await inChild(s.url, dir, "{ config: read('config.json').toString(), weights: read('model.safetensors') }");
     assert.equal(r.error, null, r.error?.message);
-    assert.ok(r.pulls > 100, `${r.pulls} chunks of 1 MiB were read`);
+    assert.ok(r.pulls >= 0.9 * (size / MiB), `${r.pulls} chunks of 1 MiB were read`);
     assert.ok(r.held < HELD_MOST, `array buffers held at one chunk: ${(r.held / MiB).toFixed(1)} MiB (the file: ${(size / MiB).toFixed(1)} MiB)`);
     assert.ok(r.finite, 'the logits are finite: no chunk overwritten with NaN was read late');
     assert.ok(r.same, 'the logits are the bits of a load from the file\'s bytes');
@@ -248,7 +248,9 @@ test('a 103 MB .gguf by URL (fetchGguf): the header read, then the same as a saf
   try {
     const r = await inChild(`${s.url}model.gguf`, dir, "{ gguf: read('model.gguf') }");
     assert.equal(r.error, null, r.error?.message);
-    assert.ok(r.pulls > 100, `${r.pulls} chunks of 1 MiB were read`);
+    // the memory was sampled all through the download (about one pull a MiB: 99-102 here, as the
+    // requests' ends fall); what fails a load that holds the file whole is the next line
+    assert.ok(r.pulls >= 0.9 * (size / MiB), `${r.pulls} chunks of 1 MiB were read`);
     assert.ok(r.held < HELD_MOST, `array buffers held at one chunk: ${(r.held / MiB).toFixed(1)} MiB (the file: ${(size / MiB).toFixed(1)} MiB)`);
     assert.ok(r.finite && r.same, 'the logits are the bits of a load from the file\'s bytes');
     assert.ok(ranged(s) > 3, `${ranged(s)} requests: token_embd is the file's last tensor and the model's first`);

@@ -82,14 +82,14 @@ async function pinCommit(ctx) {
 export async function hubSize(repo, options = {}) {
   const ctx = contextOf(repo, options);
   await pinCommit(ctx);
-  const listing = await listFiles(ctx), several = ctx.file === undefined && listing.filter((f) => isModelGguf(f.path)).length > 1;
+  const listing = await listFiles(ctx);
+  const gguf = listing.filter((f) => f.type !== 'directory' && isModelGguf(f.path)).map(({ path, size }) => ({ path, size })).sort((a, b) => (a.path < b.path ? -1 : 1));
   let files = [];
   try {
     files = filesOf(listing, ctx);
   } catch (e) {
-    if (!several || e?.code !== ErrorCode.INVALID_ARGUMENT) throw e;
+    if (ctx.file !== undefined || gguf.length < 2 || e?.code !== ErrorCode.INVALID_ARGUMENT) throw e;   // several, none asked for: the choice
   }
-  const gguf = listing.filter((f) => f.type !== 'directory' && isModelGguf(f.path)).map(({ path, size }) => ({ path, size })).sort((a, b) => (a.path < b.path ? -1 : 1));
   return { files, total: files.reduce((sum, f) => sum + (f.size ?? 0), 0), ...(gguf.length ? { gguf } : {}) };
 }
 

@@ -53,6 +53,9 @@ const LT = 0x3c;                      // "<"
 
 const invalid = (url, what) => fail(ErrorCode.INVALID_MODEL, `${url}: ${what}`);
 const isHtmlType = (res) => /^text\/html\b/i.test(res.headers.get('content-type') ?? '');
+// a compressed body: its Content-Length counts other bytes than the file's, and a Range would too
+const isEncoded = (res) => !/^\s*(identity)?\s*$/i.test(res.headers.get('content-encoding') ?? '');
+const GGUF_READ = 'a GGUF file is read';
 
 // ----------------------------------------------------------------------------
 // a text file (up to MAX_TEXT_BYTES) or a GGUF file (up to MAX_WEIGHTS_BYTES): read to its end
@@ -63,23 +66,37 @@ const readText = (body, url) => readAll(body, url, MAX_TEXT_BYTES, 'a config, to
 // said none, or less (a compressed body: Content-Length counts what came over the wire). HTML when
 // it starts with "<" (a file of ours never does); first(bytes) checks the first 4 bytes, if given.
 async function readAll(body, url, cap, what, first) {
+  const g = growing(body, url, cap, what, first);
+  if (await g.upTo(Infinity) === HTML) return HTML;
+  body.ended();
+  return g.bytes.subarray(0, g.at);
+}
+
+// The body read into one array of at most cap bytes (TOO_LARGE beyond, saying `what` is read up to
+// it; at once when the Content-Length says so), the size announced or doubling: g.upTo(end) reads
+// until g.at reaches end or the body ends, and gives HTML when its first byte is "<" (else null);
+// first(bytes) checks the first 4 bytes, if given; start: the array's first size. readAll reads
+// to the end, fetchGguf a header.
+function growing(body, url, cap, what, first, start = body.total ?? FIRST_BYTES) {
   const over = (size) => fail(ErrorCode.TOO_LARGE, `${url}: ${size}; ${what} up to ${formatBytes(cap)} (${cap} bytes)`);
   if (body.total > cap) over(`the server announces ${formatBytes(body.total)} (Content-Length ${body.total})`);
-  let bytes = alloc(body.total ?? FIRST_BYTES, url), at = 0;
-  for (let chunk; (chunk = await body.next()) !== null;) {
-    if (at === 0 && chunk.length > 0 && chunk[0] === LT) return HTML;
-    if (at + chunk.length > cap) over(`more than ${formatBytes(cap)} came (${at + chunk.length} bytes, and the body went on)`);
-    if (at + chunk.length > bytes.length) {
-      const bigger = alloc(Math.min(cap, Math.max(2 * bytes.length, at + chunk.length)), url);
-      bigger.set(bytes.subarray(0, at));
-      bytes = bigger;
+  const g = { bytes: alloc(Math.min(cap, start), url), at: 0 };
+  g.upTo = async (end) => {
+    for (let chunk; g.at < end && (chunk = await body.next()) !== null;) {
+      if (g.at === 0 && chunk.length > 0 && chunk[0] === LT) return HTML;
+      if (g.at + chunk.length > cap) over(`more than ${formatBytes(cap)} came (${g.at + chunk.length} bytes, and the body went on)`);
+      if (g.at + chunk.length > g.bytes.length) {
+        const bigger = alloc(Math.min(cap, Math.max(2 * g.bytes.length, g.at + chunk.length)), url);
+        bigger.set(g.bytes.subarray(0, g.at));
+        g.bytes = bigger;
+      }
+      g.bytes.set(chunk, g.at);
+      if (first && g.at < 4 && g.at + chunk.length >= 4) first(g.bytes.subarray(0, 4));
+      g.at += chunk.length;
     }
-    bytes.set(chunk, at);
-    if (first && at < 4 && at + chunk.length >= 4) first(bytes.subarray(0, 4));
-    at += chunk.length;
-  }
-  body.ended();
-  return bytes.subarray(0, at);
+    return null;
+  };
+  return g;
 }
 
 // ----------------------------------------------------------------------------
@@ -190,8 +207,7 @@ async function get(url, { optional, weights, limits, budget, lane }) {
   try {
     if (optional && res.status === 404) return undefined;
     if (!res.ok) throw new ModelFetchError(`${url}: HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ''}`, url, res.status);
-    const encoded = !/^\s*(identity)?\s*$/i.test(res.headers.get('content-encoding') ?? '');
-    bytes = isHtmlType(res) ? HTML : weights ? await readWeights(body, url, { budget, lane, encoded, limits }) : await readText(body, url);
+    bytes = isHtmlType(res) ? HTML : weights ? await readWeights(body, url, { budget, lane, encoded: isEncoded(res), limits }) : await readText(body, url);
     if (bytes !== HTML) return bytes;
     if (optional) return undefined;
     throw new ModelFetchError(`${url}: the server answered with an HTML page, not the file (a missing file behind a single-page app's fallback?)`, url, res.status);
@@ -270,9 +286,8 @@ export async function fetchGguf(file, base, options = {}) {
     const magic = (b) => {
       if (String.fromCharCode(...b) !== 'GGUF') invalid(url, `not a GGUF file: it starts with bytes ${Array.from(b, (x) => x.toString(16).padStart(2, '0')).join(' ')}, not "GGUF"`);
     };
-    const encoded = !/^\s*(identity)?\s*$/i.test(res.headers.get('content-encoding') ?? '');
-    const whole = body.total === undefined || body.total <= WHOLE_BYTES || encoded;
-    gguf = isHtmlType(res) ? HTML : whole ? await readAll(body, url, MAX_WEIGHTS_BYTES, 'a GGUF file is read', magic) : await ggufStream(body, url, limits, magic);
+    const whole = body.total === undefined || body.total <= WHOLE_BYTES || isEncoded(res);
+    gguf = isHtmlType(res) ? HTML : whole ? await readAll(body, url, MAX_WEIGHTS_BYTES, GGUF_READ, magic) : await ggufStream(body, url, limits, magic);
     if (gguf === HTML) throw new ModelFetchError(`${url}: the server answered with an HTML page, not the file (a missing file behind a single-page app's fallback?)`, url, res.status);
     return { gguf };
   } finally {
@@ -285,32 +300,21 @@ export async function fetchGguf(file, base, options = {}) {
 // what came so far as its head, every tensor's range as the reads to come. HTML when it starts
 // with "<".
 async function ggufStream(body, url, limits, magic) {
-  const size = body.total;
-  if (size > MAX_WEIGHTS_BYTES) fail(ErrorCode.TOO_LARGE, `${url}: the server announces ${formatBytes(size)} (Content-Length ${size}); a GGUF file is read up to ${formatBytes(MAX_WEIGHTS_BYTES)} (${MAX_WEIGHTS_BYTES} bytes)`);
-  let head = new Uint8Array(FIRST_BYTES), got = 0;
+  const size = body.total, g = growing(body, url, MAX_WEIGHTS_BYTES, GGUF_READ, magic, FIRST_BYTES);
   const upTo = async (end) => {
-    while (got < end) {
-      const chunk = await body.next();
-      if (chunk === null) {
-        body.ended();
-        invalid(url, `the file ends after ${got} bytes, inside its header; the server announced ${size} (a truncated file?)`);
-      }
-      if (got === 0 && chunk.length > 0 && chunk[0] === LT) return HTML;
-      if (got + chunk.length > head.length) head = grown(head, got, Math.min(size, Math.max(2 * head.length, got + chunk.length)), url);
-      head.set(chunk, got);
-      if (got < 4 && got + chunk.length >= 4) magic(head.subarray(0, 4));
-      got += chunk.length;
+    if (await g.upTo(end) === HTML) return HTML;
+    if (g.at < end) {
+      body.ended();
+      invalid(url, `the file ends after ${g.at} bytes, inside its header; the server announced ${size} (a truncated file?)`);
     }
     return null;
   };
   if (await upTo(Math.min(4, size)) === HTML) return HTML;
-  const header = makeSource(size, async (begin, end) => { await upTo(end); return head.subarray(begin, end); }, undefined, true);
+  const header = makeSource(size, async (begin, end) => { await upTo(end); return g.bytes.subarray(begin, end); }, undefined, true);
   const { tensors } = await openGguf(header, url);
   const ranges = tensors.map((t) => [t.offset, t.offset + t.bytes]);
-  return streamSource({ url, size, head: head.slice(0, got), body, ranges, limits, lane: newLane(), ends: 'the server announced (Content-Length)' });
+  return streamSource({ url, size, head: g.bytes.slice(0, g.at), body, ranges, limits, lane: newLane(), ends: 'the server announced (Content-Length)' });
 }
-
-const grown = (bytes, used, n, url) => { const bigger = alloc(n, url); bigger.set(bytes.subarray(0, used)); return bigger; };
 
 // model.safetensors, or the index and its shards (a sharded checkpoint has no model.safetensors)
 async function weightsOf(at, listed) {

@@ -237,6 +237,7 @@ test('the page: a GGUF repo of several files offers them with their sizes (no pr
     page.on('pageerror', (e) => problems.push(e.message));
     await page.goto(`${server.url}index.html?hub=${encodeURIComponent(hub.url)}`);
     await page.waitForSelector('html[data-complete="true"]');
+    assert.equal(await page.isVisible('#hub-pick'), false, 'no file list before a repo of several is checked');
     await page.fill('#hub-id', 'attnmap/qwen2-GGUF');
     await page.click('#hub-check');
     await page.waitForSelector('#hub-pick:not([hidden])', { timeout: 15000 });
@@ -249,6 +250,7 @@ test('the page: a GGUF repo of several files offers them with their sizes (no pr
     await page.locator('#hub').screenshot({ path: '/tmp/page-hub-gguf-390.png' });
     await page.click('#hub-go');
     await page.waitForSelector('#checkpoint-model:not([hidden])', { timeout: 30000 });
+    assert.equal(await page.isVisible('#hub-pick'), false, 'the list goes once the download starts');
     assertGrid(await gridOf(page));
     assert.deepEqual([...new Set(hub.requests.filter((r) => /\/resolve\//.test(r.path)).map((r) => r.path.split('/').pop()))], ['qwen2-b.gguf']);
     assert.match(await page.textContent('#hub-cached'), /attnmap\/qwen2-GGUF main/);

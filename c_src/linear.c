@@ -24,6 +24,9 @@
 #include "internal.h"  // v4f, v4i, load4, store4, splat, hsum, fits, all_finite
 
 #include <string.h>
+#ifdef __wasm_simd128__
+#include <wasm_simd128.h>
+#endif
 
 typedef uint16_t v4u16 __attribute__((vector_size(8)));
 
@@ -351,7 +354,7 @@ static float dot_quant(const float *a, const uint8_t *row, const quant_type *q, 
 // A decoding step (n = 1) over the common types, the dequantization fused into the dot product:
 // each value the same product as its deq_* (so the same float), each row summed in dot_quant's
 // order (so the same bits), 16 codes at a time in registers, never through the stack. About 2.5×
-// faster than dot_quant (bench/decode-kernels.js); two rows at a time were slower in V8 (spills).
+// faster than dot_quant (bench/decode-kernels.js).
 
 typedef uint8_t v16u8 __attribute__((vector_size(16)));
 typedef uint16_t v8u16 __attribute__((vector_size(16)));
@@ -362,108 +365,144 @@ static inline v16u8 load16(const uint8_t *p) { v16u8 x; memcpy(&x, p, sizeof x);
 // x86; V8 emulates i8x16 shifts with several instructions), the bits from the next byte masked off
 static inline v16u8 bits16(v16u8 x, int s, uint8_t mask) { return (v16u8)((v8u16)x >> s) & mask; }
 
-// 16 unsigned byte codes q as 4 × 4 floats q - bias, exactly: q in the low bits of 2^23's
-// mantissa is the float 2^23 + q (signed4's way: clang 14 converts ints narrower than 32 bits to
-// floats one lane at a time, and merges a widening into the conversion after it)
-static inline void codes16(v4f y[4], v16u8 q, float bias) {
-    const v8u16 lo = __builtin_convertvector(__builtin_shufflevector(q, q, 0, 1, 2, 3, 4, 5, 6, 7), v8u16);
-    const v8u16 hi = __builtin_convertvector(__builtin_shufflevector(q, q, 8, 9, 10, 11, 12, 13, 14, 15), v8u16);
-    const v4i w[4] = {
-        __builtin_convertvector(__builtin_shufflevector(lo, lo, 0, 1, 2, 3), v4i),
-        __builtin_convertvector(__builtin_shufflevector(lo, lo, 4, 5, 6, 7), v4i),
-        __builtin_convertvector(__builtin_shufflevector(hi, hi, 0, 1, 2, 3), v4i),
-        __builtin_convertvector(__builtin_shufflevector(hi, hi, 4, 5, 6, 7), v4i),
-    };
-    for (int i = 0; i < 4; i++) y[i] = (v4f)(w[i] | 0x4b000000) - splat(8388608.0f + bias);
+typedef int8_t v16i8 __attribute__((vector_size(16)));
+
+// 16 signed byte codes q as 4 × 4 floats q·2^24, exactly: each byte moved to the top byte of a
+// 32-bit lane, zeros below, and the lane converted (clang 14 converts ints narrower than 32 bits
+// to floats one lane at a time, and merges a sign extension into the conversion after it). In
+// wasm the move is i8x16.swizzle with constant indices, out-of-range ones 0x80, which V8 emits as
+// one pshufb; elsewhere the same as a shuffle with zeros. The scales are taken times 2^-24, so
+// each (q·2^24)·(s·2^-24) is the float q·s, as (q)·(s) is: both scalings are exact.
+#ifdef __wasm_simd128__
+#define TOP_BYTE(q, i) wasm_i8x16_swizzle((v128_t)(q), wasm_i8x16_const(-128, -128, -128, 4 * (i), -128, -128, -128, 4 * (i) + 1, \
+                                                                        -128, -128, -128, 4 * (i) + 2, -128, -128, -128, 4 * (i) + 3))
+#else
+#define TOP_BYTE(q, i) __builtin_shufflevector((v16i8)(q), (v16i8){0}, 16, 16, 16, 4 * (i), 16, 16, 16, 4 * (i) + 1, \
+                                               16, 16, 16, 4 * (i) + 2, 16, 16, 16, 4 * (i) + 3)
+#endif
+static inline void codes16(v4f y[4], v16i8 q) {
+    y[0] = __builtin_convertvector((v4i)TOP_BYTE(q, 0), v4f);
+    y[1] = __builtin_convertvector((v4i)TOP_BYTE(q, 1), v4f);
+    y[2] = __builtin_convertvector((v4i)TOP_BYTE(q, 2), v4f);
+    y[3] = __builtin_convertvector((v4i)TOP_BYTE(q, 3), v4f);
 }
 
-// acc + x[0..16) · ((q - bias)·s), 4 lanes at a time, in order
-static inline v4f dot16(v4f acc, const float *x, v16u8 q, float bias, v4f s) {
+// a scale s as s·2^-24 (codes16's), exactly: Inf and NaN stay so, and a nonzero s is at least
+// an f16 subnormal, 2^-24, so s·2^-24 is a normal float
+static inline v4f scale24(float s) { return splat(s * 0x1p-24f); }
+
+// acc + x[0..16) · (q·s), 4 lanes at a time, in order; s from scale24
+static inline v4f dot16(v4f acc, const float *x, v16i8 q, v4f s) {
     v4f y[4];
-    codes16(y, q, bias);
+    codes16(y, q);
     for (int i = 0; i < 4; i++) acc += load4(x + 4 * i) * (y[i] * s);
     return acc;
 }
 
 // as dot16, each value s·q - m (Q4_K's)
-static inline v4f dot16_min(v4f acc, const float *x, v16u8 q, v4f s, v4f m) {
+static inline v4f dot16_min(v4f acc, const float *x, v16i8 q, v4f s, v4f m) {
     v4f y[4];
-    codes16(y, q, 0.0f);
+    codes16(y, q);
     for (int i = 0; i < 4; i++) acc += load4(x + 4 * i) * (s * y[i] - m);
     return acc;
 }
 
-// a · w_j for one row of Q8_0: d, 32 signed bytes (+ 128: unsigned codes)
-static float dot_q8_0(const float *a, const uint8_t *b, int k) {
-    v4f acc = splat(0.0f);
-    for (int t = 0; t < k; t += 32, b += 34) {
-        const v4f d = splat(half_at(b));
-        acc = dot16(acc, a + t, load16(b + 2) ^ 0x80, 128.0f, d);
-        acc = dot16(acc, a + t + 16, load16(b + 18) ^ 0x80, 128.0f, d);
-    }
-    return hsum(acc);
+// unsigned codes less a bias, as signed bytes (codes below 64, the bias 8 or 32)
+static inline v16i8 less(v16u8 q, int8_t bias) { return (v16i8)q - bias; }
+
+// One block of a row summed into acc, for each fused type: x its values of a, b the block.
+
+// Q8_0: d, 32 signed bytes
+static inline v4f block_q8_0(v4f acc, const float *x, const uint8_t *b) {
+    const v4f d = scale24(half_at(b));
+    acc = dot16(acc, x, (v16i8)load16(b + 2), d);
+    return dot16(acc, x + 16, (v16i8)load16(b + 18), d);
 }
 
 // Q4_0: d, 16 bytes: values 0..15 the low nibbles, 16..31 the high ones, less 8
-static float dot_q4_0(const float *a, const uint8_t *b, int k) {
-    v4f acc = splat(0.0f);
-    for (int t = 0; t < k; t += 32, b += 18) {
-        const v4f d = splat(half_at(b));
-        const v16u8 q = load16(b + 2);
-        acc = dot16(acc, a + t, q & 15, 8.0f, d);
-        acc = dot16(acc, a + t + 16, bits16(q, 4, 15), 8.0f, d);
-    }
-    return hsum(acc);
+static inline v4f block_q4_0(v4f acc, const float *x, const uint8_t *b) {
+    const v4f d = scale24(half_at(b));
+    const v16u8 q = load16(b + 2);
+    acc = dot16(acc, x, less(q & 15, 8), d);
+    return dot16(acc, x + 16, less(bits16(q, 4, 15), 8), d);
 }
 
 // Q4_K: sub-blocks of 32 (deq_q4_k), each d·scale·q - dmin·min
-static float dot_q4_k(const float *a, const uint8_t *b, int k) {
-    v4f acc = splat(0.0f);
-    for (int t = 0; t < k; t += 256, b += 144, a += 256) {
-        const float d = half_at(b), dmin = half_at(b + 2);
-        for (int c = 0; c < 4; c++) {
-            int sc, mn;
-            const uint8_t *q = b + 16 + 32 * c;
-            scale_min_k(b + 4, 2 * c, &sc, &mn);
-            const v4f d1 = splat(d * (float)sc), m1 = splat(dmin * (float)mn);
-            scale_min_k(b + 4, 2 * c + 1, &sc, &mn);
-            const v4f d2 = splat(d * (float)sc), m2 = splat(dmin * (float)mn);
-            const v16u8 q0 = load16(q), q1 = load16(q + 16);
-            acc = dot16_min(acc, a + 64 * c, q0 & 15, d1, m1);
-            acc = dot16_min(acc, a + 64 * c + 16, q1 & 15, d1, m1);
-            acc = dot16_min(acc, a + 64 * c + 32, bits16(q0, 4, 15), d2, m2);
-            acc = dot16_min(acc, a + 64 * c + 48, bits16(q1, 4, 15), d2, m2);
-        }
+static inline v4f block_q4_k(v4f acc, const float *x, const uint8_t *b) {
+    const float d = half_at(b), dmin = half_at(b + 2);
+    for (int c = 0; c < 4; c++) {
+        int sc, mn;
+        const uint8_t *q = b + 16 + 32 * c;
+        scale_min_k(b + 4, 2 * c, &sc, &mn);
+        const v4f d1 = scale24(d * (float)sc), m1 = splat(dmin * (float)mn);
+        scale_min_k(b + 4, 2 * c + 1, &sc, &mn);
+        const v4f d2 = scale24(d * (float)sc), m2 = splat(dmin * (float)mn);
+        const v16u8 q0 = load16(q), q1 = load16(q + 16);
+        acc = dot16_min(acc, x + 64 * c, (v16i8)(q0 & 15), d1, m1);
+        acc = dot16_min(acc, x + 64 * c + 16, (v16i8)(q1 & 15), d1, m1);
+        acc = dot16_min(acc, x + 64 * c + 32, (v16i8)bits16(q0, 4, 15), d2, m2);
+        acc = dot16_min(acc, x + 64 * c + 48, (v16i8)bits16(q1, 4, 15), d2, m2);
     }
-    return hsum(acc);
+    return acc;
 }
 
 // Q6_K: halves of 128 (deq_q6_k), sub-blocks of 16 each d·scale·(q - 32)
-static float dot_q6_k(const float *a, const uint8_t *b, int k) {
-    v4f acc = splat(0.0f);
-    for (int t = 0; t < k; t += 256, b += 210, a += 256) {
-        const float d = half_at(b + 208);
-        const int8_t *sc = (const int8_t *)(b + 192);
-        for (int h = 0; h < 2; h++) {
-            const uint8_t *ql = b + 64 * h, *qh = b + 128 + 32 * h;
-            for (int i = 0; i < 8; i++) {   // sub-block 8h + i: quarter r = i / 2 of the half, l from 16·(i % 2)
-                const int r = i / 2, l = 16 * (i % 2);
-                const v16u8 lo = bits16(load16(ql + 32 * (r % 2) + l), 4 * (r / 2), 15), hi = bits16(load16(qh + l), 2 * r, 3);
-                acc = dot16(acc, a + 128 * h + 16 * i, lo | (v16u8)((v8u16)hi << 4), 32.0f, splat(d * (float)sc[8 * h + i]));
-            }
+static inline v4f block_q6_k(v4f acc, const float *x, const uint8_t *b) {
+    const float d = half_at(b + 208);
+    const int8_t *sc = (const int8_t *)(b + 192);
+    for (int h = 0; h < 2; h++) {
+        const uint8_t *ql = b + 64 * h, *qh = b + 128 + 32 * h;
+        for (int i = 0; i < 8; i++) {   // sub-block 8h + i: quarter r = i / 2 of the half, l from 16·(i % 2)
+            const int r = i / 2, l = 16 * (i % 2);
+            const v16u8 lo = bits16(load16(ql + 32 * (r % 2) + l), 4 * (r / 2), 15), hi = bits16(load16(qh + l), 2 * r, 3);
+            acc = dot16(acc, x + 128 * h + 16 * i, less(lo | (v16u8)((v8u16)hi << 4), 32), scale24(d * (float)sc[8 * h + i]));
         }
     }
-    return hsum(acc);
+    return acc;
 }
 
-// a · w_j for one row of a quantized type: fused where it is written, else dot_quant
-static float dot_quant_row(const float *a, const uint8_t *row, const quant_type *q, int dtype, int k) {
-    switch (dtype) {
-        case ATTN_Q8_0: return dot_q8_0(a, row, k);
-        case ATTN_Q4_0: return dot_q4_0(a, row, k);
-        case ATTN_Q4_K: return dot_q4_k(a, row, k);
-        case ATTN_Q6_K: return dot_q6_k(a, row, k);
-        default: return dot_quant(a, row, q, k);
+typedef v4f (*block_fn)(v4f acc, const float *x, const uint8_t *b);
+
+// o[r] = a · w_r for `rows` (<= 3) rows of w from b, `row` bytes apart, in blocks of `values`
+// values in `bytes` bytes: each row its own four lanes, in dot_quant's order. One row alone waits
+// on each addition of its chain; rows taken block by block together overlap their chains.
+static inline __attribute__((always_inline)) void dot_rows(float *o, const float *a, const uint8_t *b, size_t row,
+                                                          int rows, int k, int values, int bytes, block_fn block) {
+    v4f acc[3];
+    for (int r = 0; r < rows; r++) acc[r] = splat(0.0f);
+    for (int t = 0; t < k; t += values, b += bytes)
+        for (int r = 0; r < rows; r++) acc[r] = block(acc[r], a + t, b + (size_t)r * row);
+    for (int r = 0; r < rows; r++) o[r] = hsum(acc[r]);
+}
+
+// Each type's step over one row, and Q4_0's over three (faster so, bench/decode-kernels.js; Q8_0,
+// Q4_K and Q6_K were slower so over matrices larger than the cache). Not inlined: V8 allocates
+// registers better in small functions.
+#define DOT_ROWS(name, rows, values, bytes, block)                                          \
+    static __attribute__((noinline)) void name(float *o, const float *a, const uint8_t *b, size_t row, int k) { \
+        dot_rows(o, a, b, row, rows, k, values, bytes, block);                              \
+    }
+DOT_ROWS(dot_q8_0, 1, 32, 34, block_q8_0)
+DOT_ROWS(dot_q4_0, 1, 32, 18, block_q4_0)
+DOT_ROWS(dot_q4_0x3, 3, 32, 18, block_q4_0)
+DOT_ROWS(dot_q4_k, 1, 256, 144, block_q4_k)
+DOT_ROWS(dot_q6_k, 1, 256, 210, block_q6_k)
+
+// out[j] = a · w_j for j in [c0, c1) of a quantized w: fused where it is written, else dot_quant
+static void linear_row_quant(float *out, const float *a, const uint8_t *w, const quant_type *q, int dtype, int k, int c0, int c1) {
+    const size_t row = attn_row_bytes(dtype, k);
+    int j = c0;
+    if (dtype == ATTN_Q4_0)
+        for (; j + 3 <= c1; j += 3) dot_q4_0x3(out + j, a, w + (size_t)j * row, row, k);
+    for (; j < c1; j++) {
+        const uint8_t *b = w + (size_t)j * row;
+        switch (dtype) {
+            case ATTN_Q8_0: dot_q8_0(out + j, a, b, row, k); break;
+            case ATTN_Q4_0: dot_q4_0(out + j, a, b, row, k); break;
+            case ATTN_Q4_K: dot_q4_k(out + j, a, b, row, k); break;
+            case ATTN_Q6_K: dot_q6_k(out + j, a, b, row, k); break;
+            default: out[j] = dot_quant(a, b, q, k);
+        }
     }
 }
 
@@ -645,7 +684,7 @@ static void linear_row(float *out, const float *a, const void *w, int dtype, int
     const quant_type *q = quant_of(dtype);
     int j = c0;
     if (q) {
-        for (; j < c1; j++) out[j] = dot_quant_row(a, row_of(w, dtype, (size_t)j, k), q, dtype, k);
+        linear_row_quant(out, a, (const uint8_t *)w, q, dtype, k, c0, c1);
         return;
     }
     if (in_panels(dtype)) {

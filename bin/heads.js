@@ -28,7 +28,7 @@ Options:
                        the induction and duplicate scores: a head that copies what followed
                        the token last time looks from position i to i - S + 1
   --seed N             the block's seed, 0 to 4294967295 (default 0)
-  --file NAME          with a GGUF repo (ORG/NAME-GGUF): its .gguf file to read
+  --file NAME          with a GGUF repo (ORG/NAME-GGUF) or a folder: its .gguf file to read
   --top K              heads listed per role, 1 to 1000 (default 5)
   --json               print every score instead: { layers, heads, n, scores: { sink:
                        [[layer 0's heads], ...], ... } }, and with --induction repeat, seed

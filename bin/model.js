@@ -22,7 +22,7 @@ lmstudio:PUBLISHER/REPO[/FILE.gguf] (docs/MODELS.md).
 
 Options:
   --text TEXT          the text, tokenised with the checkpoint's own tokenizer
-  --file NAME          with a GGUF repo (ORG/NAME-GGUF): its .gguf file to read
+  --file NAME          with a GGUF repo (ORG/NAME-GGUF) or a folder: its .gguf file to read
   --ids IDS            token ids instead, comma-separated ("464,3797,15063")
   --layer L            the layer, from 0 (default 0)
   --head H             the head, from 0 (default 0)

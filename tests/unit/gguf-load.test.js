@@ -143,3 +143,32 @@ test('what a GGUF load refuses, by name: a type it does not read, rope_freqs not
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('a folder of .gguf files on disk: { file } picks one, its only one loads without, several without { file } name them', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'attnmap-gguf-folder-'));
+  const rejects = (p, re) => assert.rejects(p, (e) => e.code === 'INVALID_ARGUMENT' && re.test(e.message), String(re));
+  try {
+    const want = run(await loadModel(path.join(GOLDEN, 'qwen2-bf16')));
+    const other = run(await loadModel(path.join(GOLDEN, 'llama-f32')));
+    fs.writeFileSync(path.join(dir, 'qwen2-bf16.gguf'), goldenAsGguf('qwen2-bf16'));
+    const one = await loadModel(dir);
+    assert.ok(run(one).equals(want), 'the folder\'s only .gguf');
+    one.dispose();
+    fs.writeFileSync(path.join(dir, 'llama-f32.gguf'), goldenAsGguf('llama-f32'));
+    fs.writeFileSync(path.join(dir, 'mmproj-f16.gguf'), 'a vision projector is not a model');
+    await rejects(loadModel(dir), /holds 2 GGUF files; say which with \{ file \}.*: llama-f32\.gguf, qwen2-bf16\.gguf$/);
+    for (const [file, bits] of [['qwen2-bf16.gguf', want], ['llama-f32.gguf', other]]) {
+      const m = await loadModel(dir, { file });
+      assert.ok(run(m).equals(bits), file);
+      m.dispose();
+    }
+    await rejects(loadModel(dir, { file: 'nope.gguf' }), /has no file nope\.gguf; its GGUF files: llama-f32\.gguf, qwen2-bf16\.gguf/);
+    await rejects(loadModel(dir, { file: '../x.gguf' }), /file must name a \.gguf file at the top of the repo or folder/);
+    // a checkpoint folder is still read as one, { file } or not in the way
+    const ckpt = await loadModel(path.join(GOLDEN, 'qwen2-bf16'));
+    assert.ok(run(ckpt).equals(want));
+    ckpt.dispose();
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ErrorCode, AttentionError, fail, quote } from '../core/errors.js';
-import { forwardOnly, parseRepoId } from './hub/hub.js';
+import { chooseGguf, forwardOnly, parseRepoId, readGgufFile } from './hub/hub.js';
 import { hubSnapshot } from './hub/hub-node.js';
 import { storeModelFile } from './hub/stores-node.js';
 import { loadModel as loadFiles } from './model.js';
@@ -126,6 +126,7 @@ export function readCheckpointFolder(folder, onProgress) {
 // { folder }: a folder on disk, a shipped model's, or a hub repo's snapshot in the cache
 // (downloaded if need be); { gguf }: a GGUF repo's file in that snapshot
 async function folderOf(source, options) {
+  if (fs.statSync(source, { throwIfNoEntry: false })?.isDirectory()) return localFolder(source, options.file);
   if (fs.existsSync(source)) return { folder: source };
   if (SHIPPED.has(source)) return { folder: path.join(MODELS, source) };
   if (parseRepoId(source)) {
@@ -133,6 +134,16 @@ async function folderOf(source, options) {
     return gguf === undefined ? { folder: dir } : { gguf: path.join(dir, gguf) };
   }
   return fail(ErrorCode.INVALID_ARGUMENT, `loadModel: ${quote(source)} is not a folder, a URL, a shipped model (${[...SHIPPED].join(', ')}) or a Hugging Face repo id such as "Qwen/Qwen2.5-0.5B"`);
+}
+
+// A folder on disk as a hub snapshot is read (hub.js chooseGguf): options.file, a .gguf in it;
+// else a safetensors checkpoint where config.json and its weights are; else its one .gguf (several:
+// INVALID_ARGUMENT naming them), else a checkpoint (whose missing files readCheckpointFolder names)
+function localFolder(folder, file) {
+  const listing = fs.readdirSync(folder, { withFileTypes: true }).slice(0, 10000)
+    .map((e) => ({ path: e.name, type: e.isDirectory() ? 'directory' : 'file' }));
+  const gguf = chooseGguf(listing, folder, readGgufFile(file));
+  return gguf ? { gguf: path.join(folder, gguf.path) } : { folder };
 }
 
 // the checkpoints shipped in the package (web/models/NAME/), by name

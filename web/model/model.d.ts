@@ -381,7 +381,8 @@ export interface HubOptions {
    * A GGUF repo's file to load, a .gguf at the repo's top ('qwen2.5-0.5b-instruct-q4_0.gguf':
    * letters, digits, "_", ".", "+", "-"; no folder, no ".."): only that file is fetched, into the
    * cache (Node: the Hugging Face cache; a browser: the Cache API). Left out, a repo that is no safetensors checkpoint loads its one .gguf (mmproj-*.gguf
-   * aside); several are INVALID_ARGUMENT naming them, and so is a file the repo lacks.
+   * aside); several are INVALID_ARGUMENT naming them, and so is a file the repo lacks. Node: a
+   * folder on disk is read the same way (loadModel('models/', { file })).
    */
   file?: string;
   /** Browsers: false keeps nothing in the Cache API (default true). */

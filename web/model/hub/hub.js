@@ -132,11 +132,11 @@ const GGUF_NAME = /^[\w+-][\w.+-]{0,250}\.gguf$/i;
  * projector (mmproj-*.gguf, as stores-node.js counts LM Studio's). */
 export const isModelGguf = (name) => typeof name === 'string' && GGUF_NAME.test(name) && !/^mmproj/i.test(name);
 
-/** options.file: undefined, or the name of a .gguf file at the top of the repo; else INVALID_ARGUMENT. */
+/** options.file: undefined, or the name of a .gguf file at the top of the repo (or folder); else INVALID_ARGUMENT. */
 export function readGgufFile(file) {
   if (file === undefined) return undefined;
   if (typeof file !== 'string' || !GGUF_NAME.test(file) || file.includes('..')) {
-    fail(ErrorCode.INVALID_ARGUMENT, `loadModel: file must name a .gguf file at the top of the repo, such as "qwen2.5-0.5b-instruct-q4_0.gguf" (letters, digits, "_", ".", "+", "-"; no folder, no ".."); received ${describe(file)}`);
+    fail(ErrorCode.INVALID_ARGUMENT, `loadModel: file must name a .gguf file at the top of the repo or folder, such as "qwen2.5-0.5b-instruct-q4_0.gguf" (letters, digits, "_", ".", "+", "-"; no folder, no ".."); received ${describe(file)}`);
   }
   return file;
 }

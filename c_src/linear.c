@@ -17,9 +17,10 @@
 //
 // ggml's quantized blocks (GGUF files: Q8_0 .. Q6_K, IQ4_NL, IQ4_XS) stay as they are in memory
 // and are dequantized where they are used, to ggml's values bit for bit: a pass over n > 1 rows
-// dequantizes a block of rows into scratch as BF16 widens them; a decoding step dequantizes one
-// block of a row at a time into the stack and sums it into the same four lanes, so a row alone
-// has the bits it has among others. The activations stay float (not ggml's Q8 of them).
+// dequantizes a block of rows into scratch as BF16 widens them; a decoding step forms each value
+// in registers (Q8_0, Q4_0, Q4_K, Q6_K; the other types a block at a time on the stack) and sums
+// it into the same four lanes, so a row alone has the bits it has among others. The activations
+// stay float (not ggml's Q8 of them).
 #include "tensor.h"
 #include "internal.h"  // v4f, v4i, load4, store4, splat, hsum, fits, all_finite
 

@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { ErrorCode, AttentionError, fail, quote } from '../core/errors.js';
 import { chooseGguf, forwardOnly, parseRepoId, readGgufFile } from './hub/hub.js';
 import { hubSnapshot } from './hub/hub-node.js';
-import { storeModelFile } from './hub/stores-node.js';
+import { storeModelFile, MAX_ENTRIES } from './hub/stores-node.js';
 import { loadModel as loadFiles } from './model.js';
 import { makeSource } from './load/safetensors.js';
 import { stripBom } from './load/text-files.js';
@@ -140,7 +140,7 @@ async function folderOf(source, options) {
 // else a safetensors checkpoint where config.json and its weights are; else its one .gguf (several:
 // INVALID_ARGUMENT naming them), else a checkpoint (whose missing files readCheckpointFolder names)
 function localFolder(folder, file) {
-  const listing = fs.readdirSync(folder, { withFileTypes: true }).slice(0, 10000)
+  const listing = fs.readdirSync(folder, { withFileTypes: true }).slice(0, MAX_ENTRIES)
     .map((e) => ({ path: e.name, type: e.isDirectory() ? 'directory' : 'file' }));
   const gguf = chooseGguf(listing, folder, readGgufFile(file));
   return gguf ? { gguf: path.join(folder, gguf.path) } : { folder };

@@ -29,7 +29,7 @@ import { openRegular, readFully } from '../load/files-node.js';
 const MODEL_MEDIA = 'application/vnd.ollama.image.model';
 const REGISTRY = 'registry.ollama.ai';
 const MANIFEST_BYTES = 1 << 20;     // a manifest is a few hundred bytes
-const MAX_ENTRIES = 10_000;         // folders listed per level of a store: bounds a hostile one
+export const MAX_ENTRIES = 10_000;  // entries listed per level of a store or folder: bounds a hostile one
 const PART = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,79}$/;          // Ollama's name parts (at most 80)
 const HOST = /^[A-Za-z0-9][A-Za-z0-9.-]{0,252}\.[A-Za-z0-9-]+$/;   // a registry's host name, with a dot
 const LMS_PART = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,199}$/;     // publisher and repo: Hugging Face's rules
